@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ChartWire",
+    products: [
+        .executable(name: "wsserver", targets: ["wsserver"]),
+        .executable(name: "chartbench", targets: ["chartbench"]),
+        .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
+        .library(name: "ChartSession", targets: ["ChartSession"]),
+    ],
+    targets: [
+        // C libraries, found through pkg-config. Macros and variadic functions Swift
+        // cannot see are wrapped as small inline functions in each shim header.
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
+        ),
+        .systemLibrary(
+            name: "CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"])]
+        ),
+
+        // Pure, deterministic values: ranges, ticks, text measurement, measure/layout.
+        .target(name: "LayoutEngine"),
+
+        // Charts, series, modifiers, sessions and viewers; display lists and encodings.
+        .target(name: "ChartSession", dependencies: ["LayoutEngine"]),
+
+        // The server: libwebsockets transport, HTTP routes, JSON through jansson.
+        .executableTarget(
+            name: "wsserver",
+            dependencies: ["ChartSession", "LayoutEngine", "CLibWebSockets", "CJansson"]
+        ),
+
+        // Frame-build benchmark (see docs/bench.md).
+        .executableTarget(
+            name: "chartbench",
+            dependencies: ["ChartSession", "LayoutEngine"],
+            path: "bench/chartbench"
+        ),
+
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
+        .testTarget(name: "ChartSessionTests", dependencies: ["ChartSession", "LayoutEngine"]),
+        .testTarget(name: "wsserverTests", dependencies: ["wsserver", "ChartSession"]),
+    ]
+)

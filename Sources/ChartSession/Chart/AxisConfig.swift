@@ -1,0 +1,60 @@
+import LayoutEngine
+
+/// How an axis finds its visible range while the user has not panned or zoomed it.
+public enum AxisRangeMode: String, CaseIterable, Sendable {
+    /// All the data of the axis' series (padded by `growBy`).
+    case extents
+    /// Y axes: the data inside the visible X range (padded by `growBy`).
+    case visible
+    /// X axes: a window of `window` data units ending at the newest point, scrolling
+    /// as data arrives.
+    case follow
+    /// Exactly `range`.
+    case fixed
+}
+
+/// The declared form of one axis.
+public struct AxisConfig: Equatable, Sendable {
+    public var id: String
+    public var alignment: AxisAlignment
+    public var title: String?
+    public var mode: AxisRangeMode
+    /// Window width for `.follow`, in data units.
+    public var window: Double?
+    /// The range for `.fixed`, and the range used before any data arrives.
+    public var range: DoubleRange?
+    /// Padding added below and above an automatic range, as fractions of its span.
+    public var growBy: (lower: Double, upper: Double)
+    public var labelSize: Double
+    public var titleSize: Double
+    public var flipped: Bool
+    public var showGridLines: Bool
+
+    public init(
+        id: String, alignment: AxisAlignment, title: String? = nil, mode: AxisRangeMode = .extents,
+        window: Double? = nil, range: DoubleRange? = nil, growBy: (lower: Double, upper: Double) = (0, 0),
+        labelSize: Double = 12, titleSize: Double = 13, flipped: Bool = false, showGridLines: Bool = true
+    ) {
+        self.id = id; self.alignment = alignment; self.title = title; self.mode = mode
+        self.window = window; self.range = range; self.growBy = growBy
+        self.labelSize = labelSize; self.titleSize = titleSize; self.flipped = flipped
+        self.showGridLines = showGridLines
+    }
+
+    public static func == (a: AxisConfig, b: AxisConfig) -> Bool {
+        a.id == b.id && a.alignment == b.alignment && a.title == b.title && a.mode == b.mode
+            && a.window == b.window && a.range == b.range && a.growBy == b.growBy
+            && a.labelSize == b.labelSize && a.titleSize == b.titleSize && a.flipped == b.flipped
+            && a.showGridLines == b.showGridLines
+    }
+}
+
+/// An axis of a live chart: its configuration and the range a user has set by panning
+/// or zooming (nil while the axis follows its `mode`).
+public struct Axis: Sendable {
+    public var config: AxisConfig
+    public var userRange: DoubleRange?
+    public var isXAxis: Bool
+
+    public var id: String { config.id }
+}

@@ -1,0 +1,144 @@
+import LayoutEngine
+
+/// Where the legend goes, if the chart shows one.
+public struct LegendConfig: Equatable, Sendable {
+    public var placement: LegendPlacement
+    public var textSize: Double
+    public init(placement: LegendPlacement = .topLeft, textSize: Double = 12) {
+        self.placement = placement; self.textSize = textSize
+    }
+}
+
+/// The state of one chart: axes, series and their data, legend, theme and the
+/// modifiers that turn gestures into changes. All viewers of a session share it.
+///
+/// Every change goes through a method here and bumps `version`, which is how sessions
+/// know a new frame is due.
+public final class Chart {
+    public var title: String?
+    public private(set) var axes: [Axis]
+    public private(set) var series: [Series]
+    public var legend: LegendConfig?
+    public var theme: Theme
+    public var modifiers: [any ChartModifier]
+    public private(set) var version: UInt64 = 1
+
+    public init(title: String?, xAxes: [AxisConfig], yAxes: [AxisConfig], series: [Series],
+                legend: LegendConfig? = LegendConfig(), theme: Theme = Theme(), modifiers: [any ChartModifier] = []) {
+        self.title = title
+        self.axes = xAxes.map { Axis(config: $0, userRange: nil, isXAxis: true) }
+            + yAxes.map { Axis(config: $0, userRange: nil, isXAxis: false) }
+        self.series = series
+        self.legend = legend
+        self.theme = theme
+        self.modifiers = modifiers
+    }
+
+    func touch() { version &+= 1 }
+
+    public func axis(_ id: String) -> Axis? { axes.first { $0.id == id } }
+    public func seriesIndex(_ id: String) -> Int? { series.firstIndex { $0.id == id } }
+    public var xAxes: [Axis] { axes.filter(\.isXAxis) }
+    public var yAxes: [Axis] { axes.filter { !$0.isXAxis } }
+
+    /// True while no axis holds a user-set range: the chart follows its data.
+    public var isFollowingData: Bool { axes.allSatisfy { $0.userRange == nil } }
+
+    // MARK: Data
+
+    /// Appends a batch to one series atomically (see `XYData.append`).
+    public func append(seriesId: String, xs: [Double], ys: [Double]) throws(AppendError) {
+        guard let i = seriesIndex(seriesId) else { preconditionFailure("unknown series \(seriesId)") }
+        try series[i].data.append(xs: xs, ys: ys)
+        if !xs.isEmpty { touch() }
+    }
+
+    /// Runs every series' generator up to `elapsed` seconds after the session started.
+    /// Returns the number of points added.
+    @discardableResult
+    public func runGenerators(elapsed: Double) -> Int {
+        var added = 0
+        for i in series.indices where series[i].generator != nil {
+            let (xs, ys) = series[i].generator!.points(upTo: elapsed)
+            for k in 0..<xs.count { series[i].data.append(x: xs[k], y: ys[k]) }
+            added += xs.count
+        }
+        if added > 0 { touch() }
+        return added
+    }
+
+    // MARK: Ranges
+
+    /// Holds an axis at a range the user chose (pan, zoom). Invalid ranges are ignored.
+    public func setUserRange(_ axisId: String, _ range: DoubleRange) {
+        guard let i = axes.firstIndex(where: { $0.id == axisId }), range.isValid, range.span > 0,
+              range.span.isFinite, axes[i].userRange != range else { return }
+        axes[i].userRange = range
+        touch()
+    }
+
+    /// Drops every user-set range: the axes follow their modes again (zoom extents).
+    public func resetUserRanges() {
+        guard !isFollowingData else { return }
+        for i in axes.indices { axes[i].userRange = nil }
+        touch()
+    }
+
+    /// The range each axis shows now, by axis id.
+    public func resolvedRanges() -> [String: DoubleRange] {
+        var result: [String: DoubleRange] = [:]
+        for axis in axes where axis.isXAxis { result[axis.id] = resolveX(axis) }
+        for axis in axes where !axis.isXAxis { result[axis.id] = resolveY(axis, xRanges: result) }
+        return result
+    }
+
+    private func resolveX(_ axis: Axis) -> DoubleRange {
+        if let r = axis.userRange { return r }
+        let c = axis.config
+        let bound = series.filter { $0.xAxisId == axis.id }.compactMap(\.data.xRange)
+        let fallback = c.range ?? DoubleRange(0, c.window ?? 1)
+        switch c.mode {
+        case .fixed: return fallback
+        case .follow:
+            let window = c.window ?? 10
+            guard let lo = bound.map(\.min).min(), let hi = bound.map(\.max).max() else { return fallback }
+            return hi - lo < window ? DoubleRange(lo, lo + window) : DoubleRange(hi - window, hi)
+        case .extents, .visible:
+            guard let lo = bound.map(\.min).min(), let hi = bound.map(\.max).max() else { return fallback }
+            return DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
+        }
+    }
+
+    private func resolveY(_ axis: Axis, xRanges: [String: DoubleRange]) -> DoubleRange {
+        if let r = axis.userRange { return r }
+        let c = axis.config
+        let fallback = c.range ?? DoubleRange(0, 1)
+        var lo = Double.infinity, hi = -Double.infinity
+        for s in series where s.yAxisId == axis.id {
+            let r: (min: Double, max: Double)?
+            switch c.mode {
+            case .fixed: r = nil
+            case .visible, .follow:
+                guard let xr = xRanges[s.xAxisId] else { continue }
+                r = s.data.yRange(xFrom: xr.min, to: xr.max)
+            case .extents: r = s.data.yRange(indices: 0..<s.data.count)
+            }
+            if let r { lo = min(lo, r.min); hi = max(hi, r.max) }
+        }
+        guard c.mode != .fixed, lo <= hi else { return fallback }
+        return DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
+    }
+
+    // MARK: Layout
+
+    /// The layout spec for a canvas of `size`, with the ranges resolved now.
+    public func layoutSpec(size: Size, ranges: [String: DoubleRange]) -> ChartLayoutSpec {
+        let axisSpecs = axes.map { axis in
+            AxisSpec(id: axis.id, alignment: axis.config.alignment,
+                     visibleRange: ranges[axis.id] ?? DoubleRange(0, 1), title: axis.config.title,
+                     labelStyle: TextStyle(size: axis.config.labelSize),
+                     titleStyle: TextStyle(size: axis.config.titleSize), flipped: axis.config.flipped)
+        }
+        return ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
+    }
+}

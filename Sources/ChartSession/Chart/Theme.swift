@@ -1,0 +1,32 @@
+/// Colours and the font family of a chart. Colours are CSS colour strings, passed to
+/// the client as they are.
+public struct Theme: Equatable, Sendable {
+    public var fontFamily: String
+    public var background: String
+    public var plotBackground: String
+    public var gridLine: String
+    public var axisLine: String
+    public var tickLabel: String
+    public var title: String
+    public var legendBackground: String
+    public var legendBorder: String
+    public var legendText: String
+    /// Colours given to series that do not name one, in order.
+    public var palette: [String]
+
+    public init(
+        fontFamily: String = Theme.defaultFontFamily, background: String = "#ffffff", plotBackground: String = "#fbfbfd",
+        gridLine: String = "#e3e5ea", axisLine: String = "#5b6170", tickLabel: String = "#3b404c", title: String = "#1d2029",
+        legendBackground: String = "rgba(255,255,255,0.88)", legendBorder: String = "#c9ccd4", legendText: String = "#1d2029",
+        palette: [String] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+    ) {
+        self.fontFamily = fontFamily; self.background = background; self.plotBackground = plotBackground
+        self.gridLine = gridLine; self.axisLine = axisLine; self.tickLabel = tickLabel; self.title = title
+        self.legendBackground = legendBackground; self.legendBorder = legendBorder; self.legendText = legendText
+        self.palette = palette
+    }
+
+    /// The family name the client page declares with `@font-face` for the font file the
+    /// server measures with.
+    public static let defaultFontFamily = "ChartWire Sans"
+}

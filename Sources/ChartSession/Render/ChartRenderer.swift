@@ -1,0 +1,167 @@
+import LayoutEngine
+
+/// Turns chart state into the commands of each layer, for one canvas size.
+public struct ChartRenderer: Sendable {
+    public let measurer: TextMeasurer
+    public init(measurer: TextMeasurer) { self.measurer = measurer }
+
+    public struct Output: Sendable {
+        public var layout: ChartLayout
+        public var layers: [LayerID: [DrawCommand]]
+        /// Points drawn per series id (after reduction), for tests and benchmarks.
+        public var pointsDrawn: [String: Int]
+    }
+
+    public func layout(_ chart: Chart, size: Size) -> ChartLayout {
+        ChartLayoutEngine(measurer: measurer).layout(chart.layoutSpec(size: size, ranges: chart.resolvedRanges()))
+    }
+
+    public func render(_ chart: Chart, size: Size, dpr: Double) -> Output {
+        let layout = self.layout(chart, size: size)
+        var points: [String: Int] = [:]
+        let series = seriesCommands(chart, layout: layout, dpr: dpr, pointsDrawn: &points)
+        return Output(layout: layout,
+                      layers: [.background: backgroundCommands(chart, layout: layout, dpr: dpr),
+                               .series: series,
+                               .overlay: overlayCommands(chart, layout: layout)],
+                      pointsDrawn: points)
+    }
+
+    func font(_ style: TextStyle, theme: Theme) -> String {
+        "\(style.bold ? "bold " : "")\(Self.cssNumber(style.size))px \(theme.fontFamily)"
+    }
+
+    static func cssNumber(_ v: Double) -> String {
+        v.rounded() == v ? String(Int(v)) : String(v)
+    }
+
+    /// Centres a 1-device-pixel line on a device pixel, so it is drawn sharp.
+    static func crisp(_ v: Double, dpr: Double) -> Float {
+        Float(((v * dpr).rounded(.down) + 0.5) / dpr)
+    }
+
+    func text(_ t: PlacedText, fill: String, theme: Theme) -> DrawCommand {
+        let align: DrawCommand.TextAlign = switch t.align {
+        case .left: .left
+        case .center: .center
+        case .right: .right
+        }
+        return .text(x: Float(t.anchor.x), y: Float(t.anchor.y), text: t.text, font: font(t.style, theme: theme),
+                     fill: fill, align: align, baseline: .alphabetic, angle: Float(t.angle))
+    }
+
+    // MARK: Background layer
+
+    func backgroundCommands(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [DrawCommand] {
+        let theme = chart.theme
+        let plot = layout.plotRect
+        var out: [DrawCommand] = [
+            .rect(x: 0, y: 0, w: Float(layout.size.width), h: Float(layout.size.height),
+                  fill: theme.background, stroke: nil, lineWidth: 0),
+            .rect(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height),
+                  fill: theme.plotBackground, stroke: nil, lineWidth: 0),
+        ]
+        let lineWidth = Float(1 / dpr)
+
+        var grid: [Float] = []
+        for axis in layout.axes where chart.axis(axis.id)?.config.showGridLines ?? true {
+            for tick in axis.ticks {
+                let p = Self.crisp(tick.pixel, dpr: dpr)
+                if axis.alignment.isHorizontal {
+                    grid += [p, Float(plot.minY), p, Float(plot.maxY)]
+                } else {
+                    grid += [Float(plot.minX), p, Float(plot.maxX), p]
+                }
+            }
+        }
+        if !grid.isEmpty { out.append(.segments(coords: grid, stroke: theme.gridLine, width: lineWidth, dash: [])) }
+
+        var lines: [Float] = []
+        for axis in layout.axes {
+            let r = axis.rect
+            let t = axis.tickLength
+            switch axis.alignment {
+            case .bottom:
+                let y = Self.crisp(r.minY, dpr: dpr)
+                lines += [Float(plot.minX), y, Float(plot.maxX), y]
+                for tick in axis.ticks {
+                    let x = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x, y + Float(t)]
+                }
+            case .top:
+                let y = Self.crisp(r.maxY, dpr: dpr) - lineWidth
+                lines += [Float(plot.minX), y, Float(plot.maxX), y]
+                for tick in axis.ticks {
+                    let x = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x, y - Float(t)]
+                }
+            case .left:
+                let x = Self.crisp(r.maxX, dpr: dpr) - lineWidth
+                lines += [x, Float(plot.minY), x, Float(plot.maxY)]
+                for tick in axis.ticks {
+                    let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x - Float(t), y]
+                }
+            case .right:
+                let x = Self.crisp(r.minX, dpr: dpr)
+                lines += [x, Float(plot.minY), x, Float(plot.maxY)]
+                for tick in axis.ticks {
+                    let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x + Float(t), y]
+                }
+            }
+        }
+        if !lines.isEmpty { out.append(.segments(coords: lines, stroke: theme.axisLine, width: lineWidth, dash: [])) }
+
+        for axis in layout.axes {
+            for label in axis.labels { out.append(text(label, fill: theme.tickLabel, theme: theme)) }
+            if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme)) }
+        }
+        if let title = layout.title { out.append(text(title, fill: theme.title, theme: theme)) }
+        return out
+    }
+
+    // MARK: Series layer
+
+    func seriesCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, pointsDrawn: inout [String: Int]) -> [DrawCommand] {
+        let plot = layout.plotRect
+        var out: [DrawCommand] = [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))]
+        for s in chart.series {
+            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
+            let range = xl.calculator.range
+            // One point either side of the visible range, so the line runs to the edges.
+            let start = max(0, s.data.lowerBound(range.min) - 1)
+            let end = min(s.data.count, s.data.upperBound(range.max) + 1)
+            var pts: [Float] = []
+            pts.reserveCapacity(min(end - start, Int(plot.width * dpr) * 4 + 8) * 2)
+            s.data.withBuffers { xs, ys in
+                LineDecimator.reduce(xs: xs, ys: ys, indices: start..<end, x: xl.calculator, y: yl.calculator,
+                                     dpr: dpr, into: &pts)
+            }
+            pointsDrawn[s.id] = pts.count / 2
+            if pts.count >= 2 {
+                out.append(.polyline(points: pts, stroke: s.color, width: Float(s.strokeWidth), dash: []))
+            }
+        }
+        out.append(.unclip)
+        return out
+    }
+
+    // MARK: Overlay layer
+
+    func overlayCommands(_ chart: Chart, layout: ChartLayout) -> [DrawCommand] {
+        guard let legend = chart.legend else { return [] }
+        let style = TextStyle(size: legend.textSize)
+        let spec = LegendSpec(entries: chart.series.map(\.name), placement: legend.placement, style: style)
+        guard let placed = LegendLayout.place(spec, in: layout.plotRect, measurer: measurer) else { return [] }
+        let theme = chart.theme
+        let b = placed.box
+        var out: [DrawCommand] = [
+            .rect(x: Float(b.x), y: Float(b.y), w: Float(b.width), h: Float(b.height),
+                  fill: theme.legendBackground, stroke: theme.legendBorder, lineWidth: 1),
+        ]
+        for (row, s) in zip(placed.rows, chart.series) {
+            let a = row.swatchStart
+            out.append(.polyline(points: [Float(a.x), Float(a.y), Float(a.x + row.swatchLength), Float(a.y)],
+                                 stroke: s.color, width: Float(max(2, s.strokeWidth)), dash: []))
+            out.append(text(row.label, fill: theme.legendText, theme: theme))
+        }
+        return out
+    }
+}

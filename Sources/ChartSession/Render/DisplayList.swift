@@ -1,0 +1,76 @@
+/// Primitive draw commands: what the client executes on its canvas, in order.
+/// Coordinates are CSS pixels; the client scales by its device pixel ratio.
+public enum DrawCommand: Equatable, Sendable {
+    public enum TextAlign: String, CaseIterable, Sendable { case left, center, right }
+    public enum TextBaseline: String, CaseIterable, Sendable { case alphabetic, top, middle, bottom }
+
+    /// A connected line through `points` (flat x0,y0,x1,y1,...).
+    case polyline(points: [Float], stroke: String, width: Float, dash: [Float])
+    /// Separate straight segments (flat x0,y0,x1,y1 per segment) in one style:
+    /// gridlines and tick marks.
+    case segments(coords: [Float], stroke: String, width: Float, dash: [Float])
+    case rect(x: Float, y: Float, w: Float, h: Float, fill: String?, stroke: String?, lineWidth: Float)
+    /// Text with its anchor at (x, y); `angle` in degrees, clockwise, about the anchor.
+    case text(x: Float, y: Float, text: String, font: String, fill: String, align: TextAlign,
+              baseline: TextBaseline, angle: Float)
+    /// Restricts drawing to a rectangle until the matching `unclip`.
+    case clip(x: Float, y: Float, w: Float, h: Float)
+    case unclip
+
+    public var op: String {
+        switch self {
+        case .polyline: return "polyline"
+        case .segments: return "segments"
+        case .rect: return "rect"
+        case .text: return "text"
+        case .clip: return "clip"
+        case .unclip: return "unclip"
+        }
+    }
+}
+
+/// The layers of a frame, drawn bottom to top. Each is versioned separately, so a
+/// viewer is sent (and redraws) only the layers that changed.
+public enum LayerID: String, CaseIterable, Sendable {
+    /// Backgrounds, gridlines, axes, tick labels, titles.
+    case background
+    /// The data series, clipped to the plot area.
+    case series
+    /// Above the series: the legend (later: cursors, selection boxes, annotations).
+    case overlay
+
+    /// The byte that stands for the layer in the binary encoding.
+    public var code: UInt8 {
+        switch self {
+        case .background: return 0
+        case .series: return 1
+        case .overlay: return 2
+        }
+    }
+
+    public init?(code: UInt8) {
+        guard let l = LayerID.allCases.first(where: { $0.code == code }) else { return nil }
+        self = l
+    }
+}
+
+public struct Layer: Equatable, Sendable {
+    public var id: LayerID
+    public var version: UInt32
+    public var commands: [DrawCommand]
+    public init(id: LayerID, version: UInt32, commands: [DrawCommand]) {
+        self.id = id; self.version = version; self.commands = commands
+    }
+}
+
+/// What one viewer is sent in one frame: its canvas size and the layers that changed
+/// for it (all of them in its first frame).
+public struct DisplayList: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var dpr: Double
+    public var layers: [Layer]
+    public init(width: Int, height: Int, dpr: Double, layers: [Layer]) {
+        self.width = width; self.height = height; self.dpr = dpr; self.layers = layers
+    }
+}

@@ -1,0 +1,258 @@
+import LayoutEngine
+
+/// A declared session: read from a JSON spec (`--config FILE`, or the embedded demo),
+/// checked, and turned into a live `Session`. docs/config.md documents every field.
+public struct SessionSpec: Sendable {
+    public var id: String
+    public var title: String
+    public var chart: ChartSpec
+}
+
+public struct ChartSpec: Sendable {
+    public var title: String?
+    public var xAxes: [AxisConfig]
+    public var yAxes: [AxisConfig]
+    public var series: [SeriesSpec]
+    public var legend: LegendConfig?
+    public var theme: Theme
+    public var modifiers: [ModifierSpec]
+}
+
+public struct SeriesSpec: Sendable {
+    public var id: String
+    public var name: String
+    public var kind: SeriesKind
+    public var color: String?
+    public var strokeWidth: Double
+    public var xAxis: String?
+    public var yAxis: String?
+    public var capacity: Int?
+    public var xs: [Double]
+    public var ys: [Double]
+    public var generator: DataGenerator?
+}
+
+public enum ModifierSpec: Equatable, Sendable {
+    case zoomPan(direction: ModifierDirection)
+    case mouseWheelZoom(direction: ModifierDirection, factor: Double)
+    case zoomExtents
+
+    enum Kind: String, CaseIterable { case zoomPan, mouseWheelZoom, zoomExtents }
+
+    public func make() -> any ChartModifier {
+        switch self {
+        case let .zoomPan(d): return ZoomPanModifier(direction: d)
+        case let .mouseWheelZoom(d, f): return MouseWheelZoomModifier(direction: d, stepFactor: f)
+        case .zoomExtents: return ZoomExtentsModifier()
+        }
+    }
+}
+
+/// The top level of a spec file: `{"sessions": [...]}`.
+public enum ConfigSpec {
+    /// Reads and checks a whole spec. Errors carry the JSON path of the fault.
+    public static func decode(_ json: JSONValue) throws(JSONReadError) -> [SessionSpec] {
+        do {
+            var r = JSONReader(json)
+            let sessions = try r.objects("sessions", readSession) ?? []
+            try r.finish()
+            var seen: Set<String> = []
+            for (i, s) in sessions.enumerated() where !seen.insert(s.id).inserted {
+                throw JSONReadError(path: "$.sessions[\(i)].id", message: "duplicate session id \"\(s.id)\"")
+            }
+            return sessions
+        } catch let e as JSONReadError {
+            throw e
+        } catch {
+            throw JSONReadError(path: "$", message: "\(error)")
+        }
+    }
+
+    static func identifier(_ r: inout JSONReader, _ key: String) throws -> String {
+        let id = try r.requiredString(key)
+        let allowed = id.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" }
+        guard !id.isEmpty, id.count <= 64, allowed else {
+            throw JSONReadError(path: "\(r.path).\(key)", message: "\"\(id)\" is not an id: use 1 to 64 letters, digits, - or _")
+        }
+        return id
+    }
+
+    static func readSession(_ r: inout JSONReader) throws -> SessionSpec {
+        let id = try identifier(&r, "id")
+        let title = try r.string("title") ?? id
+        guard let chart = try r.object("chart", readChart) else { throw r.fail("field \"chart\" is required") }
+        return SessionSpec(id: id, title: title, chart: chart)
+    }
+
+    static func readChart(_ r: inout JSONReader) throws -> ChartSpec {
+        let title = try r.string("title")
+        let xAxes = try r.objects("xAxes") { try readAxis(&$0, x: true) } ?? [AxisConfig(id: "x", alignment: .bottom)]
+        let yAxes = try r.objects("yAxes") { try readAxis(&$0, x: false) }
+            ?? [AxisConfig(id: "y", alignment: .left, mode: .visible, growBy: (0.1, 0.1))]
+        guard !xAxes.isEmpty else { throw JSONReadError(path: "\(r.path).xAxes", message: "needs at least one axis") }
+        guard !yAxes.isEmpty else { throw JSONReadError(path: "\(r.path).yAxes", message: "needs at least one axis") }
+        var axisIds: Set<String> = []
+        for (i, a) in (xAxes + yAxes).enumerated() where !axisIds.insert(a.id).inserted {
+            let (list, k) = i < xAxes.count ? ("xAxes", i) : ("yAxes", i - xAxes.count)
+            throw JSONReadError(path: "\(r.path).\(list)[\(k)].id", message: "duplicate axis id \"\(a.id)\"")
+        }
+
+        let series = try r.objects("series", readSeries) ?? []
+        var seriesIds: Set<String> = []
+        for (i, s) in series.enumerated() {
+            let path = "\(r.path).series[\(i)]"
+            guard seriesIds.insert(s.id).inserted else {
+                throw JSONReadError(path: "\(path).id", message: "duplicate series id \"\(s.id)\"")
+            }
+            if let x = s.xAxis, !xAxes.contains(where: { $0.id == x }) {
+                throw JSONReadError(path: "\(path).xAxis", message: "no x axis \"\(x)\"")
+            }
+            if let y = s.yAxis, !yAxes.contains(where: { $0.id == y }) {
+                throw JSONReadError(path: "\(path).yAxis", message: "no y axis \"\(y)\"")
+            }
+        }
+
+        let legend: LegendConfig? = try r.object("legend") { l in
+            let show = try l.bool("show") ?? true
+            let placement = try l.oneOf("placement", LegendPlacement.self) ?? .topLeft
+            let size = try l.number("textSize", min: 6, max: 72) ?? 12
+            return show ? LegendConfig(placement: placement, textSize: size) : nil
+        } ?? LegendConfig()
+
+        let theme = try r.object("theme", readTheme) ?? Theme()
+
+        let modifiers = try r.objects("modifiers") { m -> ModifierSpec in
+            guard let kind = try m.oneOf("type", ModifierSpec.Kind.self) else { throw m.fail("field \"type\" is required") }
+            switch kind {
+            case .zoomPan:
+                return .zoomPan(direction: try m.oneOf("direction", ModifierDirection.self) ?? .xy)
+            case .mouseWheelZoom:
+                return .mouseWheelZoom(direction: try m.oneOf("direction", ModifierDirection.self) ?? .x,
+                                       factor: try m.number("factor", min: 1.01, max: 10) ?? 1.2)
+            case .zoomExtents:
+                return .zoomExtents
+            }
+        } ?? [.zoomPan(direction: .xy), .mouseWheelZoom(direction: .x, factor: 1.2), .zoomExtents]
+
+        return ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, theme: theme,
+                         modifiers: modifiers)
+    }
+
+    static func readAxis(_ r: inout JSONReader, x: Bool) throws -> AxisConfig {
+        let id = try identifier(&r, "id")
+        let alignment = try r.oneOf("alignment", AxisAlignment.self) ?? (x ? .bottom : .left)
+        guard alignment.isHorizontal == x else {
+            throw JSONReadError(path: "\(r.path).alignment",
+                                message: x ? "an x axis sits at the top or bottom" : "a y axis sits at the left or right")
+        }
+        let mode = try r.oneOf("mode", AxisRangeMode.self) ?? (x ? .extents : .visible)
+        let window = try r.number("window")
+        var range: DoubleRange? = nil
+        if let ends = try r.numbers("range") {
+            guard ends.count == 2, ends[0] < ends[1] else {
+                throw JSONReadError(path: "\(r.path).range", message: "expected [min, max] with min < max")
+            }
+            range = DoubleRange(ends[0], ends[1])
+        }
+        var growBy = x ? (0.0, 0.0) : (0.1, 0.1)
+        if let g = try r.numbers("growBy") {
+            guard g.count == 2, g.allSatisfy({ $0 >= 0 && $0 <= 10 }) else {
+                throw JSONReadError(path: "\(r.path).growBy", message: "expected [lower, upper], each from 0 to 10")
+            }
+            growBy = (g[0], g[1])
+        }
+        switch mode {
+        case .follow:
+            guard x else { throw JSONReadError(path: "\(r.path).mode", message: "\"follow\" is for x axes") }
+            guard let w = window, w > 0 else {
+                throw JSONReadError(path: "\(r.path).window", message: "a positive window is required with mode \"follow\"")
+            }
+        case .visible:
+            guard !x else { throw JSONReadError(path: "\(r.path).mode", message: "\"visible\" is for y axes") }
+        case .fixed:
+            guard range != nil else { throw JSONReadError(path: "\(r.path).range", message: "is required with mode \"fixed\"") }
+        case .extents:
+            break
+        }
+        if window != nil, mode != .follow {
+            throw JSONReadError(path: "\(r.path).window", message: "only applies with mode \"follow\"")
+        }
+        return AxisConfig(
+            id: id, alignment: alignment, title: try r.string("title"), mode: mode, window: window, range: range,
+            growBy: growBy, labelSize: try r.number("labelSize", min: 6, max: 72) ?? 12,
+            titleSize: try r.number("titleSize", min: 6, max: 72) ?? 13, flipped: try r.bool("flipped") ?? false,
+            showGridLines: try r.bool("gridLines") ?? true)
+    }
+
+    static func readSeries(_ r: inout JSONReader) throws -> SeriesSpec {
+        let id = try identifier(&r, "id")
+        let kind = try r.oneOf("type", SeriesKind.self) ?? .line
+        let color = try r.string("color")
+        if let c = color { try checkColor(c, path: "\(r.path).color") }
+        var xs: [Double] = [], ys: [Double] = []
+        let dataPath = "\(r.path).data"
+        try r.object("data") { d in
+            xs = try d.numbers("x") ?? []
+            ys = try d.numbers("y") ?? []
+        }
+        do { try XYData().validate(xs: xs, ys: ys) } catch { throw JSONReadError(path: dataPath, message: error.description) }
+        let generator: DataGenerator? = try r.object("generator") { g in
+            guard let kind = try g.oneOf("kind", DataGenerator.Kind.self) else { throw g.fail("field \"kind\" is required") }
+            return DataGenerator(
+                kind: kind, rate: try g.number("rate", min: 0.1, max: 10_000) ?? 50,
+                amplitude: try g.number("amplitude") ?? 1, period: try g.number("period", min: 0.001) ?? 4,
+                offset: try g.number("offset") ?? 0, noise: try g.number("noise", min: 0) ?? 0,
+                seed: UInt64(try g.integer("seed", min: 0) ?? 1))
+        }
+        if generator != nil, let last = xs.last, last > 0 {
+            throw JSONReadError(path: "\(r.path).generator",
+                                message: "a generator emits x from 0 upwards; initial data must end at x <= 0")
+        }
+        return SeriesSpec(
+            id: id, name: try r.string("name") ?? id, kind: kind, color: color,
+            strokeWidth: try r.number("strokeWidth", min: 0.1, max: 20) ?? 1.5,
+            xAxis: try r.string("xAxis"), yAxis: try r.string("yAxis"),
+            capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, ys: ys, generator: generator)
+    }
+
+    static func readTheme(_ r: inout JSONReader) throws -> Theme {
+        var t = Theme()
+        let keys: [(String, WritableKeyPath<Theme, String>)] = [
+            ("background", \.background), ("plotBackground", \.plotBackground), ("gridLine", \.gridLine),
+            ("axisLine", \.axisLine), ("tickLabel", \.tickLabel), ("title", \.title),
+            ("legendBackground", \.legendBackground), ("legendBorder", \.legendBorder), ("legendText", \.legendText),
+        ]
+        for (key, path) in keys {
+            if let c = try r.string(key) {
+                try checkColor(c, path: "\(r.path).\(key)")
+                t[keyPath: path] = c
+            }
+        }
+        return t
+    }
+
+    /// Colours go to the client as CSS strings; refuse what could not be one (and
+    /// anything that could smuggle other CSS).
+    static func checkColor(_ c: String, path: String) throws {
+        let ok = !c.isEmpty && c.count <= 64
+            && c.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "#(),.% ".unicodeScalars.contains($0)) }
+        guard ok else { throw JSONReadError(path: path, message: "\"\(c)\" is not a CSS colour") }
+    }
+}
+
+extension SessionSpec {
+    /// Builds the live session.
+    public func makeSession(measurer: TextMeasurer) -> Session {
+        let palette = chart.theme.palette
+        let series = chart.series.enumerated().map { i, s in
+            var data = XYData(capacity: s.capacity)
+            try! data.append(xs: s.xs, ys: s.ys)  // checked while decoding
+            return Series(id: s.id, name: s.name, kind: s.kind, color: s.color ?? palette[i % palette.count],
+                          strokeWidth: s.strokeWidth, xAxisId: s.xAxis ?? chart.xAxes[0].id,
+                          yAxisId: s.yAxis ?? chart.yAxes[0].id, data: data, generator: s.generator)
+        }
+        let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
+                      theme: chart.theme, modifiers: chart.modifiers.map { $0.make() })
+        return Session(id: id, title: title, chart: c, measurer: measurer)
+    }
+}

@@ -1,0 +1,102 @@
+/// Which side of the plot area an axis sits on.
+public enum AxisAlignment: String, CaseIterable, Sendable {
+    case left, right, top, bottom
+
+    public var isHorizontal: Bool { self == .top || self == .bottom }
+}
+
+/// Everything the measure and layout passes need to know about one axis.
+public struct AxisSpec: Equatable, Sendable {
+    public var id: String
+    public var alignment: AxisAlignment
+    /// The data range shown along the axis (already resolved from auto-range rules).
+    public var visibleRange: DoubleRange
+    public var title: String?
+    public var labelStyle: TextStyle
+    public var titleStyle: TextStyle
+    /// Length of major tick marks, drawn outwards from the plot edge.
+    public var tickLength: Double
+    /// Gap between tick mark and label.
+    public var labelPadding: Double
+    /// Gap between the labels and the axis title.
+    public var titlePadding: Double
+    public var tickPolicy: TickPolicy
+    /// Values grow towards the left (horizontal) or downwards (vertical) when true.
+    public var flipped: Bool
+
+    public init(
+        id: String, alignment: AxisAlignment, visibleRange: DoubleRange, title: String? = nil,
+        labelStyle: TextStyle = TextStyle(size: 12), titleStyle: TextStyle = TextStyle(size: 13),
+        tickLength: Double = 5, labelPadding: Double = 4, titlePadding: Double = 6,
+        tickPolicy: TickPolicy? = nil, flipped: Bool = false
+    ) {
+        self.id = id; self.alignment = alignment; self.visibleRange = visibleRange
+        self.title = title; self.labelStyle = labelStyle; self.titleStyle = titleStyle
+        self.tickLength = tickLength; self.labelPadding = labelPadding; self.titlePadding = titlePadding
+        self.tickPolicy = tickPolicy ?? (alignment.isHorizontal
+            ? TickPolicy(targetSpacing: 90, minLabelGap: 12)
+            : TickPolicy(targetSpacing: 50, minLabelGap: 6))
+        self.flipped = flipped
+    }
+}
+
+/// A line of text placed by layout. `anchor` is the point on the baseline that `align`
+/// refers to; `angle` (degrees, clockwise) rotates the text about the anchor.
+/// `bounds` is the axis-aligned box the text covers, for overlap checks.
+public struct PlacedText: Equatable, Sendable {
+    public enum Align: String, Sendable { case left, center, right }
+    public var text: String
+    public var anchor: Point
+    public var align: Align
+    public var angle: Double
+    public var style: TextStyle
+    public var bounds: Rect
+}
+
+/// The result of laying out one axis.
+public struct AxisLayout: Equatable, Sendable {
+    public var id: String
+    public var alignment: AxisAlignment
+    /// The band the axis occupies beside the plot area (ticks, labels, title).
+    public var rect: Rect
+    /// Maps data values to canvas pixels along this axis.
+    public var calculator: LinearCoordinateCalculator
+    public var step: TickStep?
+    /// Every major tick inside the visible range, with its canvas pixel position.
+    public var ticks: [Tick]
+    /// Labels that fit on the canvas (a label that would be cut at the canvas edge is
+    /// left out; its tick and gridline stay).
+    public var labels: [PlacedText]
+    public var title: PlacedText?
+    public var tickLength: Double
+}
+
+/// The chart as a whole, as the layout pass places it.
+public struct ChartLayoutSpec: Equatable, Sendable {
+    public var size: Size
+    public var padding: EdgeInsets
+    public var title: String?
+    public var titleStyle: TextStyle
+    public var titlePadding: Double
+    public var axes: [AxisSpec]
+
+    public init(
+        size: Size, padding: EdgeInsets = .all(10), title: String? = nil,
+        titleStyle: TextStyle = TextStyle(size: 16, bold: true), titlePadding: Double = 8,
+        axes: [AxisSpec]
+    ) {
+        self.size = size; self.padding = padding; self.title = title
+        self.titleStyle = titleStyle; self.titlePadding = titlePadding; self.axes = axes
+    }
+}
+
+public struct ChartLayout: Equatable, Sendable {
+    public var size: Size
+    public var plotRect: Rect
+    public var title: PlacedText?
+    public var axes: [AxisLayout]
+    /// How many measure/layout rounds it took to settle.
+    public var passes: Int
+
+    public func axis(_ id: String) -> AxisLayout? { axes.first { $0.id == id } }
+}

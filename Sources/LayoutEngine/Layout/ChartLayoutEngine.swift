@@ -1,0 +1,171 @@
+/// The measure pass and the layout pass.
+///
+/// Measure: each axis reports how thick it must be (ticks, labels, title) for the
+/// length it would get. Layout: the axes are stacked outwards from the plot area, side
+/// by side in the order given, and the plot area gets what is left. Because a vertical
+/// axis' thickness depends on its labels, and its labels on the plot height left by
+/// the horizontal axes (and vice versa), the two passes repeat until the thicknesses
+/// settle, at most `maxPasses` times (as uPlot does).
+public struct ChartLayoutEngine: Sendable {
+    public let measurer: TextMeasurer
+    public var maxPasses = 4
+
+    public init(measurer: TextMeasurer) { self.measurer = measurer }
+
+    public func layout(_ spec: ChartLayoutSpec) -> ChartLayout {
+        let canvas = Rect(x: 0, y: 0, width: spec.size.width, height: spec.size.height)
+        var content = canvas.inset(by: spec.padding)
+
+        var title: PlacedText? = nil
+        if let text = spec.title, !text.isEmpty {
+            let m = measurer.metrics(for: spec.titleStyle)
+            let h = m.lineHeight(size: spec.titleStyle.size)
+            let w = m.width(of: text, size: spec.titleStyle.size)
+            let anchor = Point(x: content.midX, y: content.minY + m.ascent(size: spec.titleStyle.size))
+            title = PlacedText(text: text, anchor: anchor, align: .center, angle: 0, style: spec.titleStyle,
+                               bounds: Rect(x: content.midX - w / 2, y: content.minY, width: w, height: h))
+            content = content.inset(by: EdgeInsets(top: (h + spec.titlePadding).rounded(.up)))
+        }
+
+        var thickness = [Double](repeating: 0, count: spec.axes.count)
+        var plot = content
+        var passes = 0
+        while passes < maxPasses {
+            passes += 1
+            plot = Self.plotRect(content: content, axes: spec.axes, thickness: thickness)
+            let measured = spec.axes.map { measure($0, plot: plot) }
+            if measured == thickness { break }
+            thickness = measured
+            if passes == maxPasses { plot = Self.plotRect(content: content, axes: spec.axes, thickness: thickness) }
+        }
+
+        var axes: [AxisLayout] = []
+        var offsets: [AxisAlignment: Double] = [:]
+        for (i, axis) in spec.axes.enumerated() {
+            let offset = offsets[axis.alignment, default: 0]
+            offsets[axis.alignment] = offset + thickness[i]
+            let band = Self.band(for: axis.alignment, plot: plot, offset: offset, thickness: thickness[i])
+            axes.append(place(axis, band: band, plot: plot, canvas: canvas))
+        }
+        return ChartLayout(size: spec.size, plotRect: plot, title: title, axes: axes, passes: passes)
+    }
+
+    // MARK: Measure
+
+    /// The thickness (pixels across the axis) that `axis` needs beside `plot`.
+    public func measure(_ axis: AxisSpec, plot: Rect) -> Double {
+        let labelLine = measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size)
+        var labels = 0.0
+        if axis.alignment.isHorizontal {
+            labels = labelLine
+        } else if let t = ticks(axis, plot: plot) {
+            labels = t.ticks.map(\.labelSize.width).max() ?? 0
+        }
+        var total = axis.tickLength + axis.labelPadding + labels
+        if let title = axis.title, !title.isEmpty {
+            total += axis.titlePadding + measurer.metrics(for: axis.titleStyle).lineHeight(size: axis.titleStyle.size)
+        }
+        return total.rounded(.up)
+    }
+
+    func calculator(_ axis: AxisSpec, plot: Rect) -> LinearCoordinateCalculator {
+        let (start, end) = axis.alignment.isHorizontal ? (plot.minX, plot.maxX) : (plot.maxY, plot.minY)
+        return axis.flipped
+            ? LinearCoordinateCalculator(range: axis.visibleRange, pixelStart: end, pixelEnd: start)
+            : LinearCoordinateCalculator(range: axis.visibleRange, pixelStart: start, pixelEnd: end)
+    }
+
+    func ticks(_ axis: AxisSpec, plot: Rect) -> (step: TickStep, ticks: [Tick])? {
+        let horizontal = axis.alignment.isHorizontal
+        return TickGenerator.ticks(
+            range: axis.visibleRange, calculator: calculator(axis, plot: plot),
+            length: horizontal ? plot.width : plot.height, horizontal: horizontal,
+            policy: axis.tickPolicy, measure: { measurer.size(of: $0, style: axis.labelStyle) })
+    }
+
+    // MARK: Layout
+
+    static func plotRect(content: Rect, axes: [AxisSpec], thickness: [Double]) -> Rect {
+        var sums: [AxisAlignment: Double] = [:]
+        for (i, a) in axes.enumerated() { sums[a.alignment, default: 0] += thickness[i] }
+        return content.inset(by: EdgeInsets(
+            top: sums[.top, default: 0], left: sums[.left, default: 0],
+            bottom: sums[.bottom, default: 0], right: sums[.right, default: 0]))
+    }
+
+    static func band(for alignment: AxisAlignment, plot: Rect, offset: Double, thickness: Double) -> Rect {
+        switch alignment {
+        case .left: return Rect(x: plot.minX - offset - thickness, y: plot.minY, width: thickness, height: plot.height)
+        case .right: return Rect(x: plot.maxX + offset, y: plot.minY, width: thickness, height: plot.height)
+        case .top: return Rect(x: plot.minX, y: plot.minY - offset - thickness, width: plot.width, height: thickness)
+        case .bottom: return Rect(x: plot.minX, y: plot.maxY + offset, width: plot.width, height: thickness)
+        }
+    }
+
+    func place(_ axis: AxisSpec, band: Rect, plot: Rect, canvas: Rect) -> AxisLayout {
+        let calc = calculator(axis, plot: plot)
+        let generated = ticks(axis, plot: plot)
+        let m = measurer.metrics(for: axis.labelStyle)
+        let ascent = m.ascent(size: axis.labelStyle.size), descent = m.descent(size: axis.labelStyle.size)
+        let inset = axis.tickLength + axis.labelPadding
+
+        var labels: [PlacedText] = []
+        var labelExtent = 0.0
+        for tick in generated?.ticks ?? [] {
+            let s = tick.labelSize
+            let placed: PlacedText
+            switch axis.alignment {
+            case .bottom, .top:
+                let top = axis.alignment == .bottom ? band.minY + inset : band.maxY - inset - s.height
+                placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + ascent), align: .center,
+                                    angle: 0, style: axis.labelStyle,
+                                    bounds: Rect(x: tick.pixel - s.width / 2, y: top, width: s.width, height: s.height))
+            case .left, .right:
+                let baseline = tick.pixel + (ascent - descent) / 2
+                let left = axis.alignment == .left ? band.maxX - inset - s.width : band.minX + inset
+                placed = PlacedText(text: tick.label,
+                                    anchor: Point(x: axis.alignment == .left ? left + s.width : left, y: baseline),
+                                    align: axis.alignment == .left ? .right : .left, angle: 0, style: axis.labelStyle,
+                                    bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
+            }
+            guard canvas.contains(placed.bounds) else { continue }
+            labelExtent = max(labelExtent, axis.alignment.isHorizontal ? s.height : s.width)
+            labels.append(placed)
+        }
+
+        var title: PlacedText? = nil
+        if let text = axis.title, !text.isEmpty {
+            let tm = measurer.metrics(for: axis.titleStyle)
+            let size = axis.titleStyle.size
+            let w = tm.width(of: text, size: size), h = tm.lineHeight(size: size)
+            let a = tm.ascent(size: size), d = tm.descent(size: size)
+            // The title's band: just outside the labels, `h` thick.
+            let out = inset + labelExtent + axis.titlePadding
+            switch axis.alignment {
+            case .bottom:
+                let top = band.minY + out
+                title = PlacedText(text: text, anchor: Point(x: plot.midX, y: top + a), align: .center, angle: 0,
+                                   style: axis.titleStyle, bounds: Rect(x: plot.midX - w / 2, y: top, width: w, height: h))
+            case .top:
+                let top = band.maxY - out - h
+                title = PlacedText(text: text, anchor: Point(x: plot.midX, y: top + a), align: .center, angle: 0,
+                                   style: axis.titleStyle, bounds: Rect(x: plot.midX - w / 2, y: top, width: w, height: h))
+            case .left:
+                let left = band.maxX - out - h
+                // Rotated -90 degrees: the ascent points left, so the baseline sits right of centre.
+                title = PlacedText(text: text, anchor: Point(x: left + h / 2 + (a - d) / 2, y: plot.midY), align: .center,
+                                   angle: -90, style: axis.titleStyle,
+                                   bounds: Rect(x: left, y: plot.midY - w / 2, width: h, height: w))
+            case .right:
+                let left = band.minX + out
+                title = PlacedText(text: text, anchor: Point(x: left + h / 2 - (a - d) / 2, y: plot.midY), align: .center,
+                                   angle: 90, style: axis.titleStyle,
+                                   bounds: Rect(x: left, y: plot.midY - w / 2, width: h, height: w))
+            }
+        }
+
+        return AxisLayout(id: axis.id, alignment: axis.alignment, rect: band, calculator: calc,
+                          step: generated?.step, ticks: generated?.ticks ?? [], labels: labels, title: title,
+                          tickLength: axis.tickLength)
+    }
+}

@@ -1,0 +1,65 @@
+/// One tick of an axis: its data value, pixel position along the axis and label.
+public struct Tick: Equatable, Sendable {
+    public var value: Double
+    public var pixel: Double
+    public var label: String
+    public var labelSize: Size
+
+    public init(value: Double, pixel: Double, label: String, labelSize: Size) {
+        self.value = value; self.pixel = pixel; self.label = label; self.labelSize = labelSize
+    }
+}
+
+/// How ticks are chosen for one axis: the spacing it aims for and the least gap it
+/// keeps between neighbouring labels.
+public struct TickPolicy: Equatable, Hashable, Sendable {
+    /// Pixels between major ticks the generator aims for before checking labels.
+    public var targetSpacing: Double
+    /// Least free space between two labels, in pixels.
+    public var minLabelGap: Double
+    /// An upper bound on ticks per axis, whatever the pixels.
+    public var maxTicks: Int
+
+    public init(targetSpacing: Double = 80, minLabelGap: Double = 8, maxTicks: Int = 50) {
+        self.targetSpacing = targetSpacing; self.minLabelGap = minLabelGap; self.maxTicks = maxTicks
+    }
+}
+
+/// Chooses nice ticks for a range shown on `length` pixels so that no two labels
+/// overlap: it starts from the step nearest `targetSpacing` and coarsens (1, 2, 5 x
+/// 10^n) until every label, centred on its tick, keeps `minLabelGap` from the next.
+public enum TickGenerator {
+    public static func ticks(
+        range: DoubleRange,
+        calculator: LinearCoordinateCalculator,
+        length: Double,
+        horizontal: Bool,
+        policy: TickPolicy,
+        measure: (String) -> Size
+    ) -> (step: TickStep, ticks: [Tick])? {
+        let r = range.widenedIfEmpty()
+        guard r.isValid, length > 0 else { return nil }
+        let desired = max(1, min(Double(policy.maxTicks), length / policy.targetSpacing))
+        guard var step = TickStep(near: r.span / desired) else { return nil }
+        for _ in 0..<64 {
+            if let indices = step.indices(in: r, limit: policy.maxTicks + 1), indices.count <= policy.maxTicks {
+                var ticks: [Tick] = []
+                ticks.reserveCapacity(indices.count)
+                var extent = 0.0
+                for i in indices {
+                    let label = TickLabelFormatter.label(index: i, step: step)
+                    let size = measure(label)
+                    let v = step.value(at: i)
+                    extent = max(extent, horizontal ? size.width : size.height)
+                    ticks.append(Tick(value: v, pixel: calculator.pixel(v), label: label, labelSize: size))
+                }
+                let pixelsPerStep = abs(step.value / r.span * length)
+                if ticks.count < 2 || pixelsPerStep >= extent + policy.minLabelGap {
+                    return (step, ticks)
+                }
+            }
+            step = step.coarser
+        }
+        return nil
+    }
+}

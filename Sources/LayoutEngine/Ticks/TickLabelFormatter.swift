@@ -1,0 +1,66 @@
+/// Formats tick values exactly from their integer index and step.
+///
+/// All labels of one axis share the step's number of decimals ("0.0, 0.5, 1.0"), so
+/// they line up. Very large or very small magnitudes switch to exponent form
+/// ("2.5e-12", "1e18"), still built from integer digits, never from a rounded double.
+public enum TickLabelFormatter {
+    /// Beyond these, plain digits get unreadable and the exponent form is used.
+    public static let maxPlainDecimals = 9
+    public static let maxPlainIntegerDigits = 15
+
+    public static func label(index: Int64, step: TickStep) -> String {
+        let (n, overflow) = index.multipliedReportingOverflow(by: Int64(step.factor))
+        if overflow { return exponentLabel(Double(index) * step.value) }
+        if n == 0 { return step.power < 0 ? "0." + String(repeating: "0", count: -step.power) : "0" }
+        let negative = n < 0
+        let digits = String(n.magnitude)
+        let sign = negative ? "-" : ""
+        if step.power >= 0 {
+            if digits.count + step.power > maxPlainIntegerDigits {
+                return sign + exponentForm(digits: digits, exponent: step.power + digits.count - 1)
+            }
+            return sign + digits + String(repeating: "0", count: step.power)
+        }
+        let decimals = -step.power
+        if decimals > maxPlainDecimals {
+            return sign + exponentForm(digits: digits, exponent: step.power + digits.count - 1)
+        }
+        let padded = digits.count <= decimals
+            ? String(repeating: "0", count: decimals - digits.count + 1) + digits
+            : digits
+        let cut = padded.index(padded.endIndex, offsetBy: -decimals)
+        return sign + padded[..<cut] + "." + padded[cut...]
+    }
+
+    /// "d.ddde±x" from significant digits; trailing zeros of the mantissa dropped.
+    static func exponentForm(digits: String, exponent: Int) -> String {
+        var mantissa = Substring(digits)
+        while mantissa.count > 1, mantissa.last == "0" { mantissa.removeLast() }
+        let head = mantissa.prefix(1)
+        let tail = mantissa.dropFirst()
+        return (tail.isEmpty ? String(head) : head + "." + tail) + "e" + String(exponent)
+    }
+
+    static func exponentLabel(_ v: Double) -> String { "\(v)" }
+
+    /// A general-purpose label for a value that is not on a tick (legends, cursors):
+    /// up to `significant` significant digits, no trailing zeros.
+    public static func general(_ v: Double, significant: Int = 6) -> String {
+        guard v.isFinite else { return v.isNaN ? "NaN" : (v > 0 ? "∞" : "-∞") }
+        if v == 0 { return "0" }
+        let magnitude = Int(v.magnitude.log10Value)
+        let decimals = max(0, significant - 1 - magnitude)
+        if magnitude >= maxPlainIntegerDigits || decimals > maxPlainDecimals + 3 { return "\(v)" }
+        let scaled = (v.magnitude * pow10(decimals)).rounded()
+        guard scaled < 9e18 else { return "\(v)" }
+        var text = String(Int64(scaled))
+        if decimals > 0 {
+            if text.count <= decimals { text = String(repeating: "0", count: decimals - text.count + 1) + text }
+            let cut = text.index(text.endIndex, offsetBy: -decimals)
+            var frac = String(text[cut...])
+            while frac.last == "0" { frac.removeLast() }
+            text = frac.isEmpty ? String(text[..<cut]) : text[..<cut] + "." + frac
+        }
+        return (v < 0 ? "-" : "") + text
+    }
+}

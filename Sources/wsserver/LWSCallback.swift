@@ -1,0 +1,218 @@
+import CLibWebSockets
+import ChartSession
+import Foundation
+
+/// The protocol callback for both the HTTP protocol and `chartwire.v1`.
+func lwsCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ len: Int
+) -> Int32 {
+    guard let wsi, let server = currentServer else { return 0 }
+    return server.handle(wsi: wsi, reason: reason, input: input, len: len)
+}
+
+extension LWSServer {
+    func handle(wsi: OpaquePointer, reason: lws_callback_reasons, input: UnsafeMutableRawPointer?, len: Int) -> Int32 {
+        switch reason {
+        // MARK: HTTP
+        case LWS_CALLBACK_HTTP:
+            let ex = HTTPExchange()
+            ex.path = input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: len), as: UTF8.self) } ?? "/"
+            ex.method = header(wsi, WSI_TOKEN_POST_URI) != nil ? "POST"
+                : header(wsi, WSI_TOKEN_GET_URI) != nil ? "GET" : "OTHER"
+            ex.query = queryArguments(wsi)
+            exchanges[wsi] = ex
+            if ex.method == "POST" { return 0 }  // the body follows
+            return respond(wsi, ex)
+
+        case LWS_CALLBACK_HTTP_BODY:
+            guard let ex = exchanges[wsi], let input else { return 0 }
+            if ex.body.count + len > Router.maxBody {
+                ex.bodyTooLarge = true
+                ex.body = []
+            } else if !ex.bodyTooLarge {
+                ex.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
+            }
+            return 0
+
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            guard let ex = exchanges[wsi] else { return -1 }
+            return respond(wsi, ex)
+
+        case LWS_CALLBACK_HTTP_WRITEABLE:
+            guard let ex = exchanges[wsi], let response = ex.response else { return 0 }
+            let chunk = min(64 * 1024, response.body.count - ex.sent)
+            let last = ex.sent + chunk >= response.body.count
+            let ok = write(wsi, response.body, range: ex.sent..<(ex.sent + chunk),
+                           mode: last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+            guard ok else { return -1 }
+            ex.sent += chunk
+            if !last { lws_callback_on_writable(wsi); return 0 }
+            exchanges[wsi] = nil
+            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+
+        case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+            exchanges[wsi] = nil
+            if let c = clients.removeValue(forKey: wsi) { c.session.disconnect(c.viewer) }
+            return 0
+
+        // MARK: WebSocket
+        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+            // Refuse the upgrade unless the path names a hosted session.
+            return sessionForUpgrade(wsi) == nil ? 1 : 0
+
+        case LWS_CALLBACK_ESTABLISHED:
+            guard let session = sessionForUpgrade(wsi) else { return -1 }
+            let client = WSClient(session: session, viewer: session.connect())
+            clients[wsi] = client
+            log("ws open \(session.id) viewer \(client.viewer)")
+            return 0
+
+        case LWS_CALLBACK_RECEIVE:
+            guard let client = clients[wsi] else { return -1 }
+            if lws_is_first_fragment(wsi) != 0 {
+                client.rx.removeAll(keepingCapacity: true)
+                client.rxTooLarge = false
+                client.rxBinary = lws_frame_is_binary(wsi) != 0
+            }
+            if let input, !client.rxTooLarge {
+                if client.rx.count + len > Self.maxMessage {
+                    client.rxTooLarge = true
+                    client.rx = []
+                } else {
+                    client.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
+                }
+            }
+            guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+            receiveMessage(client)
+            if client.wantsWrite { lws_callback_on_writable(wsi) }
+            return 0
+
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            guard let client = clients[wsi] else { return 0 }
+            let next: Outgoing? = client.outbox.isEmpty ? client.session.nextFrame(for: client.viewer)
+                                                        : client.outbox.removeFirst()
+            if let next {
+                let ok: Bool
+                switch next {
+                case let .text(json):
+                    ok = write(wsi, Jansson.serialize(json, realPrecision: 9), mode: LWS_WRITE_TEXT)
+                case let .binary(bytes):
+                    ok = write(wsi, bytes, mode: LWS_WRITE_BINARY)
+                }
+                guard ok else { return -1 }
+            }
+            if client.wantsWrite { lws_callback_on_writable(wsi) }
+            return 0
+
+        case LWS_CALLBACK_CLOSED:
+            if let c = clients.removeValue(forKey: wsi) {
+                c.session.disconnect(c.viewer)
+                log("ws close \(c.session.id) viewer \(c.viewer)")
+            }
+            return 0
+
+        default:
+            return lws_callback_http_dummy(wsi, reason, nil, input, len)
+        }
+    }
+
+    // MARK: Messages
+
+    private func receiveMessage(_ client: WSClient) {
+        let replies: [Outgoing]
+        if client.rxTooLarge {
+            replies = [.text(ProtocolError(.tooLarge, "messages are limited to \(Self.maxMessage) bytes").json)]
+        } else if client.rxBinary {
+            replies = [.text(ProtocolError(.unsupported, "send JSON text messages; binary messages are not accepted").json)]
+        } else {
+            do {
+                let json = try Jansson.parse(client.rx)
+                let before = client.session.chart.version
+                replies = client.session.receive(json: json, from: client.viewer)
+                if client.session.chart.version != before { sessionChanged(client.session) }
+            } catch {
+                replies = [.text(ProtocolError(.badJSON, error.description).json)]
+            }
+        }
+        client.rx.removeAll(keepingCapacity: client.rx.capacity <= 4096)
+        client.outbox.append(contentsOf: replies.prefix(max(0, Self.maxOutbox - client.outbox.count)))
+    }
+
+    // MARK: HTTP helpers
+
+    private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange) -> Int32 {
+        let response: HTTPResponse = ex.bodyTooLarge
+            ? .error(413, "body larger than \(Router.maxBody) bytes")
+            : router.handle(HTTPRequest(method: ex.method, path: ex.path, query: ex.query, body: ex.body))
+        ex.body = []
+        ex.response = response
+        if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
+
+        var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)
+        let ok: Bool = headers.withUnsafeMutableBufferPointer { buf in
+            let start = buf.baseAddress! + Int(cw_lws_pre())
+            let end = buf.baseAddress! + buf.count
+            var p: UnsafeMutablePointer<UInt8>? = start
+            guard lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType,
+                                              lws_filepos_t(response.body.count), &p, end) == 0 else { return false }
+            let name = "cache-control:", value = response.cacheControl
+            guard lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) == 0 else { return false }
+            return lws_finalize_write_http_header(wsi, start, &p, end) == 0
+        }
+        guard ok else { return -1 }
+        if response.body.isEmpty {
+            exchanges[wsi] = nil
+            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+        }
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
+    /// Writes bytes with the LWS_PRE headroom lws needs before them.
+    private func write(_ wsi: OpaquePointer, _ bytes: [UInt8], range: Range<Int>? = nil, mode: lws_write_protocol) -> Bool {
+        let r = range ?? 0..<bytes.count
+        let pre = Int(cw_lws_pre())
+        var buffer = [UInt8](repeating: 0, count: pre + r.count)
+        buffer.withUnsafeMutableBufferPointer { b in
+            bytes.withUnsafeBufferPointer { src in
+                if !r.isEmpty { (b.baseAddress! + pre).update(from: src.baseAddress! + r.lowerBound, count: r.count) }
+            }
+        }
+        let written = buffer.withUnsafeMutableBufferPointer { b in
+            lws_write(wsi, b.baseAddress! + pre, r.count, mode)
+        }
+        return written >= 0
+    }
+
+    private func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        let n = Int(lws_hdr_total_length(wsi, token))
+        guard n > 0 else { return nil }
+        var buf = [CChar](repeating: 0, count: n + 1)
+        guard lws_hdr_copy(wsi, &buf, Int32(n + 1), token) >= 0 else { return nil }
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
+        var out: [String: String] = [:]
+        var buf = [CChar](repeating: 0, count: 512)
+        var i: Int32 = 0
+        while i < 32, lws_hdr_copy_fragment(wsi, &buf, Int32(buf.count), WSI_TOKEN_HTTP_URI_ARGS, i) > 0 {
+            let s = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let eq = s.firstIndex(of: "=") {
+                out[String(s[..<eq])] = String(s[s.index(after: eq)...])
+            } else {
+                out[s] = ""
+            }
+            i += 1
+        }
+        return out
+    }
+
+    private func sessionForUpgrade(_ wsi: OpaquePointer) -> Session? {
+        guard let path = header(wsi, WSI_TOKEN_GET_URI) else { return nil }
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count == 2, parts[0] == "ws" else { return nil }
+        return hub.session(parts[1])
+    }
+}

@@ -1,0 +1,152 @@
+import CLibWebSockets
+import ChartSession
+import Foundation
+
+/// The libwebsockets transport. Everything runs on the one thread that calls
+/// `lws_service`: the protocol callback, the periodic tick and all session work, so
+/// sessions need no locks. This file and `LWSCallback.swift` hold every C pointer
+/// of the server.
+final class LWSServer {
+    let options: Options
+    let router: Router
+    let hub: SessionHub
+    private(set) var context: OpaquePointer?
+    private var protocols: UnsafeMutablePointer<lws_protocols>?
+    private var protocolNames: [UnsafeMutablePointer<CChar>] = []
+    private var tickTimer: UnsafeMutablePointer<lws_sorted_usec_list_t>?
+    private var hostCString: UnsafeMutablePointer<CChar>?
+
+    /// State of HTTP exchanges and WebSocket viewers, by connection.
+    var exchanges: [OpaquePointer: HTTPExchange] = [:]
+    var clients: [OpaquePointer: WSClient] = [:]
+
+    /// Largest WebSocket message accepted from a client.
+    static let maxMessage = 64 * 1024
+    /// Replies queued for one client before further ones are dropped.
+    static let maxOutbox = 64
+    /// Period of the session clock (data generators) and frame scheduling.
+    static let tickMicros: Int64 = 20_000
+
+    init(options: Options, resources: ServerResources) {
+        self.options = options
+        self.hub = resources.hub
+        self.router = Router(hub: resources.hub, webDir: resources.webDir,
+                             fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont])
+    }
+
+    struct ListenError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    /// Creates the context and starts listening; returns the bound port.
+    func start() throws(ListenError) -> Int {
+        cw_lws_set_log_level(Int32(LLL_ERR))
+        let names: [UnsafeMutablePointer<CChar>] = ["http", "chartwire.v1"].map { (s: String) in strdup(s)! }
+        protocolNames = names
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 3)
+        table.initialize(repeating: lws_protocols(), count: 3)
+        for (i, name) in names.enumerated() {
+            table[i].name = UnsafePointer(name)
+            table[i].callback = lwsCallback
+            table[i].per_session_data_size = 0
+            table[i].rx_buffer_size = 16 * 1024
+        }
+        protocols = table
+
+        var info = lws_context_creation_info()
+        info.port = Int32(options.port)
+        hostCString = strdup(options.host)
+        info.iface = UnsafePointer(hostCString)
+        info.protocols = UnsafePointer(table)
+        info.gid = -1
+        info.uid = -1
+        info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        if !options.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        guard let ctx = lws_create_context(&info) else {
+            throw ListenError(message: "cannot listen on \(options.host):\(options.port)")
+        }
+        context = ctx
+        guard let vhost = lws_get_vhost_by_name(ctx, "default") else {
+            throw ListenError(message: "libwebsockets created no default vhost")
+        }
+        let port = Int(lws_get_vhost_listen_port(vhost))
+
+        let timer = UnsafeMutablePointer<lws_sorted_usec_list_t>.allocate(capacity: 1)
+        timer.initialize(to: lws_sorted_usec_list_t())
+        tickTimer = timer
+        scheduleTick()
+        return port
+    }
+
+    /// Serves until `shouldStop` turns true (a signal) or the loop fails.
+    func run(until shouldStop: () -> Bool) {
+        guard let ctx = context else { return }
+        while !shouldStop() {
+            if lws_service(ctx, 0) < 0 { break }
+        }
+        lws_context_destroy(ctx)
+        context = nil
+    }
+
+    func wakeUp() { if let ctx = context { lws_cancel_service(ctx) } }
+
+    private func scheduleTick() {
+        guard let ctx = context, let timer = tickTimer else { return }
+        lws_sul_schedule(ctx, 0, timer, lwsTick, Self.tickMicros)
+    }
+
+    /// Runs every `tickMicros`: advances the session clocks, then asks to write to
+    /// every viewer that may be owed a frame.
+    fileprivate func tick() {
+        hub.advance(to: ProcessInfo.processInfo.systemUptime)
+        for (wsi, client) in clients where client.wantsWrite { lws_callback_on_writable(wsi) }
+        scheduleTick()
+    }
+
+    /// After a gesture changed a session: wake every viewer of it at once.
+    func sessionChanged(_ session: Session) {
+        for (wsi, client) in clients where client.session === session && client.wantsWrite {
+            lws_callback_on_writable(wsi)
+        }
+    }
+
+    func log(_ line: String) {
+        guard !options.quiet else { return }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// One HTTP request in progress: what arrived, and the response being written.
+final class HTTPExchange {
+    var method = "GET"
+    var path = "/"
+    var query: [String: String] = [:]
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    var response: HTTPResponse?
+    var sent = 0
+}
+
+/// One WebSocket viewer.
+final class WSClient {
+    let session: Session
+    let viewer: ViewerID
+    var rx: [UInt8] = []
+    var rxTooLarge = false
+    var rxBinary = false
+    var outbox: [Outgoing] = []
+
+    init(session: Session, viewer: ViewerID) { self.session = session; self.viewer = viewer }
+
+    var wantsWrite: Bool { !outbox.isEmpty || session.mayHaveFrame(for: viewer) }
+}
+
+private func lwsTick(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+    currentServer?.tick()
+}
+
+/// The server the C callbacks reach. Set once before the loop starts; touched only
+/// from the service thread.
+nonisolated(unsafe) var currentServer: LWSServer?

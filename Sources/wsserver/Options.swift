@@ -1,0 +1,62 @@
+import Foundation
+
+/// The command line (INTERFACE.md). Parsing is pure so tests can check every error.
+struct Options: Equatable {
+    var host = "127.0.0.1"
+    var port = 8080
+    var webDir: String? = nil
+    var configFile: String? = nil
+    var demo = true
+    var fontDir = "/usr/share/fonts/truetype/dejavu"
+    var quiet = false
+
+    struct UsageError: Error, Equatable, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    static let usage = """
+        usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR] [--quiet]
+          --host ADDR     address to bind (default 127.0.0.1)
+          --port N        TCP port, 0 picks a free one (default 8080)
+          --web DIR       folder of the static client (default: the package's web/)
+          --config FILE   JSON spec of the sessions to host (default: the demo sessions)
+          --no-demo       start with no demo sessions
+          --font-dir DIR  folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf
+                          (default /usr/share/fonts/truetype/dejavu)
+          --quiet         no request log on stderr
+        """
+
+    static func parse(_ args: [String]) throws(UsageError) -> Options {
+        var o = Options()
+        var i = 0
+        func value(_ flag: String) throws(UsageError) -> String {
+            i += 1
+            guard i < args.count, !args[i].hasPrefix("--") else { throw UsageError(message: "\(flag) needs a value") }
+            return args[i]
+        }
+        while i < args.count {
+            let arg = args[i]
+            switch arg {
+            case "--host":
+                o.host = try value(arg)
+                guard !o.host.isEmpty else { throw UsageError(message: "--host needs an address") }
+            case "--port":
+                let v = try value(arg)
+                guard let p = Int(v), (0...65535).contains(p) else {
+                    throw UsageError(message: "--port: \"\(v)\" is not a port number (0 to 65535)")
+                }
+                o.port = p
+            case "--web": o.webDir = try value(arg)
+            case "--config": o.configFile = try value(arg)
+            case "--font-dir": o.fontDir = try value(arg)
+            case "--no-demo": o.demo = false
+            case "--quiet": o.quiet = true
+            case "--help", "-h": throw UsageError(message: "help")
+            default: throw UsageError(message: "unknown argument \"\(arg)\" (see --help)")
+            }
+            i += 1
+        }
+        return o
+    }
+}

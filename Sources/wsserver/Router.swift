@@ -1,0 +1,175 @@
+import ChartSession
+import Foundation
+
+struct HTTPRequest {
+    var method: String
+    var path: String
+    var query: [String: String]
+    var body: [UInt8]
+}
+
+struct HTTPResponse: Equatable {
+    var status: Int
+    var contentType: String
+    var body: [UInt8]
+    var cacheControl = "no-store"
+
+    static func json(_ status: Int, _ value: JSONValue, realPrecision: Int32 = 17) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json",
+                     body: Jansson.serialize(value, realPrecision: realPrecision))
+    }
+
+    static func error(_ status: Int, _ message: String) -> HTTPResponse {
+        json(status, .object([("error", .string(message))]))
+    }
+
+    var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// The HTTP routes of INTERFACE.md, as a pure function of the request and the hub.
+/// The transport (LWSServer) only moves bytes.
+struct Router {
+    let hub: SessionHub
+    let webDir: String
+    let fonts: [String: [UInt8]]
+
+    /// Largest request body accepted (an append of about a million points).
+    static let maxBody = 32 << 20
+
+    func handle(_ req: HTTPRequest) -> HTTPResponse {
+        let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch (req.method, parts.count) {
+        case ("POST", 6) where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "series" && parts[5] == "append":
+            return append(session: parts[2], series: parts[4], body: req.body)
+        case ("POST", _):
+            return .error(req.path.hasPrefix("/api/") ? 404 : 405, "no POST route \(req.path)")
+        case ("GET", _):
+            break
+        default:
+            return .error(405, "method \(req.method) is not supported")
+        }
+
+        switch parts.count {
+        case 0: return indexPage()
+        case 1 where parts[0] == "healthz":
+            return HTTPResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array("ok".utf8))
+        case 2 where parts[0] == "api" && parts[1] == "sessions":
+            return .json(200, hub.listing)
+        case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
+            return frame(session: parts[2], query: req.query)
+        case 2 where parts[0] == "s":
+            guard hub.session(parts[1]) != nil else { return .error(404, "no session \"\(parts[1])\"") }
+            return staticFile("client.html")
+        case 2 where parts[0] == "font":
+            guard let bytes = fonts[parts[1]] else { return .error(404, "no font \(parts[1])") }
+            return HTTPResponse(status: 200, contentType: "font/ttf", body: bytes, cacheControl: "max-age=86400")
+        case 1:
+            return staticFile(parts[0])
+        default:
+            return .error(404, "not found: \(req.path)")
+        }
+    }
+
+    // MARK: Pages and files
+
+    static let contentTypes = [
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
+        "css": "text/css; charset=utf-8", "svg": "image/svg+xml", "png": "image/png", "ico": "image/x-icon",
+    ]
+
+    func staticFile(_ name: String) -> HTTPResponse {
+        let allowed = name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+        }
+        let ext = name.split(separator: ".").last.map(String.init) ?? ""
+        guard allowed, !name.hasPrefix("."), let type = Self.contentTypes[ext],
+              let data = FileManager.default.contents(atPath: webDir + "/" + name)
+        else { return .error(404, "not found: /\(name)") }
+        return HTTPResponse(status: 200, contentType: type, body: [UInt8](data), cacheControl: "no-cache")
+    }
+
+    func indexPage() -> HTTPResponse {
+        var rows = ""
+        for s in hub.sessions {
+            let series = s.chart.series.map(\.name).map(htmlEscape).joined(separator: ", ")
+            rows += """
+                <li><a href="/s/\(htmlEscape(s.id))">\(htmlEscape(s.title))</a> \
+                <span class="meta">\(htmlEscape(s.id)) · \(series) · \(s.viewerCount) watching</span></li>\n
+                """
+        }
+        if rows.isEmpty { rows = "<li>No sessions are hosted. Start the server with --config FILE.</li>\n" }
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>ChartWire</title>
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#1d2029}
+            a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:13px;margin-left:.5rem}li{margin:.4rem 0}</style>
+            </head><body><h1>ChartWire sessions</h1><ul>
+            \(rows)</ul><p class="meta">JSON: <a href="/api/sessions">/api/sessions</a></p></body></html>
+            """
+        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html.utf8))
+    }
+
+    // MARK: API
+
+    func frame(session id: String, query: [String: String]) -> HTTPResponse {
+        guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
+        func int(_ key: String, default d: Int?) -> Int? {
+            guard let s = query[key] else { return d }
+            return Int(s)
+        }
+        guard let w = int("width", default: 800), (1...ViewerSize.maxSide).contains(w) else {
+            return .error(400, "width must be a whole number from 1 to \(ViewerSize.maxSide)")
+        }
+        guard let h = int("height", default: 500), (1...ViewerSize.maxSide).contains(h) else {
+            return .error(400, "height must be a whole number from 1 to \(ViewerSize.maxSide)")
+        }
+        let dprText = query["dpr"] ?? "1"
+        guard let dpr = Double(dprText), ViewerSize.dprRange.contains(dpr) else {
+            return .error(400, "dpr must be a number from \(ViewerSize.dprRange.lowerBound) to \(ViewerSize.dprRange.upperBound)")
+        }
+        let list = session.displayList(size: ViewerSize(width: w, height: h, dpr: dpr))
+        return .json(200, list.json, realPrecision: 9)
+    }
+
+    func append(session id: String, series: String, body: [UInt8]) -> HTTPResponse {
+        guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
+        guard session.chart.seriesIndex(series) != nil else {
+            return .error(404, "no series \"\(series)\" in session \"\(id)\"")
+        }
+        guard body.count <= Self.maxBody else { return .error(413, "body larger than \(Self.maxBody) bytes") }
+        let json: JSONValue
+        do { json = try Jansson.parse(body) } catch { return .error(400, "\(error)") }
+        var xs: [Double] = [], ys: [Double] = []
+        do {
+            var r = JSONReader(json)
+            guard let x = try r.numbers("x") else { throw r.fail("field \"x\" is required") }
+            guard let y = try r.numbers("y") else { throw r.fail("field \"y\" is required") }
+            try r.finish()
+            xs = x; ys = y
+        } catch {
+            return .error(400, "\(error)")
+        }
+        do {
+            let n = try session.append(seriesId: series, xs: xs, ys: ys)
+            return .json(200, .object([("accepted", .int(Int64(n)))]))
+        } catch {
+            return .error(400, error.description)
+        }
+    }
+}
+
+func htmlEscape(_ s: String) -> String {
+    var out = ""
+    for c in s {
+        switch c {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&#39;"
+        default: out.append(c)
+        }
+    }
+    return out
+}

@@ -1,0 +1,83 @@
+import ChartSession
+import Foundation
+import LayoutEngine
+
+/// Everything the server loads before it listens: fonts, web folder, sessions.
+/// Failures here are start-up errors: one line on stderr, exit code 2.
+struct StartupError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+struct ServerResources {
+    var measurer: TextMeasurer
+    var regularFont: [UInt8]
+    var boldFont: [UInt8]
+    var webDir: String
+    var hub: SessionHub
+
+    static func load(_ options: Options) throws(StartupError) -> ServerResources {
+        func read(_ path: String) throws(StartupError) -> [UInt8] {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw StartupError(message: "cannot read \(path) (install fonts-dejavu-core, or pass --font-dir)")
+            }
+            return [UInt8](data)
+        }
+        let regular = try read(options.fontDir + "/DejaVuSans.ttf")
+        let bold = try read(options.fontDir + "/DejaVuSans-Bold.ttf")
+        let measurer: TextMeasurer
+        do {
+            measurer = TextMeasurer(regular: try FontMetrics(trueType: regular, family: Theme.defaultFontFamily),
+                                    bold: try FontMetrics(trueType: bold, family: Theme.defaultFontFamily))
+        } catch {
+            throw StartupError(message: "\(options.fontDir): \(error)")
+        }
+
+        let webDir = try locateWebDir(options.webDir)
+
+        var specs: [SessionSpec] = []
+        if options.demo && options.configFile == nil {
+            specs += try decodeSpec(DemoSpec.json, source: "embedded demo spec")
+        }
+        if let file = options.configFile {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw StartupError(message: "--config: cannot read \(file)")
+            }
+            specs += try decodeSpec(String(decoding: data, as: UTF8.self), source: file)
+        }
+        let hub = SessionHub()
+        for spec in specs {
+            guard hub.session(spec.id) == nil else {
+                throw StartupError(message: "session \"\(spec.id)\" is declared twice")
+            }
+            hub.add(spec.makeSession(measurer: measurer))
+        }
+        return ServerResources(measurer: measurer, regularFont: regular, boldFont: bold, webDir: webDir, hub: hub)
+    }
+
+    static func decodeSpec(_ text: String, source: String) throws(StartupError) -> [SessionSpec] {
+        let json: JSONValue
+        do { json = try Jansson.parse(text) } catch { throw StartupError(message: "\(source): \(error)") }
+        do { return try ConfigSpec.decode(json) } catch { throw StartupError(message: "\(source): \(error)") }
+    }
+
+    /// `--web DIR`, else `web/` in the working directory, else the package's `web/`
+    /// found from this source file's location.
+    static func locateWebDir(_ given: String?) throws(StartupError) -> String {
+        let fm = FileManager.default
+        func valid(_ dir: String) -> Bool { fm.fileExists(atPath: dir + "/client.html") }
+        if let given {
+            guard valid(given) else { throw StartupError(message: "--web: \(given) has no client.html") }
+            return given
+        }
+        let candidates = [
+            fm.currentDirectoryPath + "/web",
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("web").path,
+        ]
+        guard let found = candidates.first(where: valid) else {
+            throw StartupError(message: "cannot find the web/ folder; pass --web DIR")
+        }
+        return found
+    }
+}
