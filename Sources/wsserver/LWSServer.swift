@@ -31,7 +31,8 @@ final class LWSServer {
         self.options = options
         self.hub = resources.hub
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
-                             fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont])
+                             fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
+                             measurer: resources.measurer)
     }
 
     struct ListenError: Error, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import ChartSession
 import Foundation
+import LayoutEngine
 
 struct HTTPRequest {
     var method: String
@@ -32,6 +33,7 @@ struct Router {
     let hub: SessionHub
     let webDir: String
     let fonts: [String: [UInt8]]
+    let measurer: TextMeasurer
 
     /// Largest request body accepted (an append of about a million points).
     static let maxBody = 32 << 20
@@ -55,6 +57,8 @@ struct Router {
             return HTTPResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array("ok".utf8))
         case 2 where parts[0] == "api" && parts[1] == "sessions":
             return .json(200, hub.listing)
+        case 2 where parts[0] == "api" && parts[1] == "measure":
+            return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
             return frame(session: parts[2], query: req.query)
         case 2 where parts[0] == "s":
@@ -130,6 +134,23 @@ struct Router {
         }
         let list = session.displayList(size: ViewerSize(width: w, height: h, dpr: dpr))
         return .json(200, list.json, realPrecision: 9)
+    }
+
+    /// `GET /api/measure?text=T&size=S&bold=1`: how wide the server measures a
+    /// string in the chart font (for checking the client's font against the server's).
+    func measure(query: [String: String]) -> HTTPResponse {
+        guard let text = query["text"] else { return .error(400, "text is required") }
+        guard let size = Double(query["size"] ?? "12"), size > 0, size <= 500 else {
+            return .error(400, "size must be a number of pixels from 0 to 500")
+        }
+        let bold = query["bold"] == "1" || query["bold"] == "true"
+        let m = measurer.metrics(for: TextStyle(size: size, bold: bold))
+        return .json(200, .object([
+            ("text", .string(text)), ("size", .number(size)), ("bold", .bool(bold)),
+            ("font", .string("\(bold ? "bold " : "")\(ChartRenderer.cssNumber(size))px \(Theme.defaultFontFamily)")),
+            ("width", .double(m.width(of: text, size: size))),
+            ("ascent", .double(m.ascent(size: size))), ("descent", .double(m.descent(size: size))),
+        ]))
     }
 
     func append(session id: String, series: String, body: [UInt8]) -> HTTPResponse {

@@ -31,7 +31,7 @@ public struct ChartRenderer: Sendable {
         "\(style.bold ? "bold " : "")\(Self.cssNumber(style.size))px \(theme.fontFamily)"
     }
 
-    static func cssNumber(_ v: Double) -> String {
+    public static func cssNumber(_ v: Double) -> String {
         v.rounded() == v ? String(Int(v)) : String(v)
     }
 

@@ -5,6 +5,14 @@
 /// draws with the very same font file (served to the page through `@font-face`), so
 /// widths measured here are the widths the browser draws.
 public struct FontMetrics: Equatable, Sendable {
+    /// A ligature the font substitutes by default (`liga`/`clig`): when `first` is
+    /// followed by `rest`, the glyphs become `glyph`.
+    public struct Ligature: Equatable, Sendable {
+        public var rest: [UInt16]
+        public var glyph: UInt16
+        public init(rest: [UInt16], glyph: UInt16) { self.rest = rest; self.glyph = glyph }
+    }
+
     public let family: String
     public let unitsPerEm: Double
     /// Distance above the baseline, in font units (positive).
@@ -12,40 +20,67 @@ public struct FontMetrics: Equatable, Sendable {
     /// Distance below the baseline, in font units (positive).
     public let descender: Double
     public let lineGap: Double
-    /// Advance width of each mapped Unicode scalar, in font units.
-    let advances: [UInt32: UInt16]
-    /// Glyph of each mapped scalar, for kerning look-ups.
-    let glyphs: [UInt32: UInt16]
+    /// Unicode scalar -> glyph id.
+    let cmap: [UInt32: UInt16]
+    /// Advance width of each glyph, in font units.
+    let glyphAdvances: [UInt16]
     /// Pair kerning in font units, keyed by (left glyph << 16 | right glyph).
     let kerning: [UInt32: Int16]
-    let missingAdvance: UInt16
+    /// Default ligatures by first glyph, in the font's order of preference, grouped
+    /// by lookup (lookups apply one after another, as a shaper does).
+    let ligatureLookups: [[UInt16: [Ligature]]]
 
     public init(
         family: String, unitsPerEm: Double, ascender: Double, descender: Double, lineGap: Double,
-        advances: [UInt32: UInt16], glyphs: [UInt32: UInt16] = [:], kerning: [UInt32: Int16] = [:],
-        missingAdvance: UInt16
+        cmap: [UInt32: UInt16], glyphAdvances: [UInt16], kerning: [UInt32: Int16] = [:],
+        ligatureLookups: [[UInt16: [Ligature]]] = []
     ) {
+        precondition(!glyphAdvances.isEmpty, "a font has at least the .notdef glyph")
         self.family = family; self.unitsPerEm = unitsPerEm
         self.ascender = ascender; self.descender = descender; self.lineGap = lineGap
-        self.advances = advances; self.glyphs = glyphs; self.kerning = kerning
-        self.missingAdvance = missingAdvance
+        self.cmap = cmap; self.glyphAdvances = glyphAdvances; self.kerning = kerning
+        self.ligatureLookups = ligatureLookups
     }
 
     public var hasKerning: Bool { !kerning.isEmpty }
+    public var hasLigatures: Bool { !ligatureLookups.isEmpty }
 
-    /// Width of `text` set at `size` pixels per em, including pair kerning when
-    /// `kerning` is on (as a browser's default text rendering does).
-    public func width(of text: String, size: Double, kerning useKerning: Bool = true) -> Double {
+    /// The glyphs a browser draws for `text`: one per scalar, then the default
+    /// ligatures substituted.
+    public func glyphs(for text: String, ligatures: Bool = true) -> [UInt16] {
+        var glyphs = text.unicodeScalars.map { cmap[$0.value] ?? 0 }
+        guard ligatures else { return glyphs }
+        for lookup in ligatureLookups {
+            var i = 0
+            while i < glyphs.count {
+                if let candidates = lookup[glyphs[i]] {
+                    for lig in candidates where i + lig.rest.count < glyphs.count
+                        && glyphs[(i + 1)...(i + lig.rest.count)].elementsEqual(lig.rest) {
+                        glyphs.replaceSubrange(i...(i + lig.rest.count), with: [lig.glyph])
+                        break
+                    }
+                }
+                i += 1
+            }
+        }
+        return glyphs
+    }
+
+    func advance(_ glyph: UInt16) -> Int {
+        Int(Int(glyph) < glyphAdvances.count ? glyphAdvances[Int(glyph)] : glyphAdvances[glyphAdvances.count - 1])
+    }
+
+    /// Width of `text` set at `size` pixels per em, with the default ligatures and
+    /// pair kerning a browser applies (either can be turned off).
+    public func width(of text: String, size: Double, kerning useKerning: Bool = true, ligatures: Bool = true) -> Double {
         var units = 0
-        var previousGlyph: UInt16? = nil
-        for scalar in text.unicodeScalars {
-            let code = scalar.value
-            units += Int(advances[code] ?? missingAdvance)
-            let glyph = glyphs[code] ?? 0
-            if useKerning, let left = previousGlyph, let k = kerning[UInt32(left) << 16 | UInt32(glyph)] {
+        var previous: UInt16? = nil
+        for glyph in glyphs(for: text, ligatures: ligatures) {
+            units += advance(glyph)
+            if useKerning, let left = previous, let k = kerning[UInt32(left) << 16 | UInt32(glyph)] {
                 units += Int(k)
             }
-            previousGlyph = glyph
+            previous = glyph
         }
         return Double(units) * size / unitsPerEm
     }
