@@ -42,8 +42,10 @@ let package = Package(
             path: "bench/chartbench"
         ),
 
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
-        .testTarget(name: "ChartSessionTests", dependencies: ["ChartSession", "LayoutEngine"]),
-        .testTarget(name: "wsserverTests", dependencies: ["wsserver", "ChartSession"]),
+        // Shared by the test targets: the DejaVu fonts the server measures with.
+        .target(name: "TestSupport", dependencies: ["LayoutEngine"], path: "Tests/TestSupport"),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "TestSupport"]),
+        .testTarget(name: "ChartSessionTests", dependencies: ["ChartSession", "LayoutEngine", "TestSupport"]),
+        .testTarget(name: "wsserverTests", dependencies: ["wsserver", "ChartSession", "TestSupport"]),
     ]
 )

@@ -33,7 +33,9 @@ public enum LineDecimator {
         }
 
         for i in indices {
-            let px = x.pixel(xs[i]) * scale
+            // Columns are taken from the coordinate as it is sent (a Float), so that
+            // what the client draws falls in the column it was reduced in.
+            let px = Double(Float(x.pixel(xs[i]))) * scale
             let c = Int(min(max(px, -1e12), 1e12).rounded(.down))
             if c != column {
                 flush()

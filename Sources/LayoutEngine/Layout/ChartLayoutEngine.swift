@@ -88,9 +88,13 @@ public struct ChartLayoutEngine: Sendable {
     static func plotRect(content: Rect, axes: [AxisSpec], thickness: [Double]) -> Rect {
         var sums: [AxisAlignment: Double] = [:]
         for (i, a) in axes.enumerated() { sums[a.alignment, default: 0] += thickness[i] }
-        return content.inset(by: EdgeInsets(
+        var plot = content.inset(by: EdgeInsets(
             top: sums[.top, default: 0], left: sums[.left, default: 0],
             bottom: sums[.bottom, default: 0], right: sums[.right, default: 0]))
+        // On a canvas too small for its axes the plot collapses, but stays on it.
+        plot.x = min(plot.x, content.maxX)
+        plot.y = min(plot.y, content.maxY)
+        return plot
     }
 
     static func band(for alignment: AxisAlignment, plot: Rect, offset: Double, thickness: Double) -> Rect {
@@ -163,6 +167,9 @@ public struct ChartLayoutEngine: Sendable {
                                    bounds: Rect(x: left, y: plot.midY - w / 2, width: h, height: w))
             }
         }
+
+        // A title with no room on the canvas is left out, as labels are.
+        if let t = title, !canvas.contains(t.bounds) { title = nil }
 
         return AxisLayout(id: axis.id, alignment: axis.alignment, rect: band, calculator: calc,
                           step: generated?.step, ticks: generated?.ticks ?? [], labels: labels, title: title,

@@ -44,7 +44,8 @@ public enum TickLabelFormatter {
     static func exponentLabel(_ v: Double) -> String { "\(v)" }
 
     /// A general-purpose label for a value that is not on a tick (legends, cursors):
-    /// up to `significant` significant digits, no trailing zeros.
+    /// up to `significant` significant digits after the point, no trailing zeros;
+    /// the integer part is always whole (1234567 stays 1234567).
     public static func general(_ v: Double, significant: Int = 6) -> String {
         guard v.isFinite else { return v.isNaN ? "NaN" : (v > 0 ? "∞" : "-∞") }
         if v == 0 { return "0" }

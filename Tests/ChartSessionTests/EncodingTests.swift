@@ -1,0 +1,78 @@
+import Testing
+@testable import ChartSession
+
+@Suite struct EncodingTests {
+    static let everyOp = Layer(id: .overlay, version: 7, commands: [
+        .rect(x: 0, y: 0, w: 10, h: 5, fill: "#fff", stroke: nil, lineWidth: 0),
+        .rect(x: 1, y: 2, w: 3, h: 4, fill: nil, stroke: "red", lineWidth: 1.5),
+        .rect(x: 1, y: 2, w: 3, h: 4, fill: "#fff", stroke: "red", lineWidth: 2),
+        .clip(x: 1, y: 1, w: 8, h: 3),
+        .polyline(points: [0, 0, 1.5, 2.25, 3, -1], stroke: "#1f77b4", width: 1.5, dash: []),
+        .polyline(points: [0, 0, 5, 5], stroke: "red", width: 1, dash: [4, 2]),
+        .segments(coords: [0, 0, 1, 1, 2, 2, 3, 3], stroke: "#e3e5ea", width: 0.5, dash: []),
+        .unclip,
+        .text(x: 10, y: 20, text: "Température °C ✓", font: "12px ChartWire Sans", fill: "#333", align: .center,
+              baseline: .alphabetic, angle: -90),
+        .text(x: 1, y: 2, text: "", font: "bold 16px ChartWire Sans", fill: "#333", align: .right, baseline: .middle, angle: 0),
+    ])
+
+    @Test func decodeWhatIsEncoded() throws {
+        let list = DisplayList(width: 800, height: 500, dpr: 2, layers: [
+            Self.everyOp, Layer(id: .background, version: 1, commands: []),
+        ])
+        let bytes = BinaryFrame.encode(list)
+        #expect(try BinaryFrame.decode(bytes) == list)
+    }
+
+    /// The exact bytes of a small frame, as docs/protocol.md describes them.
+    @Test func exactBytes() {
+        let list = DisplayList(width: 300, height: 200, dpr: 1, layers: [
+            Layer(id: .series, version: 5, commands: [
+                .polyline(points: [1, 2], stroke: "red", width: 2, dash: []),
+                .unclip,
+            ]),
+        ])
+        let expected: [UInt8] = [
+            0x43, 0x57, 0x46, 0x31,  // "CWF1"
+            0x2C, 0x01, 0xC8, 0x00,  // width 300, height 200
+            0x00, 0x00, 0x80, 0x3F,  // dpr 1.0
+            0x01, 0, 0, 0,           // one layer, reserved
+            0x01, 0, 0, 0,           // layer "series", reserved
+            0x05, 0, 0, 0,           // version 5
+            0x20, 0, 0, 0,           // body length 32
+            0x01, 0x00, 0x03, 0x00, 0x72, 0x65, 0x64,  // strings: 1 — "red"
+            0x02, 0, 0, 0,           // two commands
+            0x01, 0x00, 0x00,        // polyline, stroke string 0
+            0x00, 0x00, 0x00, 0x40,  // width 2.0
+            0x00,                    // no dash
+            0x01, 0, 0, 0,           // one point
+            0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x00, 0x40,  // (1, 2)
+            0x06,                    // unclip
+        ]
+        #expect(BinaryFrame.encode(list) == expected)
+    }
+
+    @Test func truncatedOrCorruptFramesAreRefused() {
+        let bytes = BinaryFrame.encode(DisplayList(width: 10, height: 10, dpr: 1, layers: [Self.everyOp]))
+        for cut in [0, 3, 15, 16, 30, bytes.count - 1] {
+            #expect(throws: FrameDecodeError.self) { try BinaryFrame.decode(Array(bytes.prefix(cut))) }
+        }
+        var badMagic = bytes; badMagic[0] = 0
+        #expect(throws: FrameDecodeError.self) { try BinaryFrame.decode(badMagic) }
+        #expect(throws: FrameDecodeError.self) { try BinaryFrame.decode(bytes + [0]) }
+    }
+
+    @Test func jsonFormOfEachOp() {
+        let texts = Self.everyOp.commands.map(\.json.compactText)
+        #expect(texts[0] == ##"{"op":"rect","x":0,"y":0,"w":10,"h":5,"fill":"#fff"}"##)
+        #expect(texts[1] == ##"{"op":"rect","x":1,"y":2,"w":3,"h":4,"stroke":"red","lineWidth":1.5}"##)
+        #expect(texts[3] == ##"{"op":"clip","x":1,"y":1,"w":8,"h":3}"##)
+        #expect(texts[4] == ##"{"op":"polyline","points":[0,0,1.5,2.25,3,-1],"stroke":"#1f77b4","width":1.5}"##)
+        #expect(texts[5] == ##"{"op":"polyline","points":[0,0,5,5],"stroke":"red","width":1,"dash":[4,2]}"##)
+        #expect(texts[6] == ##"{"op":"segments","coords":[0,0,1,1,2,2,3,3],"stroke":"#e3e5ea","width":0.5}"##)
+        #expect(texts[7] == ##"{"op":"unclip"}"##)
+        #expect(texts[8] == ##"{"op":"text","x":10,"y":20,"text":"Température °C ✓","font":"12px ChartWire Sans","fill":"#333","align":"center","baseline":"alphabetic","angle":-90}"##)
+        // Floats print in their shortest form, not as the nearest double.
+        #expect(DrawCommand.clip(x: 3.1, y: 0.1, w: 1, h: 1).json.compactText == ##"{"op":"clip","x":3.1,"y":0.1,"w":1,"h":1}"##)
+    }
+}

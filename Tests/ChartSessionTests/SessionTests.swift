@@ -1,0 +1,193 @@
+import Testing
+import LayoutEngine
+@testable import ChartSession
+
+@Suite struct SessionTests {
+    func frame(_ s: Session, _ v: ViewerID) throws -> DisplayList? {
+        guard let out = s.nextFrame(for: v) else { return nil }
+        return try BinaryFrame.decode(try #require(out.bytes))
+    }
+
+    func xRange(_ s: Session) -> DoubleRange { s.chart.resolvedRanges()["x"]! }
+
+    @Test func helloGetsWelcomeThenAllLayers() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let v = s.connect()
+        #expect(s.nextFrame(for: v) == nil)  // nothing before hello
+        let replies = s.receive(Fixtures.hello(), from: v)
+        let welcome = try #require(replies.first?.json)
+        #expect(welcome["type"] == "welcome")
+        #expect(welcome["session"] == "t")
+        #expect(welcome["viewer"] == .int(Int64(v)))
+        let first = try #require(try frame(s, v))
+        #expect(first.layers.map(\.id) == [.background, .series, .overlay])
+        #expect(first.width == 800 && first.height == 500)
+        #expect(s.mayHaveFrame(for: v) == false)
+        #expect(s.nextFrame(for: v) == nil)  // up to date
+    }
+
+    @Test func onlyChangedLayersAreSent() throws {
+        let chart = Fixtures.staticChart()
+        let s = Fixtures.session(chart)
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        let first = try #require(try frame(s, v))
+        // Appending inside the current extents changes the series only... but extents grow,
+        // so axes change too; the legend (overlay) stays.
+        try s.append(seriesId: "s", xs: [100, 101], ys: [50, 60])
+        #expect(s.mayHaveFrame(for: v))
+        let second = try #require(try frame(s, v))
+        #expect(second.layers.map(\.id) == [.background, .series])
+        for l in second.layers {
+            #expect(l.version > first.layers.first { $0.id == l.id }!.version)
+        }
+        // A resize sends every layer again.
+        _ = s.receive(.resize(ViewerSize(width: 640, height: 480, dpr: 2)), from: v)
+        let third = try #require(try frame(s, v))
+        #expect(third.layers.count == 3 && third.width == 640 && third.dpr == 2)
+    }
+
+    @Test func viewersOfOneSizeShareEncodedLayers() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let a = s.connect(), b = s.connect()
+        _ = s.receive(Fixtures.hello(), from: a)
+        _ = s.receive(Fixtures.hello(), from: b)
+        #expect(s.nextFrame(for: a) == s.nextFrame(for: b))
+        #expect(s.viewerCount == 2)
+        s.disconnect(a)
+        #expect(s.viewerCount == 1 && s.viewerIDs == [b])
+    }
+
+    @Test func jsonViewersGetJSONFrames() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(format: .json), from: v)
+        let msg = try #require(s.nextFrame(for: v)?.json)
+        #expect(msg["type"] == "frame")
+        #expect(msg["width"] == 800)
+        #expect(msg["layers"]?.arrayValue?.count == 3)
+        #expect(msg["layers"]?.arrayValue?[1]["id"] == "series")
+    }
+
+    @Test func badMessagesGetErrorsAndChangeNothing() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let v = s.connect()
+        let version = s.chart.version
+        func code(_ json: JSONValue) -> JSONValue? { s.receive(json: json, from: v).first?.json?["code"] }
+        #expect(code(["type": "resize", "width": 10, "height": 10]) == "hello_required")
+        #expect(code(["type": "explode"]) == "unknown_type")
+        #expect(code([1, 2]) == "bad_message")
+        #expect(code(["width": 3]) == "bad_message")
+        #expect(code(["type": "hello", "width": 0, "height": 10]) == "bad_field")
+        #expect(code(["type": "hello", "width": "wide", "height": 10]) == "bad_field")
+        #expect(code(["type": "hello", "width": 100, "height": 10, "dpr": 100]) == "bad_field")
+        #expect(code(["type": "hello", "width": 100, "height": 10, "colour": "red"]) == "bad_field")
+        #expect(code(["type": "pointer", "phase": "hover", "x": 1, "y": 1]) == "bad_field")
+        #expect(code(["type": "wheel", "x": 1]) == "bad_field")
+        let message = s.receive(json: ["type": "hello", "width": 100, "height": 10, "dpr": 100], from: v).first?.json?["message"]
+        #expect(message == "$.dpr: must be at most 8")
+        #expect(s.chart.version == version)
+        // The viewer is still usable afterwards.
+        #expect(s.receive(json: ["type": "hello", "width": 100, "height": 100], from: v).first?.json?["type"] == "welcome")
+    }
+
+    @Test func appendErrorsApplyNothing() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        #expect(throws: SessionError.unknownSeries("nope")) { try s.append(seriesId: "nope", xs: [1], ys: [1]) }
+        #expect(throws: SessionError.badAppend(.lengthMismatch(x: 1, y: 2))) { try s.append(seriesId: "s", xs: [200], ys: [1, 2]) }
+        #expect(s.chart.series[0].data.count == 100)
+        #expect(try s.append(seriesId: "s", xs: [200, 201], ys: [1, 2]) == 2)
+        #expect(s.chart.series[0].data.count == 102)
+    }
+
+    // MARK: Modifiers
+
+    func drag(_ s: Session, _ v: ViewerID, from a: (Double, Double), to b: (Double, Double), steps: Int = 4) {
+        _ = s.receive(.pointer(PointerEvent(phase: .down, x: a.0, y: a.1, button: 0, buttons: 1)), from: v)
+        for i in 1...steps {
+            let t = Double(i) / Double(steps)
+            _ = s.receive(.pointer(PointerEvent(phase: .move, x: a.0 + (b.0 - a.0) * t, y: a.1 + (b.1 - a.1) * t,
+                                                button: -1, buttons: 1)), from: v)
+        }
+        _ = s.receive(.pointer(PointerEvent(phase: .up, x: b.0, y: b.1, button: 0, buttons: 0)), from: v)
+    }
+
+    @Test func dragPansAndEveryViewerSeesIt() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let a = s.connect(), b = s.connect()
+        _ = s.receive(Fixtures.hello(), from: a)
+        _ = s.receive(.hello(ViewerSize(width: 400, height: 300, dpr: 1), format: .binary, token: nil), from: b)
+        _ = s.nextFrame(for: a); _ = s.nextFrame(for: b)
+
+        let layout = s.layout(size: Fixtures.size)
+        let plot = layout.plotRect
+        let before = xRange(s)
+        let perPixel = before.span / plot.width
+        drag(s, a, from: (plot.midX, plot.midY), to: (plot.midX + 100, plot.midY))
+        let after = xRange(s)
+        // Dragging right by 100 px shows data 100 px further left.
+        #expect(abs((before.min - after.min) - 100 * perPixel) < 1e-9)
+        #expect(abs(after.span - before.span) < 1e-9)
+        #expect(!s.chart.isFollowingData)
+        // Both viewers are owed a frame, and the other viewer's labels moved.
+        #expect(s.mayHaveFrame(for: a) && s.mayHaveFrame(for: b))
+        #expect(try frame(s, b)?.layers.contains { $0.id == .background } == true)
+    }
+
+    @Test func dragOutsideThePlotDoesNothing() {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        let before = xRange(s)
+        drag(s, v, from: (2, 2), to: (200, 200))
+        #expect(xRange(s) == before)
+    }
+
+    @Test func wheelZoomsAboutThePointer() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        let layout = s.layout(size: Fixtures.size)
+        let px = layout.plotRect.minX + layout.plotRect.width * 0.25
+        let anchor = layout.axis("x")!.calculator.value(px)
+        let before = xRange(s)
+        _ = s.receive(.wheel(WheelEvent(x: px, y: layout.plotRect.midY, deltaY: -100)), from: v)
+        let after = xRange(s)
+        #expect(abs(after.span - before.span / 1.2) < 1e-9)  // zoomed in by the step factor
+        let newLayout = s.layout(size: Fixtures.size)
+        #expect(abs(newLayout.axis("x")!.calculator.value(px) - anchor) < 1e-9)
+        // Zoom out again: back to the same span.
+        _ = s.receive(.wheel(WheelEvent(x: px, y: layout.plotRect.midY, deltaY: 100)), from: v)
+        #expect(abs(xRange(s).span - before.span) < 1e-9)
+    }
+
+    @Test func scrollingChartHoldsAfterPanAndResumesOnDoubleClick() throws {
+        let s = Fixtures.session(Fixtures.followChart())
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        s.advance(to: 1000)      // the session starts
+        s.advance(to: 1020)      // 20 s of data at 10 Hz
+        #expect(xRange(s) == DoubleRange(10, 20))
+        let plot = s.layout(size: Fixtures.size).plotRect
+        drag(s, v, from: (plot.midX, plot.midY), to: (plot.midX + 50, plot.midY))
+        let held = xRange(s)
+        #expect(held.max < 20)
+        s.advance(to: 1025)
+        #expect(xRange(s) == held)   // new data does not move a view the user placed
+        _ = s.receive(.doubleClick(DoubleClickEvent(x: plot.midX, y: plot.midY)), from: v)
+        #expect(s.chart.isFollowingData)
+        #expect(xRange(s) == DoubleRange(15, 25))
+    }
+
+    @Test func viewerLeavingMidDragLeavesNoState() {
+        let pan = ZoomPanModifier()
+        let s = Fixtures.session(Fixtures.staticChart(modifiers: [pan]))
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        let plot = s.layout(size: Fixtures.size).plotRect
+        _ = s.receive(.pointer(PointerEvent(phase: .down, x: plot.midX, y: plot.midY, buttons: 1)), from: v)
+        #expect(pan.activeDrags == 1)
+        s.disconnect(v)
+        #expect(pan.activeDrags == 0)
+    }
+}

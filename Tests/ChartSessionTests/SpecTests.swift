@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ChartSession
+
+/// Parses JSON text for spec tests. The server parses with jansson; these tests build
+/// `JSONValue`s through Foundation so ChartSession's tests need no C.
+func parseJSON(_ text: String) -> JSONValue {
+    func convert(_ any: Any) -> JSONValue {
+        switch any {
+        case let d as [String: Any]: return .object(d.keys.sorted().map { ($0, convert(d[$0]!)) })
+        case let a as [Any]: return .array(a.map(convert))
+        case let s as String: return .string(s)
+        case let n as NSNumber:
+            if String(cString: n.objCType) == "c" { return .bool(n.boolValue) }
+            return n.doubleValue.rounded() == n.doubleValue && abs(n.doubleValue) < 9e15
+                ? .int(n.int64Value) : .double(n.doubleValue)
+        default: return .null
+        }
+    }
+    return convert(try! JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
+}
+
+@Suite struct SpecTests {
+    @Test func demoSpecDecodesAndMatchesTheExampleFile() throws {
+        let specs = try ConfigSpec.decode(parseJSON(DemoSpec.json))
+        #expect(specs.map(\.id) == ["demo", "monitor"])
+        #expect(specs[0].chart.series.map(\.id) == ["sine", "walk", "saw"])
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/demo.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == DemoSpec.json.trimmingCharacters(in: .whitespacesAndNewlines))
+        let session = specs[0].makeSession(measurer: TestFonts.measurer)
+        #expect(session.chart.series.count == 3)
+        #expect(session.chart.modifiers.map(\.kind) == ["zoomPan", "mouseWheelZoom", "zoomExtents"])
+    }
+
+    @Test func defaultsFillAMinimalSpec() throws {
+        let specs = try ConfigSpec.decode(parseJSON(#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[1,2],"y":[3,4]}}]}}]}"#))
+        let s = specs[0].makeSession(measurer: TestFonts.measurer)
+        #expect(s.title == "a")
+        #expect(s.chart.series[0].color == Theme().palette[0])
+        #expect(s.chart.series[0].data.count == 2)
+        #expect(s.chart.xAxes.map(\.id) == ["x"] && s.chart.yAxes.map(\.id) == ["y"])
+        #expect(s.chart.modifiers.count == 3)
+    }
+
+    /// Each bad spec is refused with the JSON path of its fault.
+    @Test(arguments: [
+        (#"[]"#, "$", "expected an object, found an array"),
+        (#"{"session":[]}"#, "$.session", "unknown field"),
+        (#"{"sessions":[{"chart":{}}]}"#, "$.sessions[0].id", "is required"),
+        (#"{"sessions":[{"id":"a b","chart":{}}]}"#, "$.sessions[0].id", #""a b" is not an id: use 1 to 64 letters, digits, - or _"#),
+        (#"{"sessions":[{"id":"a"}]}"#, "$.sessions[0]", #"field "chart" is required"#),
+        (#"{"sessions":[{"id":"a","chart":{}},{"id":"a","chart":{}}]}"#, "$.sessions[1].id", #"duplicate session id "a""#),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x","alignment":"left"}]}}]}"#, "$.sessions[0].chart.xAxes[0].alignment", "an x axis sits at the top or bottom"),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x","mode":"follow"}]}}]}"#, "$.sessions[0].chart.xAxes[0].window", #"a positive window is required with mode "follow""#),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","mode":"sideways"}]}}]}"#, "$.sessions[0].chart.yAxes[0].mode", #"unknown value "sideways"; expected one of "extents", "visible", "follow", "fixed""#),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","mode":"fixed"}]}}]}"#, "$.sessions[0].chart.yAxes[0].range", #"is required with mode "fixed""#),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","range":[2,1]}]}}]}"#, "$.sessions[0].chart.yAxes[0].range", "expected [min, max] with min < max"),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","yAxis":"nope"}]}}]}"#, "$.sessions[0].chart.series[0].yAxis", #"no y axis "nope""#),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s"},{"id":"s"}]}}]}"#, "$.sessions[0].chart.series[1].id", #"duplicate series id "s""#),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","color":"red;}"}]}}]}"#, "$.sessions[0].chart.series[0].color", #""red;}" is not a CSS colour"#),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","strokeWidth":"thick"}]}}]}"#, "$.sessions[0].chart.series[0].strokeWidth", "expected a number, found a string"),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[1,2],"y":[1]}}]}}]}"#, "$.sessions[0].chart.series[0].data", "x has 2 values but y has 1; they must be equal"),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[2,1],"y":[1,1]}}]}}]}"#, "$.sessions[0].chart.series[0].data", "x[1] is smaller than the x before it; x values must not decrease"),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[1,"2"],"y":[1,1]}}]}}]}"#, "$.sessions[0].chart.series[0].data.x[1]", "expected a number, found a string"),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","generator":{"kind":"sine","rate":0}}]}}]}"#, "$.sessions[0].chart.series[0].generator.rate", "must be at least 0.1"),
+        (#"{"sessions":[{"id":"a","chart":{"modifiers":[{"type":"rotate"}]}}]}"#, "$.sessions[0].chart.modifiers[0].type", #"unknown value "rotate"; expected one of "zoomPan", "mouseWheelZoom", "zoomExtents""#),
+        (#"{"sessions":[{"id":"a","chart":{"legend":{"placement":"middle"}}}]}"#, "$.sessions[0].chart.legend.placement", #"unknown value "middle"; expected one of "topLeft", "topRight", "bottomLeft", "bottomRight""#),
+    ])
+    func badSpecsNameTheirFault(json: String, path: String, message: String) {
+        do {
+            _ = try ConfigSpec.decode(parseJSON(json))
+            Issue.record("accepted: \(json)")
+        } catch {
+            #expect(error.path == path)
+            #expect(error.message == message)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Testing
+import TestSupport
+@testable import LayoutEngine
+
+@Suite struct LayoutTests {
+    let engine = ChartLayoutEngine(measurer: TestFonts.measurer)
+
+    func spec(width: Double, height: Double, axes: [AxisSpec], title: String? = "Chart") -> ChartLayoutSpec {
+        ChartLayoutSpec(size: Size(width: width, height: height), title: title, axes: axes)
+    }
+
+    static let basicAxes = [
+        AxisSpec(id: "x", alignment: .bottom, visibleRange: DoubleRange(0, 20), title: "Time (s)"),
+        AxisSpec(id: "y", alignment: .left, visibleRange: DoubleRange(-1.2, 1.2), title: "Value"),
+    ]
+
+    @Test func axesSurroundThePlot() throws {
+        let l = engine.layout(spec(width: 800, height: 500, axes: Self.basicAxes))
+        let x = try #require(l.axis("x")), y = try #require(l.axis("y"))
+        #expect(l.invariantViolations() == [])
+        #expect(x.rect.minY == l.plotRect.maxY)
+        #expect(x.rect.minX == l.plotRect.minX && x.rect.width == l.plotRect.width)
+        #expect(y.rect.maxX == l.plotRect.minX)
+        #expect(y.rect.minY == l.plotRect.minY && y.rect.height == l.plotRect.height)
+        // The left axis is as wide as its widest label, tick, padding and title need.
+        let widest = y.ticks.map(\.labelSize.width).max()!
+        let titleHeight = TestFonts.regular.lineHeight(size: 13)
+        #expect(y.rect.width == (5 + 4 + widest + 6 + titleHeight).rounded(.up))
+        // The title sits above the plot, centred.
+        let title = try #require(l.title)
+        #expect(title.bounds.maxY <= l.plotRect.minY)
+        #expect(abs(title.bounds.midX - 400) < 1e-9)
+        #expect(x.title?.angle == 0 && y.title?.angle == -90)
+        // Every edge is on a whole pixel.
+        for v in [l.plotRect.minX, l.plotRect.minY, l.plotRect.maxX, l.plotRect.maxY] { #expect(v == v.rounded()) }
+    }
+
+    @Test func sameInputSameOutput() {
+        let s = spec(width: 640, height: 480, axes: Self.basicAxes)
+        #expect(engine.layout(s) == engine.layout(s))
+    }
+
+    @Test func axesOnOneSideStackOutwards() throws {
+        let axes = Self.basicAxes + [
+            AxisSpec(id: "y2", alignment: .left, visibleRange: DoubleRange(0, 1e6), title: "Big"),
+            AxisSpec(id: "r", alignment: .right, visibleRange: DoubleRange(100, 101), title: "Pressure"),
+            AxisSpec(id: "t", alignment: .top, visibleRange: DoubleRange(-5, 5)),
+        ]
+        let l = engine.layout(spec(width: 900, height: 600, axes: axes))
+        #expect(l.invariantViolations() == [])
+        let y = try #require(l.axis("y")), y2 = try #require(l.axis("y2"))
+        #expect(y2.rect.maxX == y.rect.minX)
+        #expect(l.axis("r")!.rect.minX == l.plotRect.maxX)
+        #expect(l.axis("t")!.rect.maxY == l.plotRect.minY)
+        #expect(l.axis("r")!.title?.angle == 90)
+    }
+
+    @Test func flippedAxisRunsTheOtherWay() throws {
+        var axes = Self.basicAxes
+        axes[0].flipped = true
+        let l = engine.layout(spec(width: 600, height: 400, axes: axes))
+        let x = try #require(l.axis("x"))
+        #expect(x.calculator.pixel(20) == l.plotRect.minX)
+        #expect(x.calculator.pixel(0) == l.plotRect.maxX)
+    }
+
+    /// Every combination of sizes, ranges and axis sets keeps the layout invariants.
+    @Test func invariantsHoldEverywhere() {
+        let sizes: [(Double, Double)] = [(120, 90), (320, 240), (640, 480), (800, 500), (1024, 300), (1920, 1080), (300, 900)]
+        let ranges = [DoubleRange(0, 1), DoubleRange(-1e6, 1e6), DoubleRange(0.001, 0.0011), DoubleRange(5, 5),
+                      DoubleRange(-273.15, 1000), DoubleRange(1.7e9, 1.7e9 + 60)]
+        let alignments: [[AxisAlignment]] = [[.bottom, .left], [.top, .right], [.bottom, .left, .right], [.bottom, .top, .left, .left]]
+        for (w, h) in sizes {
+            for r in ranges {
+                for set in alignments {
+                    for titled in [true, false] {
+                        let axes = set.enumerated().map { i, a in
+                            AxisSpec(id: "a\(i)", alignment: a, visibleRange: r, title: titled ? "Axis \(i)" : nil)
+                        }
+                        let l = engine.layout(spec(width: w, height: h, axes: axes, title: titled ? "Title" : nil))
+                        #expect(l.invariantViolations() == [], "\(w)x\(h) \(r) \(set) titled=\(titled)")
+                        #expect(l.passes <= engine.maxPasses)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func legendFitsInsideThePlot() throws {
+        let plot = Rect(x: 50, y: 40, width: 500, height: 300)
+        let spec = LegendSpec(entries: ["Sine", "Random walk"], placement: .topRight)
+        let l = try #require(LegendLayout.place(spec, in: plot, measurer: TestFonts.measurer))
+        #expect(plot.contains(l.box))
+        #expect(l.box.maxX == plot.maxX - spec.margin)
+        #expect(l.rows.count == 2)
+        #expect(l.rows.allSatisfy { l.box.contains($0.label.bounds) })
+        #expect(LegendLayout.place(spec, in: Rect(x: 0, y: 0, width: 40, height: 20), measurer: TestFonts.measurer) == nil)
+        #expect(LegendLayout.place(LegendSpec(entries: []), in: plot, measurer: TestFonts.measurer) == nil)
+    }
+
+    @Test func coordinateCalculatorRoundTrips() {
+        let c = LinearCoordinateCalculator(range: DoubleRange(-2, 6), pixelStart: 400, pixelEnd: 0)
+        #expect(c.pixel(-2) == 400 && c.pixel(6) == 0 && c.pixel(2) == 200)
+        #expect(c.value(100) == 4)
+        let empty = LinearCoordinateCalculator(range: DoubleRange(3, 3), pixelStart: 0, pixelEnd: 100)
+        #expect(empty.pixel(3) == 50)
+    }
+}

@@ -1,0 +1,27 @@
+import Testing
+@testable import wsserver
+
+@Suite struct OptionsTests {
+    @Test func defaults() throws {
+        let o = try Options.parse([])
+        #expect(o.host == "127.0.0.1" && o.port == 8080 && o.demo && o.configFile == nil && o.webDir == nil)
+    }
+
+    @Test func everyFlag() throws {
+        let o = try Options.parse(["--host", "0.0.0.0", "--port", "0", "--web", "/w", "--config", "c.json", "--no-demo",
+                                   "--font-dir", "/f", "--quiet"])
+        #expect(o == Options(host: "0.0.0.0", port: 0, webDir: "/w", configFile: "c.json", demo: false, fontDir: "/f", quiet: true))
+    }
+
+    @Test(arguments: [
+        (["--port"], "--port needs a value"),
+        (["--port", "http"], #"--port: "http" is not a port number (0 to 65535)"#),
+        (["--port", "70000"], #"--port: "70000" is not a port number (0 to 65535)"#),
+        (["--config", "--no-demo"], "--config needs a value"),
+        (["--colour"], #"unknown argument "--colour" (see --help)"#),
+        (["serve"], #"unknown argument "serve" (see --help)"#),
+    ])
+    func badFlags(args: [String], message: String) {
+        #expect(throws: Options.UsageError(message: message)) { try Options.parse(args) }
+    }
+}

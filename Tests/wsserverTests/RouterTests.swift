@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import ChartSession
+import LayoutEngine
+import TestSupport
+@testable import wsserver
+
+/// The routes driven in-process, without sockets.
+@Suite struct RouterTests {
+    let hub: SessionHub
+    let router: Router
+
+    init() throws {
+        let specs = try ConfigSpec.decode(try Jansson.parse(#"""
+            {"sessions":[{"id":"s1","title":"One <b>","chart":{"series":[
+              {"id":"a","name":"A","data":{"x":[0,1,2],"y":[5,6,7]}}]}}]}
+            """#))
+        hub = SessionHub(sessions: specs.map { $0.makeSession(measurer: TestFonts.measurer) })
+        let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("web").path
+        router = Router(hub: hub, webDir: web, fonts: ["regular.ttf": [1, 2, 3]], measurer: TestFonts.measurer)
+    }
+
+    func get(_ path: String, _ query: [String: String] = [:]) -> HTTPResponse {
+        router.handle(HTTPRequest(method: "GET", path: path, query: query, body: []))
+    }
+
+    func post(_ path: String, _ body: String) -> HTTPResponse {
+        router.handle(HTTPRequest(method: "POST", path: path, query: [:], body: Array(body.utf8)))
+    }
+
+    var points: Int { hub.session("s1")!.chart.series[0].data.count }
+
+    @Test func pagesAndFiles() {
+        #expect(get("/healthz").bodyText == "ok")
+        let index = get("/")
+        #expect(index.status == 200 && index.bodyText.contains(#"<a href="/s/s1">One &lt;b&gt;</a>"#))
+        #expect(get("/s/s1").bodyText.contains("client.js"))
+        #expect(get("/client.js").contentType.hasPrefix("text/javascript"))
+        #expect(get("/font/regular.ttf").body == [1, 2, 3])
+        for missing in ["/s/none", "/nothing.js", "/..%2fPackage.swift", "/Package.swift", "/a/b/c/d/e"] {
+            let r = get(missing)
+            #expect(r.status == 404, "\(missing)")
+            #expect(r.contentType == "application/json")
+        }
+    }
+
+    @Test func sessionListing() throws {
+        let v = try Jansson.parse(get("/api/sessions").body)
+        #expect(v == ["sessions": [["id": "s1", "title": "One <b>", "viewers": 0, "series": [["id": "a", "name": "A"]]]]])
+    }
+
+    @Test func frameJSON() throws {
+        let r = get("/api/sessions/s1/frame.json", ["width": "640", "height": "400"])
+        #expect(r.status == 200)
+        let v = try Jansson.parse(r.body)
+        #expect(v["width"] == 640 && v["height"] == 400 && v["dpr"] == 1)
+        #expect(v["layers"]?.arrayValue?.map { $0["id"] } == ["background", "series", "overlay"])
+        #expect(get("/api/sessions/nope/frame.json").status == 404)
+        for bad in [["width": "0"], ["width": "wide"], ["height": "99999"], ["dpr": "NaN"], ["dpr": "0"]] {
+            let e = get("/api/sessions/s1/frame.json", bad)
+            #expect(e.status == 400, "\(bad)")
+            #expect(try Jansson.parse(e.body)["error"] != nil)
+        }
+    }
+
+    @Test func appendAccepts() throws {
+        let r = post("/api/sessions/s1/series/a/append", #"{"x":[3,4],"y":[1,2]}"#)
+        #expect(r.status == 200 && r.bodyText == #"{"accepted":2}"#)
+        #expect(points == 5)
+    }
+
+    /// Every bad append is refused with a JSON error and applies nothing.
+    @Test(arguments: [
+        ("/api/sessions/s1/series/a/append", "{", 400, "invalid JSON"),
+        ("/api/sessions/s1/series/a/append", #"{"x":[3],"y":[1,2]}"#, 400, "x has 1 values but y has 2"),
+        ("/api/sessions/s1/series/a/append", #"{"x":[3,"4"],"y":[1,2]}"#, 400, "$.x[1]: expected a number"),
+        ("/api/sessions/s1/series/a/append", #"{"x":[3],"y":[NaN]}"#, 400, "invalid JSON"),
+        ("/api/sessions/s1/series/a/append", #"{"x":[3],"y":[1e999]}"#, 400, "invalid JSON"),
+        ("/api/sessions/s1/series/a/append", #"{"x":[1],"y":[1]}"#, 400, "x values must not decrease"),
+        ("/api/sessions/s1/series/a/append", #"{"x":[3],"y":[1],"z":[1]}"#, 400, "$.z: unknown field"),
+        ("/api/sessions/s1/series/a/append", #"{"y":[1]}"#, 400, #"field "x" is required"#),
+        ("/api/sessions/s1/series/a/append", #"[]"#, 400, "expected an object"),
+        ("/api/sessions/s1/series/b/append", #"{"x":[3],"y":[1]}"#, 404, #"no series "b""#),
+        ("/api/sessions/s9/series/a/append", #"{"x":[3],"y":[1]}"#, 404, #"no session "s9""#),
+        ("/api/sessions/s1/series/a/delete", #"{}"#, 404, "no POST route"),
+    ])
+    func badAppends(path: String, body: String, status: Int, fragment: String) throws {
+        let r = post(path, body)
+        #expect(r.status == status)
+        let message = try #require(try Jansson.parse(r.body)["error"]?.stringValue)
+        #expect(message.contains(fragment), "\(message)")
+        #expect(points == 3)
+    }
+
+    @Test func measure() throws {
+        let v = try Jansson.parse(get("/api/measure", ["text": "Random walk", "size": "12"]).body)
+        #expect(v["width"]?.doubleValue == 80.947265625)
+        #expect(v["font"] == "12px ChartWire Sans")
+        #expect(get("/api/measure", [:]).status == 400)
+    }
+}
