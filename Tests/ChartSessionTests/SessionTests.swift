@@ -91,6 +91,19 @@ import LayoutEngine
         #expect(s.receive(json: ["type": "hello", "width": 100, "height": 100], from: v).first?.json?["type"] == "welcome")
     }
 
+    @Test func appendingToAGeneratedSeriesKeepsXSorted() throws {
+        let s = Fixtures.session(Fixtures.followChart())
+        s.advance(to: 0)
+        s.advance(to: 1)                        // x = 0, 0.1, ..., 1.0
+        try s.append(seriesId: "sine", xs: [1.55], ys: [9])
+        s.advance(to: 2)                        // 1.1 ... 1.5 are behind 1.55 and dropped
+        let d = s.chart.series[0].data
+        let xs = (0..<d.count).map { d.x($0) }
+        #expect(xs == xs.sorted())
+        #expect(xs.contains(1.55) && xs.contains(1.6) && !xs.contains(1.5))
+        #expect(d.lastX == 2)
+    }
+
     @Test func appendErrorsApplyNothing() throws {
         let s = Fixtures.session(Fixtures.staticChart())
         #expect(throws: SessionError.unknownSeries("nope")) { try s.append(seriesId: "nope", xs: [1], ys: [1]) }

@@ -47,7 +47,7 @@ import TestSupport
 
     @Test func sessionListing() throws {
         let v = try Jansson.parse(get("/api/sessions").body)
-        #expect(v == ["sessions": [["id": "s1", "title": "One <b>", "viewers": 0, "series": [["id": "a", "name": "A"]]]]])
+        #expect(v == ["sessions": [["id": "s1", "title": "One <b>", "viewers": 0, "series": [["id": "a", "name": "A", "points": 3]]]]])
     }
 
     @Test func frameJSON() throws {

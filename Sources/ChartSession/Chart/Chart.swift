@@ -60,8 +60,13 @@ public final class Chart {
         var added = 0
         for i in series.indices where series[i].generator != nil {
             let (xs, ys) = series[i].generator!.points(upTo: elapsed)
-            for k in 0..<xs.count { series[i].data.append(x: xs[k], y: ys[k]) }
-            added += xs.count
+            for k in 0..<xs.count {
+                // Someone may have appended to a generated series (the append API):
+                // generated points behind its newest x are dropped, never reordered.
+                guard xs[k] >= series[i].data.lastX ?? -.infinity else { continue }
+                series[i].data.append(x: xs[k], y: ys[k])
+                added += 1
+            }
         }
         if added > 0 { touch() }
         return added

@@ -3,7 +3,14 @@ import LayoutEngine
 /// Turns chart state into the commands of each layer, for one canvas size.
 public struct ChartRenderer: Sendable {
     public let measurer: TextMeasurer
-    public init(measurer: TextMeasurer) { self.measurer = measurer }
+    /// Reduce lines to four points per device-pixel column (the default). Off, every
+    /// visible point is sent: the naive baseline the benchmark compares against.
+    public var reducesLines: Bool
+
+    public init(measurer: TextMeasurer, reducesLines: Bool = true) {
+        self.measurer = measurer
+        self.reducesLines = reducesLines
+    }
 
     public struct Output: Sendable {
         public var layout: ChartLayout
@@ -131,8 +138,15 @@ public struct ChartRenderer: Sendable {
             var pts: [Float] = []
             pts.reserveCapacity(min(end - start, Int(plot.width * dpr) * 4 + 8) * 2)
             s.data.withBuffers { xs, ys in
-                LineDecimator.reduce(xs: xs, ys: ys, indices: start..<end, x: xl.calculator, y: yl.calculator,
-                                     dpr: dpr, into: &pts)
+                if reducesLines {
+                    LineDecimator.reduce(xs: xs, ys: ys, indices: start..<end, x: xl.calculator, y: yl.calculator,
+                                         dpr: dpr, into: &pts)
+                } else {
+                    for i in start..<end {
+                        pts.append(Float(xl.calculator.pixel(xs[i])))
+                        pts.append(Float(yl.calculator.pixel(ys[i])))
+                    }
+                }
             }
             pointsDrawn[s.id] = pts.count / 2
             if pts.count >= 2 {

@@ -19,7 +19,9 @@ public final class SessionHub {
         .object([("sessions", .array(sessions.map { s in
             .object([
                 ("id", .string(s.id)), ("title", .string(s.title)), ("viewers", .int(Int64(s.viewerCount))),
-                ("series", .array(s.chart.series.map { .object([("id", .string($0.id)), ("name", .string($0.name))]) })),
+                ("series", .array(s.chart.series.map {
+                    .object([("id", .string($0.id)), ("name", .string($0.name)), ("points", .int(Int64($0.data.count)))])
+                })),
             ])
         }))])
     }

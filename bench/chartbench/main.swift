@@ -1,0 +1,200 @@
+import ChartSession
+import Foundation
+import LayoutEngine
+
+// chartbench: frame-build figures, each beside a baseline measured in the same run.
+// See docs/bench.md. `--quick` for a short run, `--json FILE` to also write figures.
+
+struct Args {
+    var quick = false
+    var jsonPath: String? = nil
+    var fontDir = "/usr/share/fonts/truetype/dejavu"
+}
+
+var args = Args()
+var it = CommandLine.arguments.dropFirst().makeIterator()
+while let a = it.next() {
+    switch a {
+    case "--quick": args.quick = true
+    case "--json":
+        guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --json needs a file\n".utf8)); exit(2) }
+        args.jsonPath = p
+    case "--font-dir":
+        guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --font-dir needs a folder\n".utf8)); exit(2) }
+        args.fontDir = p
+    default:
+        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--json FILE] [--font-dir DIR]\n".utf8))
+        exit(2)
+    }
+}
+
+@MainActor func loadFont(_ name: String) -> FontMetrics {
+    guard let data = FileManager.default.contents(atPath: "\(args.fontDir)/\(name)"),
+          let m = try? FontMetrics(trueType: [UInt8](data), family: Theme.defaultFontFamily) else {
+        FileHandle.standardError.write(Data("chartbench: cannot read \(args.fontDir)/\(name)\n".utf8))
+        exit(2)
+    }
+    return m
+}
+let measurer = TextMeasurer(regular: loadFont("DejaVuSans.ttf"), bold: loadFont("DejaVuSans-Bold.ttf"))
+
+// MARK: Measuring
+
+/// Median wall time of `body` in milliseconds over `runs` runs (after one warm-up).
+func medianMs(runs: Int, _ body: () -> Void) -> Double {
+    body()
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    times.sort()
+    return times[times.count / 2]
+}
+
+func residentMB() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return .nan }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Double(fields[1]) else { return .nan }
+    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+
+struct Row { var name: String; var value: Double; var baselineName: String; var baseline: Double; var unit: String }
+var rows: [Row] = []
+var figures: [(String, Double)] = []
+
+@MainActor func record(_ name: String, _ value: Double, baseline: (String, Double)? = nil, unit: String) {
+    rows.append(Row(name: name, value: value, baselineName: baseline?.0 ?? "", baseline: baseline?.1 ?? .nan, unit: unit))
+    figures.append((name, value))
+    if let b = baseline { figures.append((b.0, b.1)) }
+}
+
+// MARK: Frames
+
+/// A chart with one line series of `n` points (a random walk, x = 0..<n).
+func lineChart(points n: Int) -> Chart {
+    var rng = UInt64(0x9E37_79B9_7F4A_7C15)
+    var xs = [Double](repeating: 0, count: n), ys = [Double](repeating: 0, count: n)
+    var y = 0.0
+    for i in 0..<n {
+        rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
+        y += Double(Int64(bitPattern: rng % 2001) - 1000) / 1000
+        xs[i] = Double(i); ys[i] = y
+    }
+    var data = XYData()
+    try! data.append(xs: xs, ys: ys)
+    return Chart(title: "Bench", xAxes: [AxisConfig(id: "x", alignment: .bottom, title: "X")],
+                 yAxes: [AxisConfig(id: "y", alignment: .left, title: "Y", mode: .visible, growBy: (0.05, 0.05))],
+                 series: [Series(id: "s", name: "Line", color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: data)])
+}
+
+/// State to encoded bytes: render every layer and encode the frame.
+func buildFrame(_ chart: Chart, _ renderer: ChartRenderer, width: Int = 1920, height: Int = 1080) -> Int {
+    let out = renderer.render(chart, size: Size(width: Double(width), height: Double(height)), dpr: 1)
+    let layers = LayerID.allCases.map { id in
+        BinaryFrame.encodeLayer(Layer(id: id, version: 1, commands: out.layers[id] ?? []))
+    }
+    return BinaryFrame.frame(width: width, height: height, dpr: 1, encodedLayers: layers).count
+}
+
+let reduced = ChartRenderer(measurer: measurer)
+let naive = ChartRenderer(measurer: measurer, reducesLines: false)
+let runs = args.quick ? 3 : 9
+let naiveRuns = args.quick ? 1 : 3
+
+for (label, n) in [("1e4", 10_000), ("1e6", 1_000_000), ("1e7", 10_000_000)] {
+    let before = residentMB()
+    let chart = lineChart(points: n)
+    if n == 10_000_000 {
+        record("memory_mb_series_1e7", residentMB() - before, baseline: ("memory_mb_raw_arrays_1e7", Double(n * 16) / 1_048_576), unit: "MB")
+    }
+    var bytes = 0, naiveBytes = 0
+    let ms = medianMs(runs: runs) { bytes = buildFrame(chart, reduced) }
+    let naiveMs = medianMs(runs: naiveRuns) { naiveBytes = buildFrame(chart, naive) }
+    let name = n == 10_000_000 ? "frame_build_ms_line_1e7_full" : "frame_build_ms_line_\(label)"
+    record(name, ms, baseline: ("naive_build_ms_line_\(label)", naiveMs), unit: "ms")
+    record(n == 10_000_000 ? "frame_bytes_line_1920" : "frame_bytes_line_\(label)", Double(bytes),
+           baseline: ("naive_bytes_line_\(label)", Double(naiveBytes)), unit: "B")
+
+    if n == 10_000_000 {
+        // The worst of several zoom windows (fractions of the data, at several offsets).
+        var worst = 0.0, worstNaive = 0.0
+        for (fraction, offset) in [(0.5, 0.25), (0.1, 0.6), (0.01, 0.3), (0.001, 0.9), (0.00005, 0.5)] {
+            chart.setUserRange("x", DoubleRange(Double(n) * offset, Double(n) * (offset + fraction)))
+            worst = max(worst, medianMs(runs: runs) { _ = buildFrame(chart, reduced) })
+            worstNaive = max(worstNaive, medianMs(runs: naiveRuns) { _ = buildFrame(chart, naive) })
+        }
+        record("frame_build_ms_line_1e7_zoom", worst, baseline: ("naive_build_ms_line_1e7_zoom", worstNaive), unit: "ms")
+    }
+}
+
+// The demo chart, after a minute of live data.
+let demoSpec = try! ConfigSpec.decode(DemoJSON.parse(DemoSpec.json))[0]
+let demo = demoSpec.makeSession(measurer: measurer)
+demo.advance(to: 0)
+demo.advance(to: 60)
+let demoMs = medianMs(runs: runs * 3) { _ = buildFrame(demo.chart, reduced) }
+let demoNaiveMs = medianMs(runs: runs * 3) { _ = buildFrame(demo.chart, naive) }
+var demoBytes = 0, demoNaiveBytes = 0
+demoBytes = buildFrame(demo.chart, reduced)
+demoNaiveBytes = buildFrame(demo.chart, naive)
+record("frame_build_ms_demo", demoMs, baseline: ("naive_build_ms_demo", demoNaiveMs), unit: "ms")
+record("frame_bytes_demo", Double(demoBytes), baseline: ("naive_bytes_demo", Double(demoNaiveBytes)), unit: "B")
+
+// A frame that only appends data to the scrolling demo: what an up-to-date viewer is sent.
+let viewer = demo.connect()
+_ = demo.receive(.hello(ViewerSize(width: 1920, height: 1080, dpr: 1), format: .binary, token: nil), from: viewer)
+var fullFrameBytes = 0
+if case let .binary(b)? = demo.nextFrame(for: viewer) { fullFrameBytes = b.count }
+demo.advance(to: 60.02)
+var appendBytes = 0
+if case let .binary(b)? = demo.nextFrame(for: viewer) { appendBytes = b.count }
+record("frame_bytes_scroll_append", Double(appendBytes), baseline: ("frame_bytes_scroll_full", Double(fullFrameBytes)), unit: "B")
+
+// Layout: one full measure/layout pass with 8 axes, beside 2.
+func axes(_ count: Int) -> [AxisSpec] {
+    let sides: [AxisAlignment] = [.bottom, .left, .top, .right]
+    return (0..<count).map { i in
+        AxisSpec(id: "a\(i)", alignment: sides[i % 4], visibleRange: DoubleRange(-Double(i + 1) * 123.4, Double(i + 1) * 987.6),
+                 title: "Axis \(i)")
+    }
+}
+let engine = ChartLayoutEngine(measurer: measurer)
+let spec8 = ChartLayoutSpec(size: Size(width: 1920, height: 1080), title: "Layout", axes: axes(8))
+let spec2 = ChartLayoutSpec(size: Size(width: 1920, height: 1080), title: "Layout", axes: axes(2))
+record("layout_ms_8_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec8) },
+       baseline: ("layout_ms_2_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec2) }), unit: "ms")
+
+// MARK: Output
+
+func format(_ v: Double, _ unit: String) -> String {
+    guard v.isFinite else { return "-" }
+    switch unit {
+    case "B": return String(Int(v))
+    case "MB": return String(format: "%.1f", v)
+    default: return v < 1 ? String(format: "%.3f", v) : String(format: "%.2f", v)
+    }
+}
+let nameWidth = max(30, rows.map(\.name.count).max() ?? 0)
+let baseWidth = max(30, rows.map(\.baselineName.count).max() ?? 0)
+func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
+func lpad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
+print("chartbench\(args.quick ? " --quick" : "") · 1920x1080, dpr 1 · median of \(runs) runs (naive: \(naiveRuns))")
+print(pad("figure", nameWidth) + " " + lpad("value", 12) + "  " + pad("baseline (same run)", baseWidth) + " " + lpad("value", 12) + " " + lpad("ratio", 8))
+print(String(repeating: "-", count: nameWidth + baseWidth + 38))
+for r in rows {
+    let ratio = r.baseline.isFinite && r.value > 0 ? String(format: "%.1fx", r.baseline / r.value) : "-"
+    print(pad(r.name, nameWidth) + " " + lpad(format(r.value, r.unit) + " " + r.unit, 12) + "  " + pad(r.baselineName, baseWidth)
+          + " " + lpad(format(r.baseline, r.unit) + " " + r.unit, 12) + " " + lpad(ratio, 8))
+}
+
+if let path = args.jsonPath {
+    var text = "{\"figures\":{"
+    text += figures.map { "\"\($0.0)\":\($0.1.isFinite ? String($0.1) : "null")" }.joined(separator: ",")
+    text += "}}\n"
+    do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+        FileHandle.standardError.write(Data("chartbench: cannot write \(path): \(error)\n".utf8))
+        exit(1)
+    }
+}
