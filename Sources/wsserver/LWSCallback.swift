@@ -59,7 +59,11 @@ extension LWSServer {
         // MARK: WebSocket
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             // Refuse the upgrade unless the path names a hosted session.
-            return sessionForUpgrade(wsi) == nil ? 1 : 0
+            guard sessionForUpgrade(wsi) != nil else {
+                _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), "no such session")
+                return 1
+            }
+            return 0
 
         case LWS_CALLBACK_ESTABLISHED:
             guard let session = sessionForUpgrade(wsi) else { return -1 }

@@ -28,15 +28,20 @@ public struct ChartLayoutEngine: Sendable {
         }
 
         var thickness = [Double](repeating: 0, count: spec.axes.count)
+        var reserve = EdgeInsets()
         var plot = content
         var passes = 0
         while passes < maxPasses {
             passes += 1
-            plot = Self.plotRect(content: content, axes: spec.axes, thickness: thickness)
+            plot = Self.plotRect(content: content.inset(by: reserve), axes: spec.axes, thickness: thickness)
             let measured = spec.axes.map { measure($0, plot: plot) }
-            if measured == thickness { break }
+            let overhang = labelOverhang(spec.axes, plot: plot, padding: spec.padding, hasTitle: title != nil)
+            if measured == thickness && overhang == reserve { break }
             thickness = measured
-            if passes == maxPasses { plot = Self.plotRect(content: content, axes: spec.axes, thickness: thickness) }
+            reserve = overhang
+            if passes == maxPasses {
+                plot = Self.plotRect(content: content.inset(by: reserve), axes: spec.axes, thickness: thickness)
+            }
         }
 
         var axes: [AxisLayout] = []
@@ -66,6 +71,28 @@ public struct ChartLayoutEngine: Sendable {
             total += axis.titlePadding + measurer.metrics(for: axis.titleStyle).lineHeight(size: axis.titleStyle.size)
         }
         return total.rounded(.up)
+    }
+
+    /// Space to keep free beside the plot so that the labels at the ends of an axis,
+    /// centred on their ticks, are not cut by the canvas edge where no axis on that
+    /// side makes room anyway (label-space reservation). Half the widest label of the
+    /// horizontal axes left and right, half a label's height above; the canvas
+    /// padding counts towards it. Whole pixels, so the plot keeps whole-pixel edges.
+    func labelOverhang(_ axes: [AxisSpec], plot: Rect, padding: EdgeInsets, hasTitle: Bool) -> EdgeInsets {
+        var half = 0.0, halfHeight = 0.0
+        for axis in axes {
+            if axis.alignment.isHorizontal {
+                half = max(half, (ticks(axis, plot: plot)?.ticks.map(\.labelSize.width).max() ?? 0) / 2)
+            } else {
+                halfHeight = max(halfHeight, measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size) / 2)
+            }
+        }
+        let sides = Set(axes.map(\.alignment))
+        return EdgeInsets(
+            top: sides.contains(.top) || hasTitle ? 0 : max(0, halfHeight - padding.top).rounded(.up),
+            left: sides.contains(.left) ? 0 : max(0, half - padding.left).rounded(.up),
+            bottom: sides.contains(.bottom) ? 0 : max(0, halfHeight - padding.bottom).rounded(.up),
+            right: sides.contains(.right) ? 0 : max(0, half - padding.right).rounded(.up))
     }
 
     func calculator(_ axis: AxisSpec, plot: Rect) -> LinearCoordinateCalculator {

@@ -1,0 +1,191 @@
+"""The real client page in headless Chromium: what a person sees and does."""
+import json
+import os
+import time
+import urllib.parse
+import urllib.request
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+from selenium.webdriver.common.by import By
+
+from conftest import Server, free_port
+from pngread import pixel, read_png
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+def browser(width=1100, height=700):
+    o = webdriver.ChromeOptions()
+    o.binary_location = CHROMIUM
+    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              f"--window-size={width},{height}", "--force-device-scale-factor=1"]:
+        o.add_argument(a)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
+
+
+@pytest.fixture
+def driver():
+    d = browser()
+    yield d
+    d.quit()
+
+
+def wait_for(d, script, timeout=15, message="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = d.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {message}")
+
+
+# The bottom axis' tick labels as the page holds them (from the server's layers).
+X_LABELS_JS = """(() => {
+    const bg = window.chartwire.layers.background; if (!bg) return [];
+    const plot = bg.commands.filter(c => c.op === 'rect')[1];
+    return bg.commands.filter(c => c.op === 'text' && c.y > plot.y + plot.h && !c.angle && c.align === 'center'
+                                  && c.text !== '' && !isNaN(Number(c.text)))
+                      .map(c => c.text); })()"""
+
+
+def x_labels(d):
+    return d.execute_script("return " + X_LABELS_JS)
+
+
+def plot_rect(d):
+    return d.execute_script("""
+        const plot = window.chartwire.layers.background.commands.filter(c => c.op === 'rect')[1];
+        const box = document.getElementById('chart').getBoundingClientRect();
+        return [plot.x + box.left, plot.y + box.top, plot.w, plot.h];""")
+
+
+def hex_rgb(h):
+    return tuple(int(h[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def test_demo_draws_its_series_in_their_colours(demo_server, driver, artifacts):
+    driver.get(f"{demo_server.http}/s/demo")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    time.sleep(1.5)   # let some data arrive
+    png = driver.get_screenshot_as_png()
+    (artifacts / "demo.png").write_bytes(png)
+    img = read_png(png)
+    x, y, w, h = [int(v) for v in plot_rect(driver)]
+    colours = {"sine": "#1f77b4", "walk": "#d62728", "saw": "#2ca02c"}
+    counts = {k: 0 for k in colours}
+    for py in range(y + 1, y + h - 1):
+        for px in range(x + 1, x + w - 1):
+            p = pixel(img, px, py)
+            for name, c in colours.items():
+                if max(abs(a - b) for a, b in zip(p, hex_rgb(c))) <= 12:
+                    counts[name] += 1
+    assert all(n >= 40 for n in counts.values()), counts
+    assert driver.execute_script("return window.chartwire.errors.length") == 0
+    title = driver.find_element(By.ID, "title").text
+    assert title == "Live signals"
+
+
+def test_text_measured_by_the_server_matches_chromium(demo_server, driver):
+    driver.get(f"{demo_server.http}/s/demo")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    strings = ["0", "-0.25", "12345.678", "Time (s)", "Value", "Random walk", "AVAWAY To", "Temperature (°C)",
+               "Pressure (kPa)", "office fluffy", "Live signals", "1e-12", "WAVE · über"]
+    worst = 0
+    for bold in (False, True):
+        for size in (11, 12, 13, 16):
+            for s in strings:
+                q = urllib.parse.urlencode({"text": s, "size": size, "bold": int(bold)})
+                with urllib.request.urlopen(f"{demo_server.http}/api/measure?{q}") as r:
+                    server = json.load(r)
+                chromium = driver.execute_script(
+                    "const c = document.createElement('canvas').getContext('2d');"
+                    "c.font = arguments[0]; return c.measureText(arguments[1]).width;", server["font"], s)
+                worst = max(worst, abs(chromium - server["width"]))
+                assert abs(chromium - server["width"]) <= 1, (s, size, bold, server["width"], chromium)
+    print(f"worst width difference: {worst:.4f} px")
+
+
+def test_wheel_zooms_and_drag_pans_and_double_click_resumes(static_server, driver):
+    driver.get(f"{static_server.http}/s/static")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    before = x_labels(driver)
+    assert before[0] == "0" and before[-1] == "1000"
+    canvas = driver.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
+    x, y, w, h = plot_rect(driver)
+    box = canvas.rect
+    # Wheel up at the plot's centre: zoom in, the labels change.
+    origin = ScrollOrigin.from_viewport(int(x + w / 2), int(y + h / 2))
+    ActionChains(driver).scroll_from_origin(origin, 0, -300).perform()
+    wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()",
+             message="labels to change after the wheel")
+    after_zoom = x_labels(driver)
+    assert after_zoom != before
+    assert float(after_zoom[-1]) - float(after_zoom[0]) < 1000
+    # Drag to the right: the view moves to smaller x.
+    ActionChains(driver).move_to_element_with_offset(canvas, int(x + w / 2 - box["x"] - box["width"] / 2),
+                                                     int(y + h / 2 - box["y"] - box["height"] / 2)) \
+        .click_and_hold().move_by_offset(60, 0).move_by_offset(60, 0).release().perform()
+    wait_for(driver, f"return {json.dumps(after_zoom)}.join() !== {X_LABELS_JS}.join()",
+             message="labels to change after the drag")
+    after_drag = x_labels(driver)
+    assert float(after_drag[0]) < float(after_zoom[0])
+    # Double-click: back to the full extents.
+    ActionChains(driver).double_click(canvas).perform()
+    wait_for(driver, f"return (t => t[0] === '0' && t[t.length - 1] === '1000')({X_LABELS_JS})",
+             message="full extents after double-click")
+
+
+def test_two_windows_stay_in_sync(static_server):
+    a, b = browser(1000, 650), browser(700, 500)
+    try:
+        for d in (a, b):
+            d.get(f"{static_server.http}/s/static")
+            wait_for(d, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+        x, y, w, h = plot_rect(a)
+        canvas = a.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
+        box = canvas.rect
+        ActionChains(a).move_to_element_with_offset(canvas, int(x + w / 2 - box["x"] - box["width"] / 2),
+                                                    int(y + h / 2 - box["y"] - box["height"] / 2)) \
+            .click_and_hold().move_by_offset(-150, 0).release().perform()
+        # Both windows show the pan: their first X label moves off 0.
+        for d in (a, b):
+            wait_for(d, f"return {X_LABELS_JS}[0] !== '0'", message="the pan to reach this window")
+        assert float(x_labels(a)[0]) > 0 and float(x_labels(b)[0]) > 0
+    finally:
+        a.quit()
+        b.quit()
+
+
+def test_page_reconnects_after_a_server_restart(driver):
+    port = free_port()
+    server = Server(port=port).start()
+    try:
+        driver.get(f"{server.http}/s/demo")
+        wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+        server.stop()
+        wait_for(driver, "return window.chartwire.connected === false", message="the page to see the drop")
+        frames = driver.execute_script("return window.chartwire.frames")
+        time.sleep(0.5)
+        server = Server(port=port).start()
+        wait_for(driver, f"return window.chartwire.connected && window.chartwire.frames > {frames}", timeout=20,
+                 message="frames after the restart")
+        assert driver.execute_script("return window.chartwire.reconnects") >= 1
+    finally:
+        server.stop()
+
+
+def test_resizing_the_window_resizes_the_frames(static_server, driver):
+    driver.get(f"{static_server.http}/s/static")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    v1 = driver.execute_script("return window.chartwire.layers.background.version")
+    driver.set_window_size(800, 600)
+    wait_for(driver, f"return window.chartwire.layers.background.version > {v1}", message="a frame for the new size")
+    width = driver.execute_script("return window.chartwire.layers.background.commands[0].w")
+    canvas_w = driver.execute_script("return document.querySelector('canvas').width")
+    assert width < 1100 and canvas_w == int(width)

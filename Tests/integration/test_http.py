@@ -1,0 +1,132 @@
+"""The HTTP routes and the command line of the real server."""
+import json
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import FIXTURES, ROOT, Server, server_binary
+
+
+def get(server, path):
+    try:
+        with urllib.request.urlopen(server.http + path) as r:
+            return r.status, r.headers.get("content-type"), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("content-type"), e.read()
+
+
+def post(server, path, body):
+    req = urllib.request.Request(server.http + path, data=body if isinstance(body, bytes) else body.encode(),
+                                 method="POST", headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def points(server, session="static", series=0):
+    _, _, body = get(server, "/api/sessions")
+    s = next(s for s in json.loads(body)["sessions"] if s["id"] == session)
+    return s["series"][series]["points"]
+
+
+def test_routes(static_server):
+    assert get(static_server, "/healthz")[::2] == (200, b"ok")
+    status, ctype, body = get(static_server, "/")
+    assert status == 200 and b'href="/s/static"' in body
+    status, _, body = get(static_server, "/s/static")
+    assert status == 200 and b"client.js" in body
+    status, ctype, _ = get(static_server, "/s/missing")
+    assert status == 404 and ctype == "application/json"
+    status, ctype, body = get(static_server, "/font/regular.ttf")
+    assert status == 200 and ctype == "font/ttf" and len(body) > 100_000
+    sessions = json.loads(get(static_server, "/api/sessions")[2])
+    assert sessions == {"sessions": [{"id": "static", "title": "Static line", "viewers": 0,
+                                      "series": [{"id": "line", "name": "Line", "points": 11}]}]}
+
+
+def test_frame_json(static_server):
+    status, ctype, body = get(static_server, "/api/sessions/static/frame.json?width=1024&height=600&dpr=2")
+    assert status == 200 and ctype == "application/json"
+    frame = json.loads(body)
+    assert (frame["width"], frame["height"], frame["dpr"]) == (1024, 600, 2)
+    ops = {c["op"] for l in frame["layers"] for c in l["commands"]}
+    assert {"rect", "segments", "text", "clip", "polyline", "unclip"} <= ops
+    for bad in ["width=0&height=10", "width=10&height=abc", "width=10&height=10&dpr=100"]:
+        status, _, body = get(static_server, "/api/sessions/static/frame.json?" + bad)
+        assert status == 400 and "error" in json.loads(body)
+    assert get(static_server, "/api/sessions/nope/frame.json")[0] == 404
+
+
+def test_append_then_bad_appends_change_nothing(static_server):
+    assert post(static_server, "/api/sessions/static/series/line/append", '{"x":[1100,1200],"y":[5,6]}') == (200, {"accepted": 2})
+    assert points(static_server) == 13
+    bad = [
+        ('{"x":[1300],"y":[1,2]}', 400),
+        ('{"x":[1300,1400],"y":[1,"a"]}', 400),
+        ('{"x":[1300],"y":[NaN]}', 400),
+        ('{"x":[1300],"y":[Infinity]}', 400),
+        ('{"x":[5],"y":[1]}', 400),
+        ("not json", 400),
+        ('{"x":[1300],"y":[1],"z":1}', 400),
+        (b'{"x":[1300],"y":[1]' + b" " * 10 + b"\xff}", 400),
+    ]
+    for body, status in bad:
+        code, answer = post(static_server, "/api/sessions/static/series/line/append", body)
+        assert code == status and answer["error"], (body, code, answer)
+    assert post(static_server, "/api/sessions/static/series/nope/append", '{"x":[1],"y":[1]}')[0] == 404
+    assert post(static_server, "/api/sessions/nope/series/line/append", '{"x":[1],"y":[1]}')[0] == 404
+    assert points(static_server) == 13
+
+
+def test_large_append(static_server):
+    n = 200_000
+    body = json.dumps({"x": [2000 + i for i in range(n)], "y": [i % 100 for i in range(n)]})
+    assert post(static_server, "/api/sessions/static/series/line/append", body) == (200, {"accepted": n})
+    assert points(static_server) == 11 + n
+
+
+def test_append_to_the_demo_series(demo_server):
+    before = points(demo_server, "demo")
+    code, answer = post(demo_server, "/api/sessions/demo/series/sine/append", '{"x":[100000],"y":[3]}')
+    assert (code, answer) == (200, {"accepted": 1})
+    assert points(demo_server, "demo") >= before + 1
+    # The generator's points behind x = 100000 are dropped, so x stays sorted and the
+    # server stays up (the fixture checks it is alive).
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--port", "banana"], "--port"),
+    (["--bogus"], "unknown argument"),
+    (["--config", "/nonexistent.json"], "/nonexistent.json"),
+    (["--web", "/nonexistent"], "--web"),
+])
+def test_bad_command_lines_exit_2(args, fragment):
+    p = subprocess.run([server_binary(), *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2
+    assert fragment in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_bad_config_names_the_json_path(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"sessions":[{"id":"a","chart":{"series":[{"id":"s","color":42}]}}]}')
+    p = subprocess.run([server_binary(), "--config", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2
+    assert "$.sessions[0].chart.series[0].color: expected a string, found a number" in p.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"sessions": [')
+    p = subprocess.run([server_binary(), "--config", str(broken)], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "invalid JSON at line 1" in p.stderr
+
+
+def test_no_demo_hosts_nothing():
+    s = Server("--no-demo").start()
+    try:
+        _, _, body = get(s, "/api/sessions")
+        assert json.loads(body) == {"sessions": []}
+        assert b"No sessions are hosted" in get(s, "/")[2]
+    finally:
+        s.stop()

@@ -1,0 +1,226 @@
+"""Real WebSocket clients against the real server."""
+import json
+import socket
+import time
+
+import pytest
+import websocket
+
+import cwframe
+
+
+def connect(server, session="static"):
+    return websocket.create_connection(f"{server.ws}/ws/{session}", subprotocols=["chartwire.v1"], timeout=5)
+
+
+def hello(ws, width=800, height=500, dpr=1, **extra):
+    ws.send(json.dumps({"type": "hello", "width": width, "height": height, "dpr": dpr, **extra}))
+    welcome = json.loads(ws.recv())
+    assert welcome["type"] == "welcome", welcome
+    return welcome
+
+
+def next_frame(ws, timeout=5):
+    """The next binary frame, decoded (text messages before it are returned too)."""
+    deadline = time.time() + timeout
+    texts = []
+    while time.time() < deadline:
+        op, data = ws.recv_data()
+        if op == websocket.ABNF.OPCODE_BINARY:
+            return cwframe.decode(data), texts
+        texts.append(json.loads(data))
+    raise AssertionError("no frame arrived")
+
+
+def next_text(ws):
+    while True:
+        op, data = ws.recv_data()
+        if op == websocket.ABNF.OPCODE_TEXT:
+            return json.loads(data)
+
+
+def layer(frame, layer_id):
+    return next((l for l in frame["layers"] if l["id"] == layer_id), None)
+
+
+def drag(ws, x0, y0, dx, steps=5):
+    ws.send(json.dumps({"type": "pointer", "phase": "down", "x": x0, "y": y0, "button": 0, "buttons": 1,
+                        "pointerId": 1, "pointerType": "mouse"}))
+    for i in range(1, steps + 1):
+        ws.send(json.dumps({"type": "pointer", "phase": "move", "x": x0 + dx * i / steps, "y": y0, "button": -1,
+                            "buttons": 1, "pointerId": 1, "pointerType": "mouse"}))
+    ws.send(json.dumps({"type": "pointer", "phase": "up", "x": x0 + dx, "y": y0, "button": 0, "buttons": 0,
+                        "pointerId": 1, "pointerType": "mouse"}))
+
+
+def test_hello_welcome_and_first_frame(static_server):
+    ws = connect(static_server)
+    welcome = hello(ws)
+    assert welcome["session"] == "static" and welcome["protocol"] == "chartwire.v1"
+    assert welcome["series"] == [{"id": "line", "name": "Line"}]
+    frame, _ = next_frame(ws)
+    assert (frame["width"], frame["height"], frame["dpr"]) == (800, 500, 1)
+    assert [l["id"] for l in frame["layers"]] == ["background", "series", "overlay"]
+    series = layer(frame, "series")["commands"]
+    assert [c["op"] for c in series] == ["clip", "polyline", "unclip"]
+    assert series[1]["stroke"] == "#1f77b4"
+    assert len(series[1]["points"]) == 22  # 11 points, every one in its own column
+    lo, hi = cwframe.visible_x_range(layer(frame, "background"))
+    assert abs(lo - 0) < 1e-3 and abs(hi - 1000) < 1e-3
+    ws.close()
+
+
+def test_binary_frame_matches_frame_json(static_server):
+    import urllib.request
+    ws = connect(static_server)
+    hello(ws, width=640, height=400)
+    frame, _ = next_frame(ws)
+    with urllib.request.urlopen(f"{static_server.http}/api/sessions/static/frame.json?width=640&height=400") as r:
+        as_json = json.load(r)
+    assert [l["id"] for l in as_json["layers"]] == [l["id"] for l in frame["layers"]]
+    for a, b in zip(as_json["layers"], frame["layers"]):
+        assert len(a["commands"]) == len(b["commands"])
+        for ca, cb in zip(a["commands"], b["commands"]):
+            assert ca["op"] == cb["op"]
+            if ca["op"] == "text":
+                assert ca["text"] == cb["text"] and abs(ca["x"] - cb["x"]) < 1e-3
+    ws.close()
+
+
+def test_drag_moves_the_range_for_every_viewer(static_server):
+    a, b = connect(static_server), connect(static_server)
+    hello(a)
+    hello(b, width=500, height=300)
+    fa, _ = next_frame(a)
+    fb, _ = next_frame(b)
+    x, y, w, h = cwframe.plot_rect(layer(fa, "background"))
+    lo, hi = cwframe.visible_x_range(layer(fa, "background"))
+
+    drag(a, x + w / 2, y + h / 2, -200)   # drag left: the view moves to larger x
+    expected_shift = 200 * (hi - lo) / w
+
+    def settled(ws):
+        """Frames until one shows the full drag."""
+        last = None
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            f, _ = next_frame(ws)
+            bg = layer(f, "background")
+            if bg:
+                last = cwframe.visible_x_range(bg)
+                if abs(last[0] - (lo + expected_shift)) < 1e-3:
+                    return last
+        raise AssertionError(f"range never settled; last {last}")
+
+    new_lo, new_hi = settled(a)
+    assert abs((new_hi - new_lo) - (hi - lo)) < 1e-3
+    # The second viewer, with another canvas size, sees the same data range.
+    b_lo, b_hi = settled(b)
+    assert abs(b_lo - new_lo) < 1e-3 and abs(b_hi - new_hi) < 1e-3
+
+    # Double-click returns both to the full extents.
+    a.send(json.dumps({"type": "dblclick", "x": x + 10, "y": y + 10}))
+    f, _ = next_frame(b)
+    assert [round(v, 3) for v in cwframe.visible_x_range(layer(f, "background"))] == [0, 1000]
+    a.close(); b.close()
+
+
+def test_wheel_zooms_about_the_pointer(static_server):
+    ws = connect(static_server)
+    hello(ws)
+    f, _ = next_frame(ws)
+    x, y, w, h = cwframe.plot_rect(layer(f, "background"))
+    px = x + w / 4
+    ws.send(json.dumps({"type": "wheel", "x": px, "y": y + h / 2, "deltaX": 0, "deltaY": -300}))
+    f2, _ = next_frame(ws)
+    lo, hi = cwframe.visible_x_range(layer(f2, "background"))
+    assert abs((hi - lo) - 1000 / 1.2 ** 3) < 1e-2
+    assert abs((lo + (px - x) / w * (hi - lo)) - 250) < 1e-2   # the value under the pointer stays
+    ws.close()
+
+
+def test_json_frames_on_request(static_server):
+    ws = connect(static_server)
+    ws.send(json.dumps({"type": "hello", "width": 300, "height": 200, "dpr": 2, "format": "json"}))
+    assert json.loads(ws.recv())["type"] == "welcome"
+    frame = json.loads(ws.recv())
+    assert frame["type"] == "frame" and frame["dpr"] == 2
+    assert [l["id"] for l in frame["layers"]] == ["background", "series", "overlay"]
+    ws.close()
+
+
+@pytest.mark.parametrize("message,code", [
+    ("{not json", "bad_json"),
+    ("[1,2,3]", "bad_message"),
+    (json.dumps({"type": "teleport"}), "unknown_type"),
+    (json.dumps({"type": "hello", "width": -5, "height": 10}), "bad_field"),
+    (json.dumps({"type": "hello", "width": 5, "height": 10, "extra": 1}), "bad_field"),
+    (json.dumps({"type": "pointer", "phase": "down", "x": 1}), "bad_field"),
+    (json.dumps({"type": "wheel", "x": "left", "y": 1}), "bad_field"),
+    ('{"type":"wheel","x":1,"y":1,"deltaY":1e999}', "bad_json"),
+    (json.dumps({"type": "resize", "width": 10, "height": 10}), "hello_required"),
+    ("x" * 100_000, "too_large"),
+])
+def test_bad_messages_get_an_error_and_the_connection_stays(static_server, message, code):
+    ws = connect(static_server)
+    ws.send(message)
+    err = next_text(ws)
+    assert err["type"] == "error" and err["code"] == code, err
+    assert err["message"]
+    hello(ws)                       # still usable
+    next_frame(ws)
+    ws.close()
+
+
+def test_binary_messages_are_refused(static_server):
+    ws = connect(static_server)
+    ws.send_binary(b"\x00\x01\x02")
+    err = next_text(ws)
+    assert err["code"] == "unsupported"
+    hello(ws)
+    ws.close()
+
+
+def test_unknown_session_is_refused_at_the_handshake(static_server):
+    with pytest.raises(websocket.WebSocketBadStatusException):
+        websocket.create_connection(f"{static_server.ws}/ws/nope", subprotocols=["chartwire.v1"], timeout=5)
+
+
+def test_client_vanishing_mid_stream_harms_no_one(demo_server):
+    """Clients that drop their TCP connection while frames stream in: the server
+    keeps serving the others, and nothing of the chart is lost."""
+    steady = connect(demo_server, "demo")
+    hello(steady)
+    next_frame(steady)
+    for _ in range(5):
+        ws = connect(demo_server, "demo")
+        hello(ws, width=1920, height=1080)
+        ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        ws.sock.close()             # RST, no close frame, frames possibly mid-write
+    frames = 0
+    deadline = time.time() + 2
+    while time.time() < deadline:
+        next_frame(steady)
+        frames += 1
+    assert frames >= 20, f"only {frames} frames in 2 s after the drops"
+    import urllib.request
+    with urllib.request.urlopen(f"{demo_server.http}/api/sessions") as r:
+        demo = json.load(r)["sessions"][0]
+    assert demo["viewers"] == 1
+    steady.close()
+
+
+def test_live_demo_scrolls(demo_server):
+    ws = connect(demo_server, "demo")
+    hello(ws)
+    first, _ = next_frame(ws)
+    time.sleep(1.2)
+    # The series layer keeps changing as points arrive at 50 per second per series.
+    versions = set()
+    for _ in range(10):
+        f, _ = next_frame(ws)
+        s = layer(f, "series")
+        if s:
+            versions.add(s["version"])
+    assert len(versions) >= 5
+    ws.close()
