@@ -21,10 +21,14 @@
   const input = canvases.overlay;
 
   // State visible to tests and curious users (window.chartwire).
-  const state = { session: sessionId, connected: false, frames: 0, layers: {}, welcome: null, errors: [], reconnects: 0 };
+  const state = { session: sessionId, connected: false, frames: 0, layers: {}, welcome: null, errors: [], reconnects: 0, stale: 0 };
   window.chartwire = state;
 
   let ws = null, size = measure(), backoff = 500, reconnectTimer = null;
+  // The server sends a heartbeat after `heartbeat` seconds of silence (announced in
+  // welcome); three missed in a row mean the connection is dead even if the socket
+  // never said so (a network that vanished), and the client reconnects.
+  let heartbeat = 0, lastMessage = 0;
 
   function measure() {
     const r = root.getBoundingClientRect();
@@ -63,24 +67,37 @@
       send({ type: "hello", width: size.width, height: size.height, dpr: size.dpr });
     };
     ws.onmessage = (ev) => {
+      lastMessage = Date.now();
       if (typeof ev.data === "string") onText(JSON.parse(ev.data));
       else onFrame(decodeFrame(new DataView(ev.data)));
     };
-    ws.onclose = () => {
-      state.connected = false;
-      ws = null;
-      const delay = Math.min(backoff, 10000) * (0.75 + Math.random() * 0.5);
-      backoff = Math.min(backoff * 2, 10000);
-      state.reconnects++;
-      setStatus("reconnecting", "reconnecting");
-      reconnectTimer = setTimeout(connect, delay);
-    };
+    ws.onclose = () => dropped();
     ws.onerror = () => { /* onclose follows and schedules the retry */ };
   }
+
+  function dropped() {
+    if (ws) { ws.onclose = ws.onmessage = ws.onopen = null; ws.close(); }
+    state.connected = false;
+    ws = null;
+    const delay = Math.min(backoff, 10000) * (0.75 + Math.random() * 0.5);
+    backoff = Math.min(backoff * 2, 10000);
+    state.reconnects++;
+    setStatus("reconnecting", "reconnecting");
+    clearTimeout(reconnectTimer);
+    reconnectTimer = setTimeout(connect, delay);
+  }
+
+  setInterval(() => {
+    if (ws && state.connected && heartbeat > 0 && Date.now() - lastMessage > 3 * heartbeat * 1000) {
+      state.stale++;
+      dropped();
+    }
+  }, 250);
 
   function onText(msg) {
     if (msg.type === "welcome") {
       state.welcome = msg;
+      heartbeat = msg.heartbeat || 0;
       document.getElementById("title").textContent = msg.title;
       document.title = msg.title + " · ChartWire";
     } else if (msg.type === "error") {
@@ -88,7 +105,7 @@
       console.warn("chartwire:", msg.code, msg.message);
     } else if (msg.type === "frame") {
       onFrame(msg);
-    }
+    }   // "heartbeat": nothing to do; its arrival was noted
   }
 
   function onFrame(frame) {

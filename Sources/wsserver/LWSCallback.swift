@@ -105,6 +105,7 @@ extension LWSServer {
                     ok = write(wsi, bytes, mode: LWS_WRITE_BINARY)
                 }
                 guard ok else { return -1 }
+                client.lastWrite = ProcessInfo.processInfo.systemUptime
             }
             if client.wantsWrite { lws_callback_on_writable(wsi) }
             return 0

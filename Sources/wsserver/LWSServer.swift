@@ -30,6 +30,7 @@ final class LWSServer {
     init(options: Options, resources: ServerResources) {
         self.options = options
         self.hub = resources.hub
+        if options.heartbeat > 0 { for s in resources.hub.sessions { s.heartbeat = options.heartbeat } }
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
                              fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
                              measurer: resources.measurer)
@@ -69,6 +70,7 @@ final class LWSServer {
             throw ListenError(message: "cannot listen on \(options.host):\(options.port)")
         }
         context = ctx
+        signalContext = ctx
         guard let vhost = lws_get_vhost_by_name(ctx, "default") else {
             throw ListenError(message: "libwebsockets created no default vhost")
         }
@@ -87,11 +89,14 @@ final class LWSServer {
         while !shouldStop() {
             if lws_service(ctx, 0) < 0 { break }
         }
+        signalContext = nil
         lws_context_destroy(ctx)
         context = nil
+        tickTimer?.deallocate()
+        protocols?.deallocate()
+        for name in protocolNames { free(name) }
+        free(hostCString)
     }
-
-    func wakeUp() { if let ctx = context { lws_cancel_service(ctx) } }
 
     private func scheduleTick() {
         guard let ctx = context, let timer = tickTimer else { return }
@@ -101,8 +106,14 @@ final class LWSServer {
     /// Runs every `tickMicros`: advances the session clocks, then asks to write to
     /// every viewer that may be owed a frame.
     fileprivate func tick() {
-        hub.advance(to: ProcessInfo.processInfo.systemUptime)
-        for (wsi, client) in clients where client.wantsWrite { lws_callback_on_writable(wsi) }
+        let now = ProcessInfo.processInfo.systemUptime
+        hub.advance(to: now)
+        for (wsi, client) in clients {
+            if options.heartbeat > 0, client.outbox.isEmpty, now - client.lastWrite >= options.heartbeat {
+                client.outbox.append(.text(["type": "heartbeat"]))
+            }
+            if client.wantsWrite { lws_callback_on_writable(wsi) }
+        }
         scheduleTick()
     }
 
@@ -138,6 +149,8 @@ final class WSClient {
     var rxTooLarge = false
     var rxBinary = false
     var outbox: [Outgoing] = []
+    /// When something was last written to this viewer (system uptime, seconds).
+    var lastWrite = ProcessInfo.processInfo.systemUptime
 
     init(session: Session, viewer: ViewerID) { self.session = session; self.viewer = viewer }
 
@@ -151,3 +164,7 @@ private func lwsTick(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
 /// The server the C callbacks reach. Set once before the loop starts; touched only
 /// from the service thread.
 nonisolated(unsafe) var currentServer: LWSServer?
+
+/// The context a signal handler wakes (lws_cancel_service only writes to a pipe, which
+/// is safe in a handler; nothing else of Swift is touched there).
+nonisolated(unsafe) var signalContext: OpaquePointer?

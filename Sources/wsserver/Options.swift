@@ -9,6 +9,8 @@ struct Options: Equatable {
     var demo = true
     var fontDir = "/usr/share/fonts/truetype/dejavu"
     var quiet = false
+    /// Seconds of silence after which a viewer is sent a heartbeat; 0 turns them off.
+    var heartbeat = 5.0
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -16,7 +18,8 @@ struct Options: Equatable {
     }
 
     static let usage = """
-        usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR] [--quiet]
+        usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
+                        [--heartbeat S] [--quiet]
           --host ADDR     address to bind (default 127.0.0.1)
           --port N        TCP port, 0 picks a free one (default 8080)
           --web DIR       folder of the static client (default: the package's web/)
@@ -24,6 +27,8 @@ struct Options: Equatable {
           --no-demo       start with no demo sessions
           --font-dir DIR  folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf
                           (default /usr/share/fonts/truetype/dejavu)
+          --heartbeat S   send a viewer a heartbeat after S seconds without a message,
+                          so clients notice a dead connection (default 5, 0 = off)
           --quiet         no request log on stderr
         """
 
@@ -50,6 +55,12 @@ struct Options: Equatable {
             case "--web": o.webDir = try value(arg)
             case "--config": o.configFile = try value(arg)
             case "--font-dir": o.fontDir = try value(arg)
+            case "--heartbeat":
+                let v = try value(arg)
+                guard let s = Double(v), s == 0 || (0.1...3600).contains(s) else {
+                    throw UsageError(message: "--heartbeat: \"\(v)\" is not a number of seconds (0, or 0.1 to 3600)")
+                }
+                o.heartbeat = s
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

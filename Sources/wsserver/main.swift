@@ -1,3 +1,4 @@
+import CLibWebSockets
 import ChartSession
 import Foundation
 
@@ -27,7 +28,7 @@ signal(SIGPIPE, SIG_IGN)
 for sig in [SIGINT, SIGTERM] {
     signal(sig) { _ in
         stopRequested = 1
-        currentServer?.wakeUp()
+        if let ctx = signalContext { lws_cancel_service(ctx) }
     }
 }
 

@@ -189,3 +189,23 @@ def test_resizing_the_window_resizes_the_frames(static_server, driver):
     width = driver.execute_script("return window.chartwire.layers.background.commands[0].w")
     canvas_w = driver.execute_script("return document.querySelector('canvas').width")
     assert width < 1100 and canvas_w == int(width)
+
+
+def test_page_notices_a_silent_dead_connection(driver):
+    """The server stops answering without closing anything (as when the network
+    vanishes): missed heartbeats make the page reconnect, and it carries on."""
+    import signal
+    server = Server("--heartbeat", "0.3", port=free_port()).start()
+    try:
+        driver.get(f"{server.http}/s/demo")
+        wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+        server.proc.send_signal(signal.SIGSTOP)
+        try:
+            wait_for(driver, "return window.chartwire.stale > 0", timeout=10, message="the page to notice")
+        finally:
+            server.proc.send_signal(signal.SIGCONT)
+        frames = driver.execute_script("return window.chartwire.frames")
+        wait_for(driver, f"return window.chartwire.connected && window.chartwire.frames > {frames}", timeout=20,
+                 message="frames after the server woke")
+    finally:
+        server.stop()

@@ -224,3 +224,27 @@ def test_live_demo_scrolls(demo_server):
             versions.add(s["version"])
     assert len(versions) >= 5
     ws.close()
+
+
+def test_heartbeats_keep_a_quiet_connection_alive():
+    from conftest import FIXTURES, Server
+    s = Server("--config", str(FIXTURES / "static.json"), "--heartbeat", "0.3").start()
+    try:
+        ws = connect(s)
+        welcome = hello(ws)
+        assert welcome["heartbeat"] == 0.3
+        next_frame(ws)
+        start = time.time()
+        assert next_text(ws) == {"type": "heartbeat"}   # nothing changes on a static chart
+        assert 0.2 < time.time() - start < 2
+        ws.close()
+    finally:
+        s.stop()
+
+
+def test_deeply_nested_json_is_refused(static_server):
+    ws = connect(static_server)
+    ws.send("[" * 30_000 + "]" * 30_000)
+    assert next_text(ws)["code"] == "bad_json"
+    hello(ws)
+    ws.close()

@@ -9,8 +9,10 @@ import Testing
 
     @Test func everyFlag() throws {
         let o = try Options.parse(["--host", "0.0.0.0", "--port", "0", "--web", "/w", "--config", "c.json", "--no-demo",
-                                   "--font-dir", "/f", "--quiet"])
-        #expect(o == Options(host: "0.0.0.0", port: 0, webDir: "/w", configFile: "c.json", demo: false, fontDir: "/f", quiet: true))
+                                   "--font-dir", "/f", "--quiet", "--heartbeat", "0.5"])
+        #expect(o == Options(host: "0.0.0.0", port: 0, webDir: "/w", configFile: "c.json", demo: false, fontDir: "/f",
+                             quiet: true, heartbeat: 0.5))
+        #expect(try Options.parse(["--heartbeat", "0"]).heartbeat == 0)
     }
 
     @Test(arguments: [
@@ -20,6 +22,8 @@ import Testing
         (["--config", "--no-demo"], "--config needs a value"),
         (["--colour"], #"unknown argument "--colour" (see --help)"#),
         (["serve"], #"unknown argument "serve" (see --help)"#),
+        (["--heartbeat", "0.01"], #"--heartbeat: "0.01" is not a number of seconds (0, or 0.1 to 3600)"#),
+        (["--heartbeat", "soon"], #"--heartbeat: "soon" is not a number of seconds (0, or 0.1 to 3600)"#),
     ])
     func badFlags(args: [String], message: String) {
         #expect(throws: Options.UsageError(message: message)) { try Options.parse(args) }

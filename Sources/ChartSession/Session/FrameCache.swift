@@ -18,6 +18,9 @@ struct RenderedSize {
 /// when a re-render produces the same bytes, so viewers are not sent what they have.
 struct FrameCache {
     private(set) var entries: [ViewerSize: RenderedSize] = [:]
+    /// Layouts computed for gestures between frames: a gesture needs the layout at
+    /// the sender's size, not the rendered series.
+    private var layouts: [ViewerSize: (chartVersion: UInt64, layout: ChartLayout)] = [:]
     private var versionCounter: UInt32 = 0
     /// Most sizes kept beyond those of current viewers (frame.json callers, departed viewers).
     let spareSizes = 4
@@ -44,8 +47,18 @@ struct FrameCache {
         return entry
     }
 
+    /// The layout at `size` for the chart's current version, without rendering.
+    mutating func layout(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer) -> ChartLayout {
+        if let hit = entries[size], hit.chartVersion == chart.version { return hit.layout }
+        if let hit = layouts[size], hit.chartVersion == chart.version { return hit.layout }
+        let layout = renderer.layout(chart, size: Size(width: Double(size.width), height: Double(size.height)))
+        layouts[size] = (chart.version, layout)
+        return layout
+    }
+
     /// Drops sizes no viewer has, keeping a few spares.
     mutating func trim(keeping live: Set<ViewerSize>) {
+        layouts = layouts.filter { live.contains($0.key) }
         let spare = entries.keys.filter { !live.contains($0) }
         guard spare.count > spareSizes else { return }
         for size in spare.prefix(spare.count - spareSizes) { entries[size] = nil }

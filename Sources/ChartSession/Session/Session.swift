@@ -43,6 +43,11 @@ public final class Session {
         self.renderer = ChartRenderer(measurer: measurer)
     }
 
+    /// Seconds of silence after which the transport sends each viewer a heartbeat
+    /// (`{"type":"heartbeat"}`); announced in `welcome` so clients can tell a dead
+    /// connection. nil when the transport sends none.
+    public var heartbeat: Double?
+
     public var viewerCount: Int { viewers.count }
     public var viewerIDs: [ViewerID] { viewers.keys.sorted() }
 
@@ -76,17 +81,18 @@ public final class Session {
             guard let size = viewer.size else {
                 return [.text(ProtocolError(.helloRequired, "send hello before any other message").json)]
             }
-            switch message {
-            case let .resize(newSize):
+            if case let .resize(newSize) = message {
                 viewer.size = newSize
-            case let .pointer(e):
-                _ = chart.dispatch { $0.pointer(e, context: context(viewerID, size)) }
-            case let .wheel(e):
-                _ = chart.dispatch { $0.wheel(e, context: context(viewerID, size)) }
-            case let .doubleClick(e):
-                _ = chart.dispatch { $0.doubleClick(e, context: context(viewerID, size)) }
-            case .hello:
-                break
+                return []
+            }
+            // Modifiers run one after another, and one may change the chart: each gets
+            // the layout as it is when its turn comes.
+            let context = { ModifierContext(chart: self.chart, layout: self.cache.layout(self.chart, size: size, renderer: self.renderer), viewer: viewerID) }
+            switch message {
+            case let .pointer(e): _ = chart.dispatch { $0.pointer(e, context: context()) }
+            case let .wheel(e): _ = chart.dispatch { $0.wheel(e, context: context()) }
+            case let .doubleClick(e): _ = chart.dispatch { $0.doubleClick(e, context: context()) }
+            case .hello, .resize: break
             }
             return []
         }
@@ -102,10 +108,6 @@ public final class Session {
         }
     }
 
-    private func context(_ viewer: ViewerID, _ size: ViewerSize) -> ModifierContext {
-        ModifierContext(chart: chart, layout: cache.rendered(chart, size: size, renderer: renderer).layout, viewer: viewer)
-    }
-
     private func welcome(_ viewer: Viewer) -> JSONValue {
         .object([
             ("type", "welcome"), ("protocol", "chartwire.v1"), ("session", .string(id)),
@@ -113,7 +115,7 @@ public final class Session {
             ("format", .string(viewer.format.rawValue)),
             ("layers", .array(LayerID.allCases.map { .string($0.rawValue) })),
             ("series", .array(chart.series.map { .object([("id", .string($0.id)), ("name", .string($0.name))]) })),
-        ])
+        ] + (heartbeat.map { [("heartbeat", JSONValue.number($0))] } ?? []))
     }
 
     // MARK: Frames
@@ -159,7 +161,7 @@ public final class Session {
     }
 
     /// The layout at a size (tests, tools).
-    public func layout(size: ViewerSize) -> ChartLayout { cache.rendered(chart, size: size, renderer: renderer).layout }
+    public func layout(size: ViewerSize) -> ChartLayout { cache.layout(chart, size: size, renderer: renderer) }
 
     // MARK: Data and time
 
