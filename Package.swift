@@ -38,12 +38,13 @@ let package = Package(
         // Frame-build benchmark (see docs/bench.md).
         .executableTarget(
             name: "chartbench",
-            dependencies: ["ChartSession", "LayoutEngine"],
+            dependencies: ["ChartSession", "LayoutEngine", "TestSupport"],
             path: "bench/chartbench"
         ),
 
-        // Shared by the test targets: the DejaVu fonts the server measures with.
-        .target(name: "TestSupport", dependencies: ["LayoutEngine"], path: "Tests/TestSupport"),
+        // Shared by the tests and the benchmark: the DejaVu fonts the server measures
+        // with, and a C-free JSON reader.
+        .target(name: "TestSupport", dependencies: ["LayoutEngine", "ChartSession"], path: "Tests/TestSupport"),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "TestSupport"]),
         .testTarget(name: "ChartSessionTests", dependencies: ["ChartSession", "LayoutEngine", "TestSupport"]),
         .testTarget(name: "wsserverTests", dependencies: ["wsserver", "ChartSession", "TestSupport"]),

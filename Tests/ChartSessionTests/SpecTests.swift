@@ -3,23 +3,7 @@ import Testing
 import TestSupport
 @testable import ChartSession
 
-/// Parses JSON text for spec tests. The server parses with jansson; these tests build
-/// `JSONValue`s through Foundation so ChartSession's tests need no C.
-func parseJSON(_ text: String) -> JSONValue {
-    func convert(_ any: Any) -> JSONValue {
-        switch any {
-        case let d as [String: Any]: return .object(d.keys.sorted().map { ($0, convert(d[$0]!)) })
-        case let a as [Any]: return .array(a.map(convert))
-        case let s as String: return .string(s)
-        case let n as NSNumber:
-            if String(cString: n.objCType) == "c" { return .bool(n.boolValue) }
-            return n.doubleValue.rounded() == n.doubleValue && abs(n.doubleValue) < 9e15
-                ? .int(n.int64Value) : .double(n.doubleValue)
-        default: return .null
-        }
-    }
-    return convert(try! JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
-}
+func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
 
 @Suite struct SpecTests {
     @Test func demoSpecDecodesAndMatchesTheExampleFile() throws {

@@ -1,6 +1,7 @@
 import ChartSession
 import Foundation
 import LayoutEngine
+import TestSupport
 
 // chartbench: frame-build figures, each beside a baseline measured in the same run.
 // See docs/bench.md. `--quick` for a short run, `--json FILE` to also write figures.
@@ -130,7 +131,7 @@ for (label, n) in [("1e4", 10_000), ("1e6", 1_000_000), ("1e7", 10_000_000)] {
 }
 
 // The demo chart, after a minute of live data.
-let demoSpec = try! ConfigSpec.decode(DemoJSON.parse(DemoSpec.json))[0]
+let demoSpec = try! ConfigSpec.decode(foundationJSON(DemoSpec.json))[0]
 let demo = demoSpec.makeSession(measurer: measurer)
 demo.advance(to: 0)
 demo.advance(to: 60)
