@@ -174,6 +174,26 @@ import LayoutEngine
         #expect(abs(xRange(s).span - before.span) < 1e-9)
     }
 
+    @Test func zoomingFarInOrOutStaysUsable() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        let plot = s.layout(size: Fixtures.size).plotRect
+        for _ in 0..<400 { _ = s.receive(.wheel(WheelEvent(x: plot.midX + 3, y: plot.midY, deltaY: -500)), from: v) }
+        let narrow = xRange(s)
+        #expect(narrow.span > 0 && narrow.span >= max(abs(narrow.min), abs(narrow.max)) * Chart.minRelativeSpan)
+        var layout = s.layout(size: Fixtures.size)
+        #expect(layout.invariantViolations() == [])
+        #expect(layout.axis("x")!.labels.count >= 2)
+        for _ in 0..<2000 { _ = s.receive(.wheel(WheelEvent(x: plot.midX, y: plot.midY, deltaY: 500)), from: v) }
+        let wide = xRange(s)
+        #expect(wide.isValid && wide.span.isFinite)
+        layout = s.layout(size: Fixtures.size)
+        #expect(layout.invariantViolations() == [])
+        #expect(layout.axis("x")!.labels.count >= 2)
+        #expect(try frame(s, v) != nil)
+    }
+
     @Test func scrollingChartHoldsAfterPanAndResumesOnDoubleClick() throws {
         let s = Fixtures.session(Fixtures.followChart())
         let v = s.connect()

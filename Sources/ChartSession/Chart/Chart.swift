@@ -74,13 +74,22 @@ public final class Chart {
 
     // MARK: Ranges
 
-    /// Holds an axis at a range the user chose (pan, zoom). Invalid ranges are ignored.
+    /// Holds an axis at a range the user chose (pan, zoom). Ranges that are not
+    /// finite, or narrower than doubles can resolve into distinct ticks (a span under
+    /// 10^-9 of the values' magnitude), are ignored: zooming stops there.
     public func setUserRange(_ axisId: String, _ range: DoubleRange) {
-        guard let i = axes.firstIndex(where: { $0.id == axisId }), range.isValid, range.span > 0,
-              range.span.isFinite, axes[i].userRange != range else { return }
+        let magnitude = max(abs(range.min), abs(range.max))
+        guard let i = axes.firstIndex(where: { $0.id == axisId }), range.isValid, range.span.isFinite,
+              range.span > max(magnitude * Self.minRelativeSpan, Double.leastNormalMagnitude),
+              magnitude < Self.maxMagnitude, axes[i].userRange != range else { return }
         axes[i].userRange = range
         touch()
     }
+
+    /// Narrowest span a user can zoom to, relative to the magnitude of the values.
+    public static let minRelativeSpan = 1e-9
+    /// Largest magnitude a user can pan or zoom out to.
+    public static let maxMagnitude = 1e300
 
     /// Drops every user-set range: the axes follow their modes again (zoom extents).
     public func resetUserRanges() {

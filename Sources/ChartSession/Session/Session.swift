@@ -63,8 +63,10 @@ public final class Session {
     public func disconnect(_ viewer: ViewerID) {
         guard viewers.removeValue(forKey: viewer) != nil else { return }
         for m in chart.modifiers { m.viewerLeft(viewer) }
-        cache.trim(keeping: Set(viewers.values.compactMap(\.size)))
+        cache.trim(keeping: liveSizes)
     }
+
+    private var liveSizes: Set<ViewerSize> { Set(viewers.values.compactMap(\.size)) }
 
     /// Handles one decoded message; returns the replies to send to that viewer (the
     /// frames that follow are collected with `nextFrame`).
@@ -83,6 +85,7 @@ public final class Session {
             }
             if case let .resize(newSize) = message {
                 viewer.size = newSize
+                cache.trim(keeping: liveSizes)
                 return []
             }
             // Modifiers run one after another, and one may change the chart: each gets
@@ -156,6 +159,7 @@ public final class Session {
     /// The whole display list a viewer of this size would get now (frame.json).
     public func displayList(size: ViewerSize) -> DisplayList {
         let rendered = cache.rendered(chart, size: size, renderer: renderer)
+        defer { cache.trim(keeping: liveSizes) }
         return DisplayList(width: size.width, height: size.height, dpr: size.dpr,
                            layers: LayerID.allCases.compactMap { rendered.layers[$0]?.layer })
     }
