@@ -281,7 +281,7 @@
   // ---- size ---------------------------------------------------------------------
 
   let resizePending = false;
-  new ResizeObserver(() => {
+  function checkSize() {
     if (resizePending) return;
     resizePending = true;
     requestAnimationFrame(() => {
@@ -292,7 +292,14 @@
       sizeCanvases();
       send({ type: "resize", width: size.width, height: size.height, dpr: size.dpr });
     });
-  }).observe(root);
+  }
+  new ResizeObserver(checkSize).observe(root);
+  // The device pixel ratio changes without a resize when the page is zoomed or moved
+  // to another screen; listen for the current ratio, then re-arm for the new one.
+  (function watchRatio() {
+    matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`)
+      .addEventListener("change", () => { checkSize(); watchRatio(); }, { once: true });
+  })();
 
   sizeCanvases();
   // Draw only once the chart font is loaded: the server measured with it.

@@ -86,8 +86,18 @@ public enum ConfigSpec {
 
     static func readChart(_ r: inout JSONReader) throws -> ChartSpec {
         let title = try r.string("title")
-        let xAxes = try r.objects("xAxes") { try readAxis(&$0, x: true) } ?? [AxisConfig(id: "x", alignment: .bottom)]
-        let yAxes = try r.objects("yAxes") { try readAxis(&$0, x: false) }
+        // Gridlines default to the first axis of each direction only: a second Y axis'
+        // lines would cross the first's.
+        func withGridDefault(_ axes: [(AxisConfig, Bool?)]) -> [AxisConfig] {
+            axes.enumerated().map { i, a in
+                var c = a.0
+                c.showGridLines = a.1 ?? (i == 0)
+                return c
+            }
+        }
+        let xAxes = try r.objects("xAxes") { try readAxis(&$0, x: true) }.map(withGridDefault)
+            ?? [AxisConfig(id: "x", alignment: .bottom)]
+        let yAxes = try r.objects("yAxes") { try readAxis(&$0, x: false) }.map(withGridDefault)
             ?? [AxisConfig(id: "y", alignment: .left, mode: .visible, growBy: (0.1, 0.1))]
         guard !xAxes.isEmpty else { throw JSONReadError(path: "\(r.path).xAxes", message: "needs at least one axis") }
         guard !yAxes.isEmpty else { throw JSONReadError(path: "\(r.path).yAxes", message: "needs at least one axis") }
@@ -138,7 +148,9 @@ public enum ConfigSpec {
                          modifiers: modifiers)
     }
 
-    static func readAxis(_ r: inout JSONReader, x: Bool) throws -> AxisConfig {
+    /// An axis, and its `gridLines` if the spec gives it (the default depends on the
+    /// axis' place in its list).
+    static func readAxis(_ r: inout JSONReader, x: Bool) throws -> (AxisConfig, Bool?) {
         let id = try identifier(&r, "id")
         let alignment = try r.oneOf("alignment", AxisAlignment.self) ?? (x ? .bottom : .left)
         guard alignment.isHorizontal == x else {
@@ -177,11 +189,13 @@ public enum ConfigSpec {
         if window != nil, mode != .follow {
             throw JSONReadError(path: "\(r.path).window", message: "only applies with mode \"follow\"")
         }
-        return AxisConfig(
+        let gridLines = try r.bool("gridLines")
+        let config = AxisConfig(
             id: id, alignment: alignment, title: try r.string("title"), mode: mode, window: window, range: range,
             growBy: growBy, labelSize: try r.number("labelSize", min: 6, max: 72) ?? 12,
             titleSize: try r.number("titleSize", min: 6, max: 72) ?? 13, flipped: try r.bool("flipped") ?? false,
-            showGridLines: try r.bool("gridLines") ?? true)
+            showGridLines: gridLines ?? true)
+        return (config, gridLines)
     }
 
     static func readSeries(_ r: inout JSONReader) throws -> SeriesSpec {
