@@ -72,33 +72,32 @@ public final class Session {
     /// frames that follow are collected with `nextFrame`).
     public func receive(_ message: ClientMessage, from viewerID: ViewerID) -> [Outgoing] {
         guard let viewer = viewers[viewerID] else { return [] }
-        switch message {
-        case let .hello(size, format, _):
+        if case let .hello(size, format, _) = message {
             viewer.size = size
             viewer.format = format
             viewer.sentSize = nil
             viewer.sentVersions = [:]
             return [.text(welcome(viewer))]
-        case .resize, .pointer, .wheel, .doubleClick:
-            guard let size = viewer.size else {
-                return [.text(ProtocolError(.helloRequired, "send hello before any other message").json)]
-            }
-            if case let .resize(newSize) = message {
-                viewer.size = newSize
-                cache.trim(keeping: liveSizes)
-                return []
-            }
-            // Modifiers run one after another, and one may change the chart: each gets
-            // the layout as it is when its turn comes.
-            let context = { ModifierContext(chart: self.chart, layout: self.cache.layout(self.chart, size: size, renderer: self.renderer), viewer: viewerID) }
-            switch message {
-            case let .pointer(e): _ = chart.dispatch { $0.pointer(e, context: context()) }
-            case let .wheel(e): _ = chart.dispatch { $0.wheel(e, context: context()) }
-            case let .doubleClick(e): _ = chart.dispatch { $0.doubleClick(e, context: context()) }
-            case .hello, .resize: break
-            }
-            return []
         }
+        guard let size = viewer.size else {
+            return [.text(ProtocolError(.helloRequired, "send hello before any other message").json)]
+        }
+        // Modifiers run one after another, and one may change the chart: each gets the
+        // layout (at the sender's size) as it is when its turn comes.
+        let context = {
+            ModifierContext(chart: self.chart, layout: self.cache.layout(self.chart, size: size, renderer: self.renderer),
+                            viewer: viewerID)
+        }
+        switch message {
+        case .hello: break
+        case let .resize(newSize):
+            viewer.size = newSize
+            cache.trim(keeping: liveSizes)
+        case let .pointer(e): _ = chart.dispatch { $0.pointer(e, context: context()) }
+        case let .wheel(e): _ = chart.dispatch { $0.wheel(e, context: context()) }
+        case let .doubleClick(e): _ = chart.dispatch { $0.doubleClick(e, context: context()) }
+        }
+        return []
     }
 
     /// Decodes and handles a text message; a message that cannot be decoded is
