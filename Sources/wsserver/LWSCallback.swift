@@ -12,17 +12,23 @@ func lwsCallback(
 }
 
 extension LWSServer {
+    /// libwebsockets stores a request's path under a token named for its method.
+    static let methods: [(name: String, token: lws_token_indexes)] = [
+        ("GET", WSI_TOKEN_GET_URI), ("POST", WSI_TOKEN_POST_URI), ("HEAD", WSI_TOKEN_HEAD_URI),
+        ("PUT", WSI_TOKEN_PUT_URI), ("PATCH", WSI_TOKEN_PATCH_URI), ("DELETE", WSI_TOKEN_DELETE_URI),
+        ("OPTIONS", WSI_TOKEN_OPTIONS_URI),
+    ]
+
     func handle(wsi: OpaquePointer, reason: lws_callback_reasons, input: UnsafeMutableRawPointer?, len: Int) -> Int32 {
         switch reason {
         // MARK: HTTP
         case LWS_CALLBACK_HTTP:
             let ex = HTTPExchange()
             ex.path = input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: len), as: UTF8.self) } ?? "/"
-            ex.method = header(wsi, WSI_TOKEN_POST_URI) != nil ? "POST"
-                : header(wsi, WSI_TOKEN_GET_URI) != nil ? "GET" : "OTHER"
+            ex.method = Self.methods.first { header(wsi, $0.token) != nil }?.name ?? "UNKNOWN"
             ex.query = queryArguments(wsi)
             exchanges[wsi] = ex
-            if ex.method == "POST" { return 0 }  // the body follows
+            if ["POST", "PUT", "PATCH"].contains(ex.method) { return 0 }  // the body follows
             return respond(wsi, ex)
 
         case LWS_CALLBACK_HTTP_BODY:
@@ -147,9 +153,11 @@ extension LWSServer {
     // MARK: HTTP helpers
 
     private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange) -> Int32 {
+        // HEAD is answered as GET, without the body.
+        let method = ex.method == "HEAD" ? "GET" : ex.method
         let response: HTTPResponse = ex.bodyTooLarge
             ? .error(413, "body larger than \(Router.maxBody) bytes")
-            : router.handle(HTTPRequest(method: ex.method, path: ex.path, query: ex.query, body: ex.body))
+            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body))
         ex.body = []
         ex.response = response
         if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
@@ -166,7 +174,7 @@ extension LWSServer {
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0
         }
         guard ok else { return -1 }
-        if response.body.isEmpty {
+        if response.body.isEmpty || ex.method == "HEAD" {
             exchanges[wsi] = nil
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         }

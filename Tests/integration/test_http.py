@@ -130,3 +130,20 @@ def test_no_demo_hosts_nothing():
         assert b"No sessions are hosted" in get(s, "/")[2]
     finally:
         s.stop()
+
+
+def test_other_methods(static_server):
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", static_server.port, timeout=5)
+    for method, body in [("PUT", b"x"), ("DELETE", None), ("PATCH", b"{}"), ("OPTIONS", None)]:
+        conn.request(method, "/api/sessions", body=body)
+        r = conn.getresponse()
+        payload = r.read()
+        assert r.status == 405 and json.loads(payload)["error"] == f"method {method} is not supported"
+    conn.request("HEAD", "/api/sessions")
+    r = conn.getresponse()
+    assert r.status == 200 and r.read() == b"" and int(r.headers["content-length"]) > 10
+    # The connection is kept alive through all of it.
+    conn.request("GET", "/healthz")
+    assert conn.getresponse().read() == b"ok"
+    conn.close()
