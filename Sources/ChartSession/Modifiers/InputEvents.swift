@@ -1,3 +1,5 @@
+import LayoutEngine
+
 /// Gestures as the client reports them: CSS pixels relative to the canvas' top-left.
 public struct PointerEvent: Equatable, Sendable {
     public enum Phase: String, CaseIterable, Sendable { case down, move, up, cancel }
@@ -25,7 +27,7 @@ public struct PointerEvent: Equatable, Sendable {
         self.alt = alt; self.time = time
     }
 
-    public var point: LayoutEnginePoint { LayoutEnginePoint(x: x, y: y) }
+    public var point: Point { Point(x: x, y: y) }
 }
 
 public struct WheelEvent: Equatable, Sendable {
@@ -45,6 +47,3 @@ public struct DoubleClickEvent: Equatable, Sendable {
     public var time: Double
     public init(x: Double, y: Double, time: Double = 0) { self.x = x; self.y = y; self.time = time }
 }
-
-import LayoutEngine
-public typealias LayoutEnginePoint = LayoutEngine.Point

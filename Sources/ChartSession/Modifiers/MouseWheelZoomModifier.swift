@@ -14,7 +14,7 @@ public final class MouseWheelZoomModifier: ChartModifier {
     }
 
     public func wheel(_ event: WheelEvent, context: ModifierContext) -> Bool {
-        guard context.layout.plotRect.contains(LayoutEnginePoint(x: event.x, y: event.y)), event.deltaY != 0 else {
+        guard context.layout.plotRect.contains(Point(x: event.x, y: event.y)), event.deltaY != 0 else {
             return false
         }
         // Clamp a single event to ±500 px so a burst cannot collapse the range.

@@ -8,7 +8,7 @@ public final class ZoomPanModifier: ChartModifier {
     public var direction: ModifierDirection
 
     private struct DragKey: Hashable { let viewer: ViewerID; let pointer: Int }
-    private var drags: [DragKey: LayoutEnginePoint] = [:]
+    private var drags: [DragKey: Point] = [:]
 
     public init(direction: ModifierDirection = .xy) { self.direction = direction }
 
@@ -39,7 +39,7 @@ public final class ZoomPanModifier: ChartModifier {
 
     public func viewerLeft(_ viewer: ViewerID) { drags = drags.filter { $0.key.viewer != viewer } }
 
-    private func pan(from a: LayoutEnginePoint, to b: LayoutEnginePoint, context: ModifierContext) {
+    private func pan(from a: Point, to b: Point, context: ModifierContext) {
         guard a != b else { return }
         for (axis, layout) in context.axisLayouts(x: true) + context.axisLayouts(x: false) {
             guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }

@@ -15,8 +15,6 @@ public struct ChartRenderer: Sendable {
     public struct Output: Sendable {
         public var layout: ChartLayout
         public var layers: [LayerID: [DrawCommand]]
-        /// Points drawn per series id (after reduction), for tests and benchmarks.
-        public var pointsDrawn: [String: Int]
     }
 
     public func layout(_ chart: Chart, size: Size) -> ChartLayout {
@@ -25,13 +23,10 @@ public struct ChartRenderer: Sendable {
 
     public func render(_ chart: Chart, size: Size, dpr: Double) -> Output {
         let layout = self.layout(chart, size: size)
-        var points: [String: Int] = [:]
-        let series = seriesCommands(chart, layout: layout, dpr: dpr, pointsDrawn: &points)
         return Output(layout: layout,
                       layers: [.background: backgroundCommands(chart, layout: layout, dpr: dpr),
-                               .series: series,
-                               .overlay: overlayCommands(chart, layout: layout)],
-                      pointsDrawn: points)
+                               .series: seriesCommands(chart, layout: layout, dpr: dpr),
+                               .overlay: overlayCommands(chart, layout: layout)])
     }
 
     func font(_ style: TextStyle, theme: Theme) -> String {
@@ -126,7 +121,7 @@ public struct ChartRenderer: Sendable {
 
     // MARK: Series layer
 
-    func seriesCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, pointsDrawn: inout [String: Int]) -> [DrawCommand] {
+    func seriesCommands(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [DrawCommand] {
         let plot = layout.plotRect
         var out: [DrawCommand] = [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))]
         for s in chart.series {
@@ -148,7 +143,6 @@ public struct ChartRenderer: Sendable {
                     }
                 }
             }
-            pointsDrawn[s.id] = pts.count / 2
             if pts.count >= 2 {
                 out.append(.polyline(points: pts, stroke: s.color, width: Float(s.strokeWidth), dash: []))
             }

@@ -26,7 +26,6 @@ public final class Session {
         var sentSize: ViewerSize?
         var sentVersions: [LayerID: UInt32] = [:]
         var sentChartVersion: UInt64 = 0
-        var framesSent = 0
         init(id: ViewerID) { self.id = id }
     }
 
@@ -143,7 +142,6 @@ public final class Session {
         v.sentChartVersion = rendered.chartVersion
         guard !changed.isEmpty else { return nil }
         for l in changed { v.sentVersions[l.layer.id] = l.version }
-        v.framesSent += 1
         switch v.format {
         case .binary:
             return .binary(BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr,
