@@ -100,3 +100,18 @@ import TestSupport
         #expect(get("/api/measure", [:]).status == 400)
     }
 }
+
+/// Every spec shipped in examples/ reads cleanly, through jansson as the server reads it.
+@Suite struct ExampleSpecTests {
+    @Test func examplesDecode() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files == ["demo.json", "push.json"])
+        for file in files {
+            let specs = try ServerResources.decodeSpec(String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8),
+                                                       source: file)
+            #expect(!specs.isEmpty, "\(file)")
+        }
+    }
+}
