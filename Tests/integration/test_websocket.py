@@ -248,3 +248,20 @@ def test_deeply_nested_json_is_refused(static_server):
     assert next_text(ws)["code"] == "bad_json"
     hello(ws)
     ws.close()
+
+
+def test_large_messages_are_reassembled(static_server):
+    """A message larger than one receive buffer (16 KiB) but under the 64 KiB limit
+    arrives in pieces and is put back together."""
+    ws = connect(static_server)
+    padded = '{"type":"hello",' + " " * 40_000 + '"width":640,"height":400,"dpr":1}'
+    ws.send(padded)
+    assert json.loads(ws.recv())["type"] == "welcome"
+    frame, _ = next_frame(ws)
+    assert frame["width"] == 640
+    # The same as one WebSocket message split into continuation frames.
+    ws.send_frame(websocket.ABNF.create_frame('{"type":"dblclick",', websocket.ABNF.OPCODE_TEXT, fin=0))
+    ws.send_frame(websocket.ABNF.create_frame('"x":5,"y":5}', websocket.ABNF.OPCODE_CONT, fin=1))
+    ws.send('{"type":"bogus"}')
+    assert next_text(ws)["code"] == "unknown_type"   # the fragmented message itself raised no error
+    ws.close()
