@@ -3,8 +3,9 @@ import LayoutEngine
 @testable import ChartSession
 
 @Suite struct LineDecimatorTests {
-    func reduce(_ xs: [Double], _ ys: [Double], width: Double, dpr: Double = 1) -> [Float] {
-        let x = LinearCoordinateCalculator(range: DoubleRange(xs.first!, xs.last!), pixelStart: 0, pixelEnd: width)
+    func reduce(_ xs: [Double], _ ys: [Double], width: Double, dpr: Double = 1, flipped: Bool = false) -> [Float] {
+        let x = LinearCoordinateCalculator(range: DoubleRange(xs.first!, xs.last!), pixelStart: flipped ? width : 0,
+                                           pixelEnd: flipped ? 0 : width)
         let y = LinearCoordinateCalculator(range: DoubleRange(-1000, 1000), pixelStart: 1000, pixelEnd: 0)
         var out: [Float] = []
         xs.withUnsafeBufferPointer { xb in
@@ -17,13 +18,14 @@ import LayoutEngine
 
     /// A noisy series of many points: at most 4 points per device column, and in each
     /// column the same first, last, lowest and highest pixel as the full line.
-    @Test(arguments: [(100_000, 200.0, 1.0), (50_000, 300.0, 2.0), (1_000, 800.0, 1.0), (7, 500.0, 1.5)])
-    func keepsEveryColumnsExtremes(count: Int, width: Double, dpr: Double) {
+    @Test(arguments: [(100_000, 200.0, 1.0, false), (50_000, 300.0, 2.0, false), (1_000, 800.0, 1.0, false),
+                      (7, 500.0, 1.5, false), (100_000, 200.0, 1.0, true), (3_000, 700.0, 2.0, true)])
+    func keepsEveryColumnsExtremes(count: Int, width: Double, dpr: Double, flipped: Bool) {
         var rng = SplitMix64(seed: 42)
         let xs = (0..<count).map(Double.init)
         let ys = (0..<count).map { _ in rng.nextUnit() * 1800 - 900 }
-        let reduced = reduce(xs, ys, width: width, dpr: dpr)
-        let full = reduce(xs, ys, width: width * 1e6, dpr: dpr)  // wide enough to keep every point
+        let reduced = reduce(xs, ys, width: width, dpr: dpr, flipped: flipped)
+        let full = reduce(xs, ys, width: width * 1e6, dpr: dpr, flipped: flipped)  // wide enough to keep every point
         #expect(full.count == count * 2)
 
         func columns(_ pts: [Float]) -> [Int: (first: Float, last: Float, lo: Float, hi: Float, n: Int)] {
@@ -37,7 +39,8 @@ import LayoutEngine
             return out
         }
         // Map the full line's points to the narrow width's columns.
-        let x = LinearCoordinateCalculator(range: DoubleRange(0, Double(count - 1)), pixelStart: 0, pixelEnd: width)
+        let x = LinearCoordinateCalculator(range: DoubleRange(0, Double(count - 1)), pixelStart: flipped ? width : 0,
+                                           pixelEnd: flipped ? 0 : width)
         var fullInNarrow: [Float] = []
         for i in 0..<count { fullInNarrow += [Float(x.pixel(xs[i])), full[2 * i + 1]] }
         let a = columns(reduced), b = columns(fullInNarrow)

@@ -9,6 +9,7 @@ import LayoutEngine
 /// number of points.
 public enum LineDecimator {
     /// Appends the reduced points of `indices` (CSS pixels, flat x,y pairs) to `out`.
+    /// `xs` must be sorted (as `XYData` keeps it).
     public static func reduce(
         xs: UnsafeBufferPointer<Double>, ys: UnsafeBufferPointer<Double>, indices: Range<Int>,
         x: LinearCoordinateCalculator, y: LinearCoordinateCalculator, dpr: Double,
@@ -16,38 +17,55 @@ public enum LineDecimator {
     ) {
         guard !indices.isEmpty else { return }
         let scale = max(dpr, 0.01)
-        var column = Int.min
-        var first = 0, low = 0, high = 0, last = 0
 
+        // The device column of a point. Columns are taken from the coordinate as it is
+        // sent (a Float), so what the client draws falls in the column it was reduced
+        // in. Sorted x makes the column monotonic in the index.
+        @inline(__always) func column(_ i: Int) -> Int {
+            let px = Double(Float(x.pixel(xs[i]))) * scale
+            return Int(min(max(px, -1e12), 1e12).rounded(.down))
+        }
         @inline(__always) func emit(_ i: Int) {
             out.append(Float(x.pixel(xs[i])))
             out.append(Float(y.pixel(ys[i])))
         }
-        @inline(__always) func flush() {
-            guard column != Int.min else { return }
-            emit(first)
-            let (a, b) = low < high ? (low, high) : (high, low)
-            if a != first { emit(a) }
-            if b != a, b != first { emit(b) }
-            if last != b, last != first { emit(last) }
-        }
 
-        for i in indices {
-            // Columns are taken from the coordinate as it is sent (a Float), so that
-            // what the client draws falls in the column it was reduced in.
-            let px = Double(Float(x.pixel(xs[i]))) * scale
-            let c = Int(min(max(px, -1e12), 1e12).rounded(.down))
-            if c != column {
-                flush()
-                column = c
-                first = i; low = i; high = i; last = i
-            } else {
-                last = i
-                let v = ys[i]
-                if v < ys[low] { low = i }
-                if v > ys[high] { high = i }
+        var start = indices.lowerBound
+        let end = indices.upperBound
+        while start < end {
+            let c = column(start)
+            // The run of points in column `c` ends where the column changes: gallop
+            // ahead, then bisect, so a dense column costs a few look-ups, not one per point.
+            var step = 1, inside = start
+            while inside + step < end, column(inside + step) == c {
+                inside += step
+                step *= 2
             }
+            var lo = inside + 1, hi = min(inside + step, end)  // column(hi) != c, or hi == end
+            while lo < hi {
+                let mid = (lo + hi) >> 1
+                if column(mid) == c { lo = mid + 1 } else { hi = mid }
+            }
+            let runEnd = lo  // first index past the run
+
+            // The lowest and highest point of the run (the first of equals), in one pass.
+            var low = start, high = start
+            var lowValue = ys[start], highValue = ys[start]
+            var i = start + 1
+            while i < runEnd {
+                let v = ys[i]
+                if v < lowValue { lowValue = v; low = i }
+                if v > highValue { highValue = v; high = i }
+                i += 1
+            }
+
+            let last = runEnd - 1
+            emit(start)
+            let (a, b) = low < high ? (low, high) : (high, low)
+            if a != start { emit(a) }
+            if b != a, b != start { emit(b) }
+            if last != b, last != start { emit(last) }
+            start = runEnd
         }
-        flush()
     }
 }
