@@ -144,10 +144,11 @@ struct Router {
             return .error(400, "size must be a number of pixels from 0 to 500")
         }
         let bold = query["bold"] == "1" || query["bold"] == "true"
-        let m = measurer.metrics(for: TextStyle(size: size, bold: bold))
+        let style = TextStyle(size: size, bold: bold)
+        let m = measurer.metrics(for: style)
         return .json(200, .object([
             ("text", .string(text)), ("size", .number(size)), ("bold", .bool(bold)),
-            ("font", .string("\(bold ? "bold " : "")\(ChartRenderer.cssNumber(size))px \(Theme.defaultFontFamily)")),
+            ("font", .string(Theme().cssFont(style))),
             ("width", .double(m.width(of: text, size: size))),
             ("ascent", .double(m.ascent(size: size))), ("descent", .double(m.descent(size: size))),
         ]))

@@ -1,3 +1,5 @@
+import LayoutEngine
+
 /// Colours and the font family of a chart. Colours are CSS colour strings, passed to
 /// the client as they are.
 public struct Theme: Equatable, Sendable {
@@ -24,6 +26,13 @@ public struct Theme: Equatable, Sendable {
         self.gridLine = gridLine; self.axisLine = axisLine; self.tickLabel = tickLabel; self.title = title
         self.legendBackground = legendBackground; self.legendBorder = legendBorder; self.legendText = legendText
         self.palette = palette
+    }
+
+    /// The CSS font string the client draws text of `style` with, e.g.
+    /// `"bold 16px ChartWire Sans"`. Everything that names a font to the client uses it.
+    public func cssFont(_ style: TextStyle) -> String {
+        let size = style.size.rounded() == style.size ? String(Int(style.size)) : String(style.size)
+        return "\(style.bold ? "bold " : "")\(size)px \(fontFamily)"
     }
 
     /// The family name the client page declares with `@font-face` for the font file the

@@ -29,14 +29,6 @@ public struct ChartRenderer: Sendable {
                                .overlay: overlayCommands(chart, layout: layout)])
     }
 
-    func font(_ style: TextStyle, theme: Theme) -> String {
-        "\(style.bold ? "bold " : "")\(Self.cssNumber(style.size))px \(theme.fontFamily)"
-    }
-
-    public static func cssNumber(_ v: Double) -> String {
-        v.rounded() == v ? String(Int(v)) : String(v)
-    }
-
     /// Centres a 1-device-pixel line on a device pixel, so it is drawn sharp.
     static func crisp(_ v: Double, dpr: Double) -> Float {
         Float(((v * dpr).rounded(.down) + 0.5) / dpr)
@@ -48,7 +40,7 @@ public struct ChartRenderer: Sendable {
         case .center: .center
         case .right: .right
         }
-        return .text(x: Float(t.anchor.x), y: Float(t.anchor.y), text: t.text, font: font(t.style, theme: theme),
+        return .text(x: Float(t.anchor.x), y: Float(t.anchor.y), text: t.text, font: theme.cssFont(t.style),
                      fill: fill, align: align, baseline: .alphabetic, angle: Float(t.angle))
     }
 
