@@ -21,7 +21,9 @@
   const input = canvases.overlay;
 
   // State visible to tests and curious users (window.chartwire).
-  const state = { session: sessionId, connected: false, frames: 0, layers: {}, welcome: null, errors: [], reconnects: 0, stale: 0 };
+  const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, layers: {}, welcome: null,
+                  errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
+                  fontsReady: false, drawLog: [] };
   window.chartwire = state;
 
   let ws = null, size = measure(), backoff = 500, reconnectTimer = null;
@@ -64,15 +66,23 @@
       backoff = 500;
       state.connected = true;
       setStatus("live", "live");
-      send({ type: "hello", width: size.width, height: size.height, dpr: size.dpr });
+      hello();
     };
     ws.onmessage = (ev) => {
       lastMessage = Date.now();
-      if (typeof ev.data === "string") onText(JSON.parse(ev.data));
-      else onFrame(decodeFrame(new DataView(ev.data)));
+      if (typeof ev.data === "string") { onText(JSON.parse(ev.data)); return; }
+      state.bytes += ev.data.byteLength;
+      onFrame(decodeFrame(new DataView(ev.data)));
     };
     ws.onclose = () => dropped();
     ws.onerror = () => { /* onclose follows and schedules the retry */ };
+  }
+
+  // A (re)start of the viewer: the server sends every layer whole again.
+  function hello() {
+    state.layers = {};
+    unacked = 0;
+    send({ type: "hello", width: size.width, height: size.height, dpr: size.dpr });
   }
 
   function dropped() {
@@ -104,16 +114,114 @@
       state.errors.push(msg);
       console.warn("chartwire:", msg.code, msg.message);
     } else if (msg.type === "frame") {
-      onFrame(msg);
+      onFrame(jsonFrame(msg));
     }   // "heartbeat": nothing to do; its arrival was noted
   }
 
+  // Frames are applied to the layers at once, drawn at the next animation frame
+  // (once the chart font is ready), and acknowledged after that drawing, one ack per
+  // frame: the server sends no more than its window ahead of what was drawn.
+  const dirty = new Set();
+  let unacked = 0, drawScheduled = false;
+
   function onFrame(frame) {
     state.frames++;
-    for (const layer of frame.layers) {
-      state.layers[layer.id] = layer;
-      draw(layer.id);
+    if (frame.dataTime) state.dataTime = frame.dataTime;
+    try {
+      for (const layer of frame.layers) {
+        state.layers[layer.id] = layer.patch ? applyPatch(state.layers[layer.id], layer) : layer;
+        dirty.add(layer.id);
+      }
+    } catch (e) {
+      // A patch that does not fit what this page holds: start the viewer afresh.
+      state.errors.push({ code: "client_patch", message: String(e) });
+      console.warn("chartwire:", e);
+      hello();
+      return;
     }
+    unacked++;
+    scheduleDraw();
+  }
+
+  function scheduleDraw() {
+    if (drawScheduled || !state.fontsReady) return;
+    drawScheduled = true;
+    requestAnimationFrame(() => {
+      drawScheduled = false;
+      for (const id of dirty) if (state.layers[id]) draw(id);
+      dirty.clear();
+      const now = performance.now();
+      if (!state.firstDrawAt) state.firstDrawAt = now;
+      state.lastDrawAt = now;
+      state.draws++;
+      if (state.dataTime) {
+        state.drawLog.push(performance.timeOrigin + now - state.dataTime);
+        if (state.drawLog.length > 2000) state.drawLog.shift();
+      }
+      for (; unacked > 0; unacked--) { send({ type: "ack" }); state.acks++; }
+    });
+  }
+
+  // ---- patches (docs/protocol.md, "Patches") --------------------------------------
+
+  function applyPatch(base, patch) {
+    if (!base || base.version !== patch.base) {
+      throw new Error("patch for version " + patch.base + " of " + patch.id + ", holding " + (base && base.version));
+    }
+    const old = base.commands, out = [];
+    let at = 0;
+    for (const op of patch.patch) {
+      if (op.keep !== undefined) {
+        if (at + op.keep > old.length) throw new Error("patch keeps past the end");
+        for (let i = 0; i < op.keep; i++) out.push(old[at++]);
+      } else if (op.skip !== undefined) {
+        at += op.skip;
+      } else if (op.insert) {
+        for (const c of op.insert) out.push(c);
+      } else if (op.columns) {
+        const line = old[at++], p = op.columns;
+        if (!line || line.op !== "columns") throw new Error("columns patch on a " + (line && line.op));
+        if (p.keepFrom + p.keepCount > line.entries.length) throw new Error("columns patch keeps too much");
+        const entries = p.head.slice();
+        for (let i = p.keepFrom; i < p.keepFrom + p.keepCount; i++) {
+          const e = line.entries[i];
+          entries.push({ column: e.column - p.shift, lo: e.lo, hi: e.hi, first: e.first, last: e.last, joined: e.joined });
+        }
+        for (const e of p.tail) entries.push(e);
+        out.push(Object.assign({}, line, { x0: p.x0, entries }));
+      }
+    }
+    return { id: patch.id, version: patch.version, commands: out };
+  }
+
+  // JSON frames carry columns as runs; the page keeps entries, as binary frames give.
+  function runsToEntries(runs) {
+    const entries = [];
+    for (const r of runs) {
+      const n = r.values.length / 2;
+      for (let j = 0; j < n; j++) {
+        const lo = r.values[2 * j], hi = r.values[2 * j + 1];
+        entries.push({ column: r.column + j, lo, hi, first: j === 0 ? r.first : lo, last: j === n - 1 ? r.last : hi,
+                       joined: j === 0 ? r.joined : true });
+      }
+    }
+    return entries;
+  }
+  function jsonColumns(commands) {
+    for (const c of commands) if (c.op === "columns" && c.runs) { c.entries = runsToEntries(c.runs); delete c.runs; }
+    return commands;
+  }
+  function jsonFrame(msg) {
+    for (const l of msg.layers) {
+      if (l.commands) jsonColumns(l.commands);
+      if (l.patch) {
+        for (const op of l.patch) {
+          if (op.insert) jsonColumns(op.insert);
+          if (op.columns) { op.columns.head = runsToEntries(op.columns.head); op.columns.tail = runsToEntries(op.columns.tail); }
+        }
+      }
+    }
+    return msg;
   }
 
   // ---- binary frames (docs/protocol.md) -----------------------------------------
@@ -123,53 +231,94 @@
     const u8 = () => v.getUint8(o++);
     const u16 = () => { const x = v.getUint16(o, true); o += 2; return x; };
     const u32 = () => { const x = v.getUint32(o, true); o += 4; return x; };
+    const i32 = () => { const x = v.getInt32(o, true); o += 4; return x; };
     const f32 = () => { const x = v.getFloat32(o, true); o += 4; return x; };
     const f32s = (n) => { const a = new Float32Array(n); for (let i = 0; i < n; i++) a[i] = f32(); return a; };
     const utf8 = new TextDecoder();
 
-    if (u32() !== 0x31465743) throw new Error("not a ChartWire frame");   // "CWF1"
+    function runs() {
+      const entries = [];
+      for (let n = u32(), r = 0; r < n; r++) {
+        const column = i32(), count = u16(), joined = (u8() & 1) === 1, first = u16(), last = u16();
+        for (let j = 0; j < count; j++) {
+          const lo = u16(), hi = u16();
+          entries.push({ column: column + j, lo, hi, first: j === 0 ? first : lo, last: j === count - 1 ? last : hi,
+                         joined: j === 0 ? joined : true });
+        }
+      }
+      return entries;
+    }
+
+    function commands(n, strings) {
+      const str = () => strings[u16()];
+      const out = [];
+      for (let i = 0; i < n; i++) {
+        const op = u8();
+        if (op === 1 || op === 2) {
+          const stroke = str(), width = f32(), dash = Array.from(f32s(u8()));
+          const items = u32();
+          const coords = f32s(items * (op === 1 ? 2 : 4));
+          out.push(op === 1 ? { op: "polyline", points: coords, stroke, width, dash }
+                            : { op: "segments", coords, stroke, width, dash });
+        } else if (op === 3) {
+          const flags = u8();
+          const c = { op: "rect", x: f32(), y: f32(), w: f32(), h: f32() };
+          if (flags & 1) c.fill = str();
+          if (flags & 2) { c.stroke = str(); c.lineWidth = f32(); }
+          out.push(c);
+        } else if (op === 4) {
+          const x = f32(), y = f32(), angle = f32();
+          const text = str(), font = str(), fill = str();
+          out.push({ op: "text", x, y, angle, text, font, fill, align: ALIGN[u8()], baseline: BASELINE[u8()] });
+        } else if (op === 5) {
+          out.push({ op: "clip", x: f32(), y: f32(), w: f32(), h: f32() });
+        } else if (op === 6) {
+          out.push({ op: "unclip" });
+        } else if (op === 7) {
+          const stroke = str(), width = f32(), dash = Array.from(f32s(u8()));
+          const x0 = f32(), dx = f32(), y0 = f32(), dy = f32();
+          out.push({ op: "columns", stroke, width, dash, x0, dx, y0, dy, entries: runs() });
+        } else {
+          throw new Error("unknown opcode " + op);
+        }
+      }
+      return out;
+    }
+
+    if (u32() !== 0x32465743) throw new Error("not a ChartWire frame");   // "CWF2"
     const frame = { width: u16(), height: u16(), dpr: f32(), layers: [] };
     const count = u8(); o += 3;
+    frame.dataTime = v.getFloat64(o, true); o += 8;
     for (let l = 0; l < count; l++) {
-      const id = LAYERS[u8()]; o += 3;
+      const id = LAYERS[u8()], kind = u8(); o += 2;
       const version = u32();
       const end = u32() + o;
+      const base = kind === 1 ? u32() : 0;
       const strings = [];
       for (let n = u16(), i = 0; i < n; i++) {
         const len = u16();
         strings.push(utf8.decode(new Uint8Array(v.buffer, v.byteOffset + o, len)));
         o += len;
       }
-      const str = () => strings[u16()];
-      const commands = [];
-      for (let n = u32(), i = 0; i < n; i++) {
-        const op = u8();
-        if (op === 1 || op === 2) {
-          const stroke = str(), width = f32(), dash = Array.from(f32s(u8()));
-          const items = u32();
-          const coords = f32s(items * (op === 1 ? 2 : 4));
-          commands.push(op === 1 ? { op: "polyline", points: coords, stroke, width, dash }
-                                 : { op: "segments", coords, stroke, width, dash });
-        } else if (op === 3) {
-          const flags = u8();
-          const c = { op: "rect", x: f32(), y: f32(), w: f32(), h: f32() };
-          if (flags & 1) c.fill = str();
-          if (flags & 2) { c.stroke = str(); c.lineWidth = f32(); }
-          commands.push(c);
-        } else if (op === 4) {
-          const x = f32(), y = f32(), angle = f32();
-          const text = str(), font = str(), fill = str();
-          commands.push({ op: "text", x, y, angle, text, font, fill, align: ALIGN[u8()], baseline: BASELINE[u8()] });
-        } else if (op === 5) {
-          commands.push({ op: "clip", x: f32(), y: f32(), w: f32(), h: f32() });
-        } else if (op === 6) {
-          commands.push({ op: "unclip" });
-        } else {
-          throw new Error("unknown opcode " + op);
+      if (kind === 0) {
+        frame.layers.push({ id, version, commands: commands(u32(), strings) });
+      } else if (kind === 1) {
+        const patch = [];
+        for (let n = u32(), i = 0; i < n; i++) {
+          const op = u8();
+          if (op === 1) patch.push({ keep: u32() });
+          else if (op === 2) patch.push({ skip: u32() });
+          else if (op === 3) patch.push({ insert: commands(u32(), strings) });
+          else if (op === 4) {
+            const shift = i32(), x0 = f32(), keepFrom = u32(), keepCount = u32();
+            patch.push({ columns: { shift, x0, keepFrom, keepCount, head: runs(), tail: runs() } });
+          } else throw new Error("unknown patch opcode " + op);
         }
+        frame.layers.push({ id, version, base, patch });
+      } else {
+        throw new Error("unknown layer kind " + kind);
       }
       if (o !== end) throw new Error("layer length mismatch");
-      frame.layers.push({ id, version, commands });
     }
     return frame;
   }
@@ -204,6 +353,10 @@
           ctx.stroke();
           break;
         }
+        case "columns":
+          stroke(ctx, cmd);
+          drawColumns(ctx, cmd);
+          break;
         case "rect":
           if (cmd.fill) { ctx.fillStyle = cmd.fill; ctx.fillRect(cmd.x, cmd.y, cmd.w, cmd.h); }
           if (cmd.stroke) {
@@ -240,6 +393,34 @@
       }
     }
     if (clipped) ctx.restore();
+  }
+
+  // A line reduced to device-pixel columns (docs/protocol.md, "columns"): each entry
+  // is a vertical stroke from lo to hi at its column; joined entries continue the line,
+  // across empty columns from the previous entry's last value to this one's first.
+  function drawColumns(ctx, c) {
+    const e = c.entries;
+    const Y = (q) => c.y0 + q * c.dy;
+    ctx.beginPath();
+    let penY = 0;
+    for (let i = 0; i < e.length; i++) {
+      const x = c.x0 + e[i].column * c.dx;
+      const p = i > 0 ? e[i - 1] : null;
+      if (p && e[i].joined) {
+        if (e[i].column > p.column + 1) {
+          ctx.lineTo(c.x0 + p.column * c.dx, Y(p.last));
+          penY = Y(e[i].first);
+          ctx.lineTo(x, penY);
+        }
+      } else {
+        penY = Y(e[i].first);
+        ctx.moveTo(x, penY);
+      }
+      const lo = Y(e[i].lo), hi = Y(e[i].hi);
+      if (Math.abs(penY - lo) <= Math.abs(penY - hi)) { ctx.lineTo(x, lo); ctx.lineTo(x, hi); penY = hi; }
+      else { ctx.lineTo(x, hi); ctx.lineTo(x, lo); penY = lo; }
+    }
+    ctx.stroke();
   }
 
   function stroke(ctx, cmd) {
@@ -302,7 +483,9 @@
   })();
 
   sizeCanvases();
-  // Draw only once the chart font is loaded: the server measured with it.
+  // Connect at once, and draw once the chart font is loaded (the server measured text
+  // with it); the page's <link rel=preload> started loading it before this script ran.
+  connect();
   Promise.all([document.fonts.load('12px "ChartWire Sans"'), document.fonts.load('bold 12px "ChartWire Sans"')])
-    .catch(() => {}).then(connect);
+    .catch(() => {}).then(() => { state.fontsReady = true; for (const id in state.layers) dirty.add(id); scheduleDraw(); });
 })();

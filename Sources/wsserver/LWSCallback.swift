@@ -43,7 +43,9 @@ extension LWSServer {
 
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
             guard let ex = exchanges[wsi] else { return -1 }
-            return respond(wsi, ex)
+            let result = respond(wsi, ex)
+            pump()  // an append may be due for publication at once
+            return result
 
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let ex = exchanges[wsi], let response = ex.response else { return 0 }
@@ -95,13 +97,15 @@ extension LWSServer {
             }
             guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
             receiveMessage(client)
+            pump()  // a gesture may have changed the chart
             if client.wantsWrite { lws_callback_on_writable(wsi) }
             return 0
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let client = clients[wsi] else { return 0 }
-            let next: Outgoing? = client.outbox.isEmpty ? client.session.nextFrame(for: client.viewer)
-                                                        : client.outbox.removeFirst()
+            let next: Outgoing? = client.outbox.isEmpty
+                ? client.session.nextFrame(for: client.viewer, now: ProcessInfo.processInfo.systemUptime)
+                : client.outbox.removeFirst()
             if let next {
                 let ok: Bool
                 switch next {
@@ -139,9 +143,7 @@ extension LWSServer {
         } else {
             do {
                 let json = try Jansson.parse(client.rx)
-                let before = client.session.chart.version
                 replies = client.session.receive(json: json, from: client.viewer)
-                if client.session.chart.version != before { sessionChanged(client.session) }
             } catch {
                 replies = [.text(ProtocolError(.badJSON, error.description).json)]
             }

@@ -14,6 +14,10 @@ final class LWSServer {
     private var protocols: UnsafeMutablePointer<lws_protocols>?
     private var protocolNames: [UnsafeMutablePointer<CChar>] = []
     private var tickTimer: UnsafeMutablePointer<lws_sorted_usec_list_t>?
+    /// Fires when the earliest session publication falls due (see `pump`).
+    private var publishTimer: UnsafeMutablePointer<lws_sorted_usec_list_t>?
+    /// The chart version each session had when last looked at, to notice changes.
+    private var seenVersions: [ObjectIdentifier: UInt64] = [:]
     private var hostCString: UnsafeMutablePointer<CChar>?
 
     /// State of HTTP exchanges and WebSocket viewers, by connection.
@@ -79,6 +83,9 @@ final class LWSServer {
         let timer = UnsafeMutablePointer<lws_sorted_usec_list_t>.allocate(capacity: 1)
         timer.initialize(to: lws_sorted_usec_list_t())
         tickTimer = timer
+        let publish = UnsafeMutablePointer<lws_sorted_usec_list_t>.allocate(capacity: 1)
+        publish.initialize(to: lws_sorted_usec_list_t())
+        publishTimer = publish
         scheduleTick()
         return port
     }
@@ -93,6 +100,7 @@ final class LWSServer {
         lws_context_destroy(ctx)
         context = nil
         tickTimer?.deallocate()
+        publishTimer?.deallocate()
         protocols?.deallocate()
         for name in protocolNames { free(name) }
         free(hostCString)
@@ -103,24 +111,49 @@ final class LWSServer {
         lws_sul_schedule(ctx, 0, timer, lwsTick, Self.tickMicros)
     }
 
-    /// Runs every `tickMicros`: advances the session clocks, then asks to write to
-    /// every viewer that may be owed a frame.
+    /// Runs every `tickMicros`: advances the session clocks (generators), queues
+    /// heartbeats, publishes what is due and asks to write to every viewer owed
+    /// something.
     fileprivate func tick() {
         let now = ProcessInfo.processInfo.systemUptime
         hub.advance(to: now)
         for (wsi, client) in clients {
             if options.heartbeat > 0, client.outbox.isEmpty, now - client.lastWrite >= options.heartbeat {
                 client.outbox.append(.text(["type": "heartbeat"]))
+                lws_callback_on_writable(wsi)
             }
-            if client.wantsWrite { lws_callback_on_writable(wsi) }
         }
+        pump()
         scheduleTick()
     }
 
-    /// After a gesture changed a session: wake every viewer of it at once.
-    func sessionChanged(_ session: Session) {
-        for (wsi, client) in clients where client.session === session && client.wantsWrite {
-            lws_callback_on_writable(wsi)
+    /// Notices which sessions changed (appends, gestures, generators), publishes those
+    /// whose frame is due, wakes their viewers, and sets the publish timer for the
+    /// earliest one not yet due. Called after every event that may change a chart, so
+    /// a change is published at once unless the session's `maxFps` holds it back, and
+    /// then exactly when it may be.
+    func pump() {
+        let now = ProcessInfo.processInfo.systemUptime
+        var earliest = Double.infinity
+        for session in hub.sessions {
+            let key = ObjectIdentifier(session)
+            if seenVersions[key] != session.chart.version {
+                seenVersions[key] = session.chart.version
+                session.noteChange(at: now)
+                session.noteData(wallMs: Date().timeIntervalSince1970 * 1000)
+            }
+            guard let due = session.publishDue(now: now) else { continue }
+            if due <= now {
+                session.publish(now: now)
+                for (wsi, client) in clients where client.session === session && client.wantsWrite {
+                    lws_callback_on_writable(wsi)
+                }
+            } else {
+                earliest = min(earliest, due)
+            }
+        }
+        if earliest.isFinite, let ctx = context, let timer = publishTimer {
+            lws_sul_schedule(ctx, 0, timer, lwsPublish, max(1, Int64((earliest - now) * 1e6)))
         }
     }
 
@@ -154,11 +187,15 @@ final class WSClient {
 
     init(session: Session, viewer: ViewerID) { self.session = session; self.viewer = viewer }
 
-    var wantsWrite: Bool { !outbox.isEmpty || session.mayHaveFrame(for: viewer) }
+    var wantsWrite: Bool { !outbox.isEmpty || session.wantsFrame(viewer) }
 }
 
 private func lwsTick(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
     currentServer?.tick()
+}
+
+private func lwsPublish(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+    currentServer?.pump()
 }
 
 /// The server the C callbacks reach. Set once before the loop starts; touched only

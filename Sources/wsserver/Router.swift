@@ -57,6 +57,8 @@ struct Router {
             return HTTPResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array("ok".utf8))
         case 2 where parts[0] == "api" && parts[1] == "sessions":
             return .json(200, hub.listing)
+        case 2 where parts[0] == "api" && parts[1] == "stats":
+            return .json(200, hub.stats)
         case 2 where parts[0] == "api" && parts[1] == "measure":
             return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":

@@ -33,11 +33,12 @@ import Testing
             ]),
         ])
         let expected: [UInt8] = [
-            0x43, 0x57, 0x46, 0x31,  // "CWF1"
+            0x43, 0x57, 0x46, 0x32,  // "CWF2"
             0x2C, 0x01, 0xC8, 0x00,  // width 300, height 200
             0x00, 0x00, 0x80, 0x3F,  // dpr 1.0
             0x01, 0, 0, 0,           // one layer, reserved
-            0x01, 0, 0, 0,           // layer "series", reserved
+            0, 0, 0, 0, 0, 0, 0, 0,  // data time: unknown (0.0)
+            0x01, 0, 0, 0,           // layer "series", whole, reserved
             0x05, 0, 0, 0,           // version 5
             0x20, 0, 0, 0,           // body length 32
             0x01, 0x00, 0x03, 0x00, 0x72, 0x65, 0x64,  // strings: 1 — "red"

@@ -7,12 +7,10 @@ import LayoutEngine
         let x = LinearCoordinateCalculator(range: DoubleRange(xs.first!, xs.last!), pixelStart: flipped ? width : 0,
                                            pixelEnd: flipped ? 0 : width)
         let y = LinearCoordinateCalculator(range: DoubleRange(-1000, 1000), pixelStart: 1000, pixelEnd: 0)
+        var data = XYData()
+        try! data.append(xs: xs, ys: ys)
         var out: [Float] = []
-        xs.withUnsafeBufferPointer { xb in
-            ys.withUnsafeBufferPointer { yb in
-                LineDecimator.reduce(xs: xb, ys: yb, indices: 0..<xs.count, x: x, y: y, dpr: dpr, into: &out)
-            }
-        }
+        LineDecimator.reduce(data, indices: 0..<xs.count, x: x, y: y, dpr: dpr, into: &out)
         return out
     }
 

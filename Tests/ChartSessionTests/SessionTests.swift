@@ -3,10 +3,23 @@ import LayoutEngine
 @testable import ChartSession
 
 @Suite struct SessionTests {
-    func frame(_ s: Session, _ v: ViewerID) throws -> DisplayList? {
+    /// Publishes what is due (the transport's job), then takes the viewer's next frame
+    /// and acknowledges it, as the client does after drawing it.
+    func frame(_ s: Session, _ v: ViewerID) throws -> Frame? {
+        publish(s)
         guard let out = s.nextFrame(for: v) else { return nil }
-        return try BinaryFrame.decode(try #require(out.bytes))
+        #expect(s.receive(.ack, from: v) == [])
+        return try BinaryFrame.decodeFrame(try #require(out.bytes))
     }
+
+    /// Publishes if the chart changed (time moves on by a second each call: no frame
+    /// rate limit gets in the way).
+    func publish(_ s: Session) {
+        clock.now += 1
+        if s.publishDue(now: clock.now) != nil { s.publish(now: clock.now) }
+    }
+    final class Clock { var now = 0.0 }
+    let clock = Clock()
 
     func xRange(_ s: Session) -> DoubleRange { s.chart.resolvedRanges()["x"]! }
 
@@ -22,7 +35,7 @@ import LayoutEngine
         let first = try #require(try frame(s, v))
         #expect(first.layers.map(\.id) == [.background, .series, .overlay])
         #expect(first.width == 800 && first.height == 500)
-        #expect(s.mayHaveFrame(for: v) == false)
+        #expect(s.wantsFrame(v) == false)
         #expect(s.nextFrame(for: v) == nil)  // up to date
     }
 
@@ -35,7 +48,9 @@ import LayoutEngine
         // Appending inside the current extents changes the series only... but extents grow,
         // so axes change too; the legend (overlay) stays.
         try s.append(seriesId: "s", xs: [100, 101], ys: [50, 60])
-        #expect(s.mayHaveFrame(for: v))
+        #expect(!s.wantsFrame(v))   // not before it is published
+        publish(s)
+        #expect(s.wantsFrame(v))
         let second = try #require(try frame(s, v))
         #expect(second.layers.map(\.id) == [.background, .series])
         for l in second.layers {
@@ -143,7 +158,8 @@ import LayoutEngine
         #expect(abs(after.span - before.span) < 1e-9)
         #expect(!s.chart.isFollowingData)
         // Both viewers are owed a frame, and the other viewer's labels moved.
-        #expect(s.mayHaveFrame(for: a) && s.mayHaveFrame(for: b))
+        publish(s)
+        #expect(s.wantsFrame(a) && s.wantsFrame(b))
         #expect(try frame(s, b)?.layers.contains { $0.id == .background } == true)
     }
 

@@ -23,59 +23,186 @@ class Reader:
         return list(self.take(f"<{n}f")) if n > 1 else ([self.take("<f")] if n == 1 else [])
 
 
+def _runs(r):
+    entries = []
+    for _ in range(r.take("<I")):
+        column, count, flags, first, last = r.take("<iHBHH")
+        for j in range(count):
+            lo, hi = r.take("<HH")
+            entries.append({"column": column + j, "lo": lo, "hi": hi,
+                            "first": first if j == 0 else lo, "last": last if j == count - 1 else hi,
+                            "joined": bool(flags & 1) if j == 0 else True})
+    return entries
+
+
+def _commands(r, n, strings):
+    s = lambda: strings[r.take("<H")]
+    commands = []
+    for _ in range(n):
+        op = r.take("<B")
+        if op in (1, 2):
+            stroke, width_ = s(), r.take("<f")
+            dash = r.floats(r.take("<B"))
+            n = r.take("<I")
+            coords = r.floats(n * (2 if op == 1 else 4))
+            key = "points" if op == 1 else "coords"
+            commands.append({"op": "polyline" if op == 1 else "segments", key: coords,
+                             "stroke": stroke, "width": width_, "dash": dash})
+        elif op == 3:
+            flags = r.take("<B")
+            c = {"op": "rect", "x": r.take("<f"), "y": r.take("<f"), "w": r.take("<f"), "h": r.take("<f")}
+            if flags & 1:
+                c["fill"] = s()
+            if flags & 2:
+                c["stroke"] = s(); c["lineWidth"] = r.take("<f")
+            commands.append(c)
+        elif op == 4:
+            x, y, angle = r.take("<fff")
+            text, font, fill = s(), s(), s()
+            align, baseline = r.take("<BB")
+            commands.append({"op": "text", "x": x, "y": y, "angle": angle, "text": text, "font": font,
+                             "fill": fill, "align": ALIGN[align], "baseline": BASELINE[baseline]})
+        elif op == 5:
+            commands.append({"op": "clip", "x": r.take("<f"), "y": r.take("<f"), "w": r.take("<f"), "h": r.take("<f")})
+        elif op == 6:
+            commands.append({"op": "unclip"})
+        elif op == 7:
+            stroke, width_ = s(), r.take("<f")
+            dash = r.floats(r.take("<B"))
+            x0, dx, y0, dy = r.take("<ffff")
+            commands.append({"op": "columns", "stroke": stroke, "width": width_, "dash": dash,
+                             "x0": x0, "dx": dx, "y0": y0, "dy": dy, "entries": _runs(r)})
+        else:
+            raise ValueError(f"unknown opcode {op}")
+    return commands
+
+
 def decode(data):
+    """A binary frame as a dict; a patched layer has "base" and "patch" instead of "commands"."""
     r = Reader(data)
-    if r.take("<4s") != b"CWF1":
+    if r.take("<4s") != b"CWF2":
         raise ValueError("bad magic")
     width, height, dpr, count = r.take("<HHfB")
     r.take("<3s")  # reserved
-    frame = {"width": width, "height": height, "dpr": dpr, "layers": []}
+    data_time = r.take("<d")
+    frame = {"width": width, "height": height, "dpr": dpr, "dataTime": data_time, "layers": []}
     for _ in range(count):
-        code = r.take("<B"); r.take("<3s")
+        code, kind = r.take("<BB"); r.take("<2s")
         version, length = r.take("<II")
         end = r.o + length
+        base = r.take("<I") if kind == 1 else None
         strings = []
         for _ in range(r.take("<H")):
             n = r.take("<H")
             strings.append(r.take(f"<{n}s").decode("utf-8") if n else "")
-        s = lambda: strings[r.take("<H")]
-        commands = []
-        for _ in range(r.take("<I")):
-            op = r.take("<B")
-            if op in (1, 2):
-                stroke, width_ = s(), r.take("<f")
-                dash = r.floats(r.take("<B"))
-                n = r.take("<I")
-                coords = r.floats(n * (2 if op == 1 else 4))
-                key = "points" if op == 1 else "coords"
-                commands.append({"op": "polyline" if op == 1 else "segments", key: coords,
-                                 "stroke": stroke, "width": width_, "dash": dash})
-            elif op == 3:
-                flags = r.take("<B")
-                c = {"op": "rect", "x": r.take("<f"), "y": r.take("<f"), "w": r.take("<f"), "h": r.take("<f")}
-                if flags & 1:
-                    c["fill"] = s()
-                if flags & 2:
-                    c["stroke"] = s(); c["lineWidth"] = r.take("<f")
-                commands.append(c)
-            elif op == 4:
-                x, y, angle = r.take("<fff")
-                text, font, fill = s(), s(), s()
-                align, baseline = r.take("<BB")
-                commands.append({"op": "text", "x": x, "y": y, "angle": angle, "text": text, "font": font,
-                                 "fill": fill, "align": ALIGN[align], "baseline": BASELINE[baseline]})
-            elif op == 5:
-                commands.append({"op": "clip", "x": r.take("<f"), "y": r.take("<f"), "w": r.take("<f"), "h": r.take("<f")})
-            elif op == 6:
-                commands.append({"op": "unclip"})
-            else:
-                raise ValueError(f"unknown opcode {op}")
+        if kind == 0:
+            frame["layers"].append({"id": LAYERS[code], "version": version,
+                                    "commands": _commands(r, r.take("<I"), strings)})
+        elif kind == 1:
+            ops = []
+            for _ in range(r.take("<I")):
+                op = r.take("<B")
+                if op == 1:
+                    ops.append({"keep": r.take("<I")})
+                elif op == 2:
+                    ops.append({"skip": r.take("<I")})
+                elif op == 3:
+                    ops.append({"insert": _commands(r, r.take("<I"), strings)})
+                elif op == 4:
+                    shift, x0, keep_from, keep_count = r.take("<ifII")
+                    ops.append({"columns": {"shift": shift, "x0": x0, "keepFrom": keep_from,
+                                            "keepCount": keep_count, "head": _runs(r), "tail": _runs(r)}})
+                else:
+                    raise ValueError(f"unknown patch opcode {op}")
+            frame["layers"].append({"id": LAYERS[code], "version": version, "base": base, "patch": ops})
+        else:
+            raise ValueError(f"unknown layer kind {kind}")
         if r.o != end:
             raise ValueError("layer length does not match its body")
-        frame["layers"].append({"id": LAYERS[code], "version": version, "commands": commands})
     if r.o != len(data):
         raise ValueError("trailing bytes")
     return frame
+
+
+def runs_to_entries(runs):
+    """The JSON form's runs as entries (what the binary decoder gives)."""
+    entries = []
+    for run in runs:
+        values = run["values"]
+        n = len(values) // 2
+        for j in range(n):
+            lo, hi = values[2 * j], values[2 * j + 1]
+            entries.append({"column": run["column"] + j, "lo": lo, "hi": hi,
+                            "first": run["first"] if j == 0 else lo, "last": run["last"] if j == n - 1 else hi,
+                            "joined": run["joined"] if j == 0 else True})
+    return entries
+
+
+def apply_patch(base, patch):
+    """The layer a patch makes of the layer held (docs/protocol.md, "Patches")."""
+    if base is None or base["version"] != patch["base"]:
+        raise ValueError(f"patch for version {patch['base']}, holding {base and base['version']}")
+    old, out, at = base["commands"], [], 0
+    for op in patch["patch"]:
+        if "keep" in op:
+            if at + op["keep"] > len(old):
+                raise ValueError("keep past the end")
+            out += old[at:at + op["keep"]]; at += op["keep"]
+        elif "skip" in op:
+            at += op["skip"]
+        elif "insert" in op:
+            out += op["insert"]
+        else:
+            p, line = op["columns"], old[at]
+            at += 1
+            if line["op"] != "columns":
+                raise ValueError("columns patch on a " + line["op"])
+            kept = [dict(e, column=e["column"] - p["shift"])
+                    for e in line["entries"][p["keepFrom"]:p["keepFrom"] + p["keepCount"]]]
+            out.append(dict(line, x0=p["x0"], entries=p["head"] + kept + p["tail"]))
+    return {"id": patch["id"], "version": patch["version"], "commands": out}
+
+
+class Held:
+    """What a viewer holds: the last whole version of each layer, patched as frames arrive."""
+
+    def __init__(self):
+        self.layers = {}
+
+    def apply(self, frame):
+        """Applies a decoded frame; returns it with every layer whole."""
+        whole = []
+        for layer in frame["layers"]:
+            if "patch" in layer:
+                layer = apply_patch(self.layers.get(layer["id"]), layer)
+            self.layers[layer["id"]] = layer
+            whole.append(layer)
+        return dict(frame, layers=whole)
+
+
+def column_polylines(cmd):
+    """The polylines a columns command draws (as the client draws it), in CSS pixels."""
+    out, cur, pen = [], [], 0.0
+    y = lambda q: cmd["y0"] + q * cmd["dy"]
+    es = cmd["entries"]
+    for i, e in enumerate(es):
+        x = cmd["x0"] + e["column"] * cmd["dx"]
+        if i > 0 and e["joined"]:
+            p = es[i - 1]
+            if e["column"] > p["column"] + 1:
+                cur += [cmd["x0"] + p["column"] * cmd["dx"], y(p["last"]), x, y(e["first"])]
+                pen = y(e["first"])
+        else:
+            if len(cur) >= 4:
+                out.append(cur)
+            cur, pen = [x, y(e["first"])], y(e["first"])
+        lo, hi = y(e["lo"]), y(e["hi"])
+        a, b = (lo, hi) if abs(pen - lo) <= abs(pen - hi) else (hi, lo)
+        cur += [x, a, x, b]
+        pen = b
+    if len(cur) >= 4:
+        out.append(cur)
+    return out
 
 
 def plot_rect(background):

@@ -14,20 +14,27 @@ def connect(server, session="static"):
 
 
 def hello(ws, width=800, height=500, dpr=1, **extra):
+    ws.__dict__["held"] = cwframe.Held()
     ws.send(json.dumps({"type": "hello", "width": width, "height": height, "dpr": dpr, **extra}))
     welcome = json.loads(ws.recv())
     assert welcome["type"] == "welcome", welcome
     return welcome
 
 
-def next_frame(ws, timeout=5):
-    """The next binary frame, decoded (text messages before it are returned too)."""
+def next_frame(ws, timeout=5, ack=True):
+    """The next binary frame, decoded, with patched layers applied to what this
+    connection holds (so every layer in it is whole), and acknowledged as the client
+    does after drawing it. Text messages before it are returned too."""
+    held = ws.__dict__.setdefault("held", cwframe.Held())
     deadline = time.time() + timeout
     texts = []
     while time.time() < deadline:
         op, data = ws.recv_data()
         if op == websocket.ABNF.OPCODE_BINARY:
-            return cwframe.decode(data), texts
+            frame = held.apply(cwframe.decode(data))
+            if ack:
+                ws.send(json.dumps({"type": "ack"}))
+            return frame, texts
         texts.append(json.loads(data))
     raise AssertionError("no frame arrived")
 
@@ -62,9 +69,9 @@ def test_hello_welcome_and_first_frame(static_server):
     assert (frame["width"], frame["height"], frame["dpr"]) == (800, 500, 1)
     assert [l["id"] for l in frame["layers"]] == ["background", "series", "overlay"]
     series = layer(frame, "series")["commands"]
-    assert [c["op"] for c in series] == ["clip", "polyline", "unclip"]
+    assert [c["op"] for c in series] == ["clip", "columns", "unclip"]
     assert series[1]["stroke"] == "#1f77b4"
-    assert len(series[1]["points"]) == 22  # 11 points, every one in its own column
+    assert len(series[1]["entries"]) == 11  # 11 points, every one in its own column
     lo, hi = cwframe.visible_x_range(layer(frame, "background"))
     assert abs(lo - 0) < 1e-3 and abs(hi - 1000) < 1e-3
     ws.close()

@@ -22,6 +22,9 @@ public final class Chart {
     public var theme: Theme
     public var modifiers: [any ChartModifier]
     public private(set) var version: UInt64 = 1
+    /// The automatic range each axis showed last (see `commitRanges`): new automatic
+    /// ranges are stabilised against it.
+    private var shownAutoRanges: [String: DoubleRange] = [:]
 
     public init(title: String?, xAxes: [AxisConfig], yAxes: [AxisConfig], series: [Series],
                 legend: LegendConfig? = LegendConfig(), theme: Theme = Theme(), modifiers: [any ChartModifier] = []) {
@@ -98,12 +101,29 @@ public final class Chart {
         touch()
     }
 
-    /// The range each axis shows now, by axis id.
+    /// The range each axis shows now, by axis id. Automatic ranges (`extents`,
+    /// `visible`) are stabilised against the ones last committed
+    /// (`DoubleRange.stabilized`), so they move now and then, not with every point.
     public func resolvedRanges() -> [String: DoubleRange] {
         var result: [String: DoubleRange] = [:]
-        for axis in axes where axis.isXAxis { result[axis.id] = resolveX(axis) }
-        for axis in axes where !axis.isXAxis { result[axis.id] = resolveY(axis, xRanges: result) }
+        for axis in axes where axis.isXAxis { result[axis.id] = stable(axis, resolveX(axis)) }
+        for axis in axes where !axis.isXAxis { result[axis.id] = stable(axis, resolveY(axis, xRanges: result)) }
         return result
+    }
+
+    private func stable(_ axis: Axis, _ range: DoubleRange) -> DoubleRange {
+        guard axis.userRange == nil, axis.config.mode == .extents || axis.config.mode == .visible else { return range }
+        return range.stabilized(previous: shownAutoRanges[axis.id])
+    }
+
+    /// Records the automatic ranges about to be shown, for the next `resolvedRanges`.
+    /// Sessions call it once per published frame. Changes nothing visible: the
+    /// ranges it records are the ones `resolvedRanges` returns now.
+    public func commitRanges() {
+        let ranges = resolvedRanges()
+        for axis in axes where axis.userRange == nil && (axis.config.mode == .extents || axis.config.mode == .visible) {
+            shownAutoRanges[axis.id] = ranges[axis.id]
+        }
     }
 
     private func resolveX(_ axis: Axis) -> DoubleRange {

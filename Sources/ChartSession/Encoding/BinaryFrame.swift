@@ -1,88 +1,176 @@
 /// The binary wire form of display lists (documented byte by byte in
 /// docs/protocol.md). Layers are encoded on their own, so a session encodes each
-/// layer once per canvas size and every viewer of that size gets the same bytes;
-/// a frame is a small header followed by the layers a viewer needs.
+/// layer (or patch) once per canvas size and every viewer of that size gets the same
+/// bytes; a frame is a small header followed by the layers a viewer needs.
 public enum BinaryFrame {
-    public static let magic: [UInt8] = Array("CWF1".utf8)
-    public static let headerSize = 16
+    public static let magic: [UInt8] = Array("CWF2".utf8)
+    public static let headerSize = 24
 
     enum Opcode: UInt8 {
-        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6
+        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7
     }
+    enum PatchOpcode: UInt8 {
+        case keep = 1, skip = 2, insert = 3, columns = 4
+    }
+    /// Second byte of a layer header.
+    enum LayerKind: UInt8 { case full = 0, patch = 1 }
 
     // MARK: Encoding
 
-    /// Encodes one layer: code, version, body length, then the body (a string table
-    /// and the commands).
-    public static func encodeLayer(_ layer: Layer) -> [UInt8] {
+    /// The string table every layer body starts with.
+    struct StringTable {
         var strings: [String] = []
         var index: [String: UInt16] = [:]
-        func ref(_ s: String) -> UInt16 {
+        mutating func ref(_ s: String) -> UInt16 {
             if let i = index[s] { return i }
             precondition(strings.count < Int(UInt16.max), "too many distinct strings in one layer")
             let i = UInt16(strings.count)
             strings.append(s); index[s] = i
             return i
         }
+        var encoded: [UInt8] {
+            var table = ByteWriter(capacity: 256)
+            table.u16(UInt16(strings.count))
+            for s in strings {
+                let utf8 = Array(s.utf8.prefix(Int(UInt16.max)))
+                table.u16(UInt16(utf8.count))
+                table.bytes.append(contentsOf: utf8)
+            }
+            return table.bytes
+        }
+    }
 
+    /// Encodes one whole layer: code, kind, version, body length, then the body (a
+    /// string table and the commands).
+    public static func encodeLayer(_ layer: Layer) -> [UInt8] {
+        var strings = StringTable()
         var body = ByteWriter(capacity: 1024)
         body.u32(UInt32(layer.commands.count))
-        for c in layer.commands {
-            switch c {
-            case let .polyline(points, stroke, width, dash), let .segments(points, stroke, width, dash):
-                let isPolyline = if case .polyline = c { true } else { false }
-                body.u8((isPolyline ? Opcode.polyline : Opcode.segments).rawValue)
-                body.u16(ref(stroke))
-                body.f32(width)
-                body.u8(UInt8(min(dash.count, 255)))
-                body.f32s(Array(dash.prefix(255)))
-                let perItem = isPolyline ? 2 : 4
-                body.u32(UInt32(points.count / perItem))
-                body.f32s(Array(points.prefix(points.count / perItem * perItem)))
-            case let .rect(x, y, w, h, fill, stroke, lineWidth):
-                body.u8(Opcode.rect.rawValue)
-                body.u8((fill != nil ? 1 : 0) | (stroke != nil ? 2 : 0))
-                body.f32(x); body.f32(y); body.f32(w); body.f32(h)
-                if let fill { body.u16(ref(fill)) }
-                if let stroke { body.u16(ref(stroke)); body.f32(lineWidth) }
-            case let .text(x, y, text, font, fill, align, baseline, angle):
-                body.u8(Opcode.text.rawValue)
-                body.f32(x); body.f32(y); body.f32(angle)
-                body.u16(ref(text)); body.u16(ref(font)); body.u16(ref(fill))
-                body.u8(UInt8(DrawCommand.TextAlign.allCases.firstIndex(of: align)!))
-                body.u8(UInt8(DrawCommand.TextBaseline.allCases.firstIndex(of: baseline)!))
-            case let .clip(x, y, w, h):
-                body.u8(Opcode.clip.rawValue)
-                body.f32(x); body.f32(y); body.f32(w); body.f32(h)
-            case .unclip:
-                body.u8(Opcode.unclip.rawValue)
+        for c in layer.commands { encode(c, into: &body, strings: &strings) }
+        return layerBytes(layer.id, kind: .full, version: layer.version, prefix: [], strings: strings, body: body.bytes)
+    }
+
+    /// Encodes a patch: the header as for a whole layer (kind 1), then u32 base
+    /// version, the string table and the operations.
+    public static func encodePatch(_ patch: LayerPatch) -> [UInt8] {
+        var strings = StringTable()
+        var body = ByteWriter(capacity: 256)
+        body.u32(UInt32(patch.ops.count))
+        for op in patch.ops {
+            switch op {
+            case let .keep(n): body.u8(PatchOpcode.keep.rawValue); body.u32(UInt32(n))
+            case let .skip(n): body.u8(PatchOpcode.skip.rawValue); body.u32(UInt32(n))
+            case let .insert(commands):
+                body.u8(PatchOpcode.insert.rawValue)
+                body.u32(UInt32(commands.count))
+                for c in commands { encode(c, into: &body, strings: &strings) }
+            case let .columns(p):
+                body.u8(PatchOpcode.columns.rawValue)
+                body.u32(UInt32(bitPattern: p.shift))
+                body.f32(p.x0)
+                body.u32(UInt32(p.keepFrom)); body.u32(UInt32(p.keepCount))
+                encodeRuns(p.head, into: &body)
+                encodeRuns(p.tail, into: &body)
             }
         }
+        var prefix = ByteWriter(capacity: 4)
+        prefix.u32(patch.base)
+        return layerBytes(patch.id, kind: .patch, version: patch.version, prefix: prefix.bytes, strings: strings, body: body.bytes)
+    }
 
-        var table = ByteWriter(capacity: 256)
-        table.u16(UInt16(strings.count))
-        for s in strings {
-            let utf8 = Array(s.utf8.prefix(Int(UInt16.max)))
-            table.u16(UInt16(utf8.count))
-            table.bytes.append(contentsOf: utf8)
+    public static func encode(_ layer: FrameLayer) -> [UInt8] {
+        switch layer {
+        case let .full(l): return encodeLayer(l)
+        case let .patch(p): return encodePatch(p)
         }
+    }
 
-        var out = ByteWriter(capacity: 12 + table.bytes.count + body.bytes.count)
-        out.u8(layer.id.code); out.u8(0); out.u8(0); out.u8(0)
-        out.u32(layer.version)
-        out.u32(UInt32(table.bytes.count + body.bytes.count))
-        out.bytes.append(contentsOf: table.bytes)
-        out.bytes.append(contentsOf: body.bytes)
+    static func layerBytes(_ id: LayerID, kind: LayerKind, version: UInt32, prefix: [UInt8], strings: StringTable,
+                           body: [UInt8]) -> [UInt8] {
+        let table = strings.encoded
+        var out = ByteWriter(capacity: 12 + prefix.count + table.count + body.count)
+        out.u8(id.code); out.u8(kind.rawValue); out.u8(0); out.u8(0)
+        out.u32(version)
+        out.u32(UInt32(prefix.count + table.count + body.count))
+        out.bytes.append(contentsOf: prefix)
+        out.bytes.append(contentsOf: table)
+        out.bytes.append(contentsOf: body)
         return out.bytes
     }
 
+    static func encode(_ c: DrawCommand, into body: inout ByteWriter, strings: inout StringTable) {
+        switch c {
+        case let .polyline(points, stroke, width, dash), let .segments(points, stroke, width, dash):
+            let isPolyline = if case .polyline = c { true } else { false }
+            body.u8((isPolyline ? Opcode.polyline : Opcode.segments).rawValue)
+            body.u16(strings.ref(stroke))
+            body.f32(width)
+            body.u8(UInt8(min(dash.count, 255)))
+            body.f32s(Array(dash.prefix(255)))
+            let perItem = isPolyline ? 2 : 4
+            body.u32(UInt32(points.count / perItem))
+            body.f32s(Array(points.prefix(points.count / perItem * perItem)))
+        case let .rect(x, y, w, h, fill, stroke, lineWidth):
+            body.u8(Opcode.rect.rawValue)
+            body.u8((fill != nil ? 1 : 0) | (stroke != nil ? 2 : 0))
+            body.f32(x); body.f32(y); body.f32(w); body.f32(h)
+            if let fill { body.u16(strings.ref(fill)) }
+            if let stroke { body.u16(strings.ref(stroke)); body.f32(lineWidth) }
+        case let .text(x, y, text, font, fill, align, baseline, angle):
+            body.u8(Opcode.text.rawValue)
+            body.f32(x); body.f32(y); body.f32(angle)
+            body.u16(strings.ref(text)); body.u16(strings.ref(font)); body.u16(strings.ref(fill))
+            body.u8(UInt8(DrawCommand.TextAlign.allCases.firstIndex(of: align)!))
+            body.u8(UInt8(DrawCommand.TextBaseline.allCases.firstIndex(of: baseline)!))
+        case let .columns(line):
+            body.u8(Opcode.columns.rawValue)
+            body.u16(strings.ref(line.stroke))
+            body.f32(line.width)
+            body.u8(UInt8(min(line.dash.count, 255)))
+            body.f32s(Array(line.dash.prefix(255)))
+            body.f32(line.x0); body.f32(line.dx); body.f32(line.y0); body.f32(line.dy)
+            encodeRuns(line.entries, into: &body)
+        case let .clip(x, y, w, h):
+            body.u8(Opcode.clip.rawValue)
+            body.f32(x); body.f32(y); body.f32(w); body.f32(h)
+        case .unclip:
+            body.u8(Opcode.unclip.rawValue)
+        }
+    }
+
+    /// Column entries as runs: a run is a stretch of entries each continuing the line
+    /// in the next column. u32 run count, then per run: i32 column of its first entry,
+    /// u16 entry count, u8 flags (bit 0: the first entry is joined to the entry before
+    /// the run), u16 first (of its first entry), u16 last (of its last entry), then
+    /// per entry u16 lo, u16 hi.
+    static func encodeRuns(_ entries: [ColumnLine.Entry], into body: inout ByteWriter) {
+        let countAt = body.bytes.count
+        body.u32(0)
+        var runs: UInt32 = 0
+        var i = 0
+        while i < entries.count {
+            var end = i + 1
+            while end < entries.count, end - i < Int(UInt16.max), ColumnLine.adjacent(entries[end - 1], entries[end]) { end += 1 }
+            body.u32(UInt32(bitPattern: entries[i].column))
+            body.u16(UInt16(end - i))
+            body.u8(entries[i].joined ? 1 : 0)
+            body.u16(entries[i].first)
+            body.u16(entries[end - 1].last)
+            body.u16pairs(entries[i..<end])
+            runs += 1
+            i = end
+        }
+        body.patchU32(at: countAt, runs)
+    }
+
     /// A frame: header, then the given encoded layers in order.
-    public static func frame(width: Int, height: Int, dpr: Double, encodedLayers: [[UInt8]]) -> [UInt8] {
+    public static func frame(width: Int, height: Int, dpr: Double, dataTime: Double = 0, encodedLayers: [[UInt8]]) -> [UInt8] {
         var out = ByteWriter(capacity: headerSize + encodedLayers.reduce(0) { $0 + $1.count })
         out.bytes.append(contentsOf: magic)
         out.u16(UInt16(clamping: width)); out.u16(UInt16(clamping: height))
         out.f32(Float(dpr))
         out.u8(UInt8(encodedLayers.count)); out.u8(0); out.u8(0); out.u8(0)
+        out.f64(dataTime)
         for l in encodedLayers { out.bytes.append(contentsOf: l) }
         return out.bytes
     }
@@ -91,43 +179,122 @@ public enum BinaryFrame {
         frame(width: list.width, height: list.height, dpr: list.dpr, encodedLayers: list.layers.map(encodeLayer))
     }
 
+    public static func encode(_ frame: Frame) -> [UInt8] {
+        self.frame(width: frame.width, height: frame.height, dpr: frame.dpr, dataTime: frame.dataTime,
+                   encodedLayers: frame.layers.map(encode))
+    }
+
     // MARK: Decoding (tests, tools)
 
+    /// Decodes a frame of whole layers (a first frame, frame.json's binary twin).
     public static func decode(_ bytes: [UInt8]) throws(FrameDecodeError) -> DisplayList {
+        let frame = try decodeFrame(bytes)
+        var layers: [Layer] = []
+        for l in frame.layers {
+            guard case let .full(layer) = l else { throw FrameDecodeError(offset: 0, message: "frame holds a patch") }
+            layers.append(layer)
+        }
+        return DisplayList(width: frame.width, height: frame.height, dpr: frame.dpr, layers: layers)
+    }
+
+    public static func decodeFrame(_ bytes: [UInt8]) throws(FrameDecodeError) -> Frame {
         var r = ByteReader(bytes)
         guard Array(try r.bytes(4)) == magic else { throw FrameDecodeError(offset: 0, message: "bad magic") }
         let width = Int(try r.u16()), height = Int(try r.u16())
         let dpr = Double(try r.f32())
         let count = Int(try r.u8())
         _ = try r.bytes(3)
-        var layers: [Layer] = []
+        let dataTime = try r.f64()
+        var layers: [FrameLayer] = []
         for _ in 0..<count {
             let at = r.offset
             guard let id = LayerID(code: try r.u8()) else { throw FrameDecodeError(offset: at, message: "unknown layer code") }
-            _ = try r.bytes(3)
+            guard let kind = LayerKind(rawValue: try r.u8()) else { throw FrameDecodeError(offset: at + 1, message: "unknown layer kind") }
+            _ = try r.bytes(2)
             let version = try r.u32()
             let length = Int(try r.u32())
+            let base = r.offset
             var body = ByteReader(Array(try r.bytes(length)))
-            layers.append(Layer(id: id, version: version, commands: try decodeBody(&body, base: r.offset - length)))
+            switch kind {
+            case .full:
+                layers.append(.full(Layer(id: id, version: version, commands: try decodeBody(&body, base: base))))
+            case .patch:
+                layers.append(.patch(try decodePatch(&body, id: id, version: version, base: base)))
+            }
         }
         guard r.remaining == 0 else { throw FrameDecodeError(offset: r.offset, message: "\(r.remaining) trailing bytes") }
-        return DisplayList(width: width, height: height, dpr: dpr, layers: layers)
+        return Frame(width: width, height: height, dpr: dpr, dataTime: dataTime, layers: layers)
     }
 
-    static func decodeBody(_ r: inout ByteReader, base: Int) throws(FrameDecodeError) -> [DrawCommand] {
+    static func decodeStrings(_ r: inout ByteReader) throws(FrameDecodeError) -> [String] {
         let stringCount = Int(try r.u16())
         var strings: [String] = []
         for _ in 0..<stringCount {
             let n = Int(try r.u16())
             strings.append(String(decoding: try r.bytes(n), as: UTF8.self))
         }
+        return strings
+    }
+
+    static func decodeBody(_ r: inout ByteReader, base: Int) throws(FrameDecodeError) -> [DrawCommand] {
+        let strings = try decodeStrings(&r)
+        let out = try decodeCommands(&r, count: Int(try r.u32()), strings: strings, base: base)
+        guard r.remaining == 0 else { throw FrameDecodeError(offset: base + r.offset, message: "trailing bytes in layer") }
+        return out
+    }
+
+    static func decodePatch(_ r: inout ByteReader, id: LayerID, version: UInt32, base: Int) throws(FrameDecodeError) -> LayerPatch {
+        let baseVersion = try r.u32()
+        let strings = try decodeStrings(&r)
+        var ops: [LayerPatch.Op] = []
+        for _ in 0..<Int(try r.u32()) {
+            let at = r.offset
+            guard let op = PatchOpcode(rawValue: try r.u8()) else {
+                throw FrameDecodeError(offset: base + at, message: "unknown patch opcode")
+            }
+            switch op {
+            case .keep: ops.append(.keep(Int(try r.u32())))
+            case .skip: ops.append(.skip(Int(try r.u32())))
+            case .insert: ops.append(.insert(try decodeCommands(&r, count: Int(try r.u32()), strings: strings, base: base)))
+            case .columns:
+                let shift = Int32(bitPattern: try r.u32())
+                let x0 = try r.f32()
+                let keepFrom = Int(try r.u32()), keepCount = Int(try r.u32())
+                let head = try decodeRuns(&r), tail = try decodeRuns(&r)
+                ops.append(.columns(ColumnsPatch(shift: shift, x0: x0, keepFrom: keepFrom, keepCount: keepCount,
+                                                 head: head, tail: tail)))
+            }
+        }
+        guard r.remaining == 0 else { throw FrameDecodeError(offset: base + r.offset, message: "trailing bytes in patch") }
+        return LayerPatch(id: id, base: baseVersion, version: version, ops: ops)
+    }
+
+    static func decodeRuns(_ r: inout ByteReader) throws(FrameDecodeError) -> [ColumnLine.Entry] {
+        var out: [ColumnLine.Entry] = []
+        for _ in 0..<Int(try r.u32()) {
+            let column = Int32(bitPattern: try r.u32())
+            let count = Int(try r.u16())
+            let flags = try r.u8()
+            let first = try r.u16(), last = try r.u16()
+            guard count > 0 else { throw FrameDecodeError(offset: r.offset, message: "empty run") }
+            try r.need(count * 4)
+            for j in 0..<count {
+                let lo = try r.u16(), hi = try r.u16()
+                out.append(ColumnLine.Entry(column: column + Int32(j), lo: lo, hi: hi,
+                                            first: j == 0 ? first : lo, last: j == count - 1 ? last : hi,
+                                            joined: j == 0 ? flags & 1 != 0 : true))
+            }
+        }
+        return out
+    }
+
+    static func decodeCommands(_ r: inout ByteReader, count: Int, strings: [String], base: Int) throws(FrameDecodeError) -> [DrawCommand] {
         func str(_ r: inout ByteReader) throws(FrameDecodeError) -> String {
             let at = r.offset
             let i = Int(try r.u16())
             guard i < strings.count else { throw FrameDecodeError(offset: base + at, message: "string \(i) out of range") }
             return strings[i]
         }
-        let count = Int(try r.u32())
         var out: [DrawCommand] = []
         for _ in 0..<count {
             let at = r.offset
@@ -156,13 +323,18 @@ public enum BinaryFrame {
                 }
                 out.append(.text(x: x, y: y, text: text, font: font, fill: fill, align: DrawCommand.TextAlign.allCases[a],
                                  baseline: DrawCommand.TextBaseline.allCases[b], angle: angle))
+            case .columns:
+                let stroke = try str(&r), width = try r.f32()
+                let dash = try r.f32s(Int(try r.u8()))
+                let x0 = try r.f32(), dx = try r.f32(), y0 = try r.f32(), dy = try r.f32()
+                out.append(.columns(ColumnLine(stroke: stroke, width: width, dash: dash, x0: x0, dx: dx, y0: y0, dy: dy,
+                                               entries: try decodeRuns(&r))))
             case .clip:
                 out.append(.clip(x: try r.f32(), y: try r.f32(), w: try r.f32(), h: try r.f32()))
             case .unclip:
                 out.append(.unclip)
             }
         }
-        guard r.remaining == 0 else { throw FrameDecodeError(offset: base + r.offset, message: "trailing bytes in layer") }
         return out
     }
 }

@@ -11,6 +11,23 @@ struct ByteWriter {
         bytes.append(UInt8((v >> 16) & 0xFF)); bytes.append(UInt8(v >> 24))
     }
     mutating func f32(_ v: Float) { u32(v.bitPattern) }
+    mutating func f64(_ v: Double) {
+        let b = v.bitPattern
+        for i in 0..<8 { bytes.append(UInt8((b >> (8 * UInt64(i))) & 0xFF)) }
+    }
+    /// Column entries' lo and hi as u16 pairs, written in one pass.
+    mutating func u16pairs(_ entries: ArraySlice<ColumnLine.Entry>) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: entries.count * 4))
+        bytes.withUnsafeMutableBytes { raw in
+            var at = start
+            for e in entries {
+                raw.storeBytes(of: e.lo.littleEndian, toByteOffset: at, as: UInt16.self)
+                raw.storeBytes(of: e.hi.littleEndian, toByteOffset: at + 2, as: UInt16.self)
+                at += 4
+            }
+        }
+    }
     mutating func f32s(_ vs: [Float]) {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: vs.count * 4))
@@ -60,6 +77,10 @@ struct ByteReader {
             | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
     }
     mutating func f32() throws(FrameDecodeError) -> Float { Float(bitPattern: try u32()) }
+    mutating func f64() throws(FrameDecodeError) -> Double {
+        let lo = UInt64(try u32()), hi = UInt64(try u32())
+        return Double(bitPattern: lo | hi << 32)
+    }
     mutating func f32s(_ n: Int) throws(FrameDecodeError) -> [Float] {
         try need(n * 4)
         var out = [Float](); out.reserveCapacity(n)

@@ -16,11 +16,75 @@ extension Layer {
     }
 }
 
+extension Frame {
+    public var json: JSONValue {
+        .object([
+            ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("dpr", .number(dpr)),
+            ("dataTime", .number(dataTime)), ("layers", .array(layers.map(\.json))),
+        ])
+    }
+}
+
+extension FrameLayer {
+    public var json: JSONValue {
+        switch self {
+        case let .full(l): return l.json
+        case let .patch(p): return p.json
+        }
+    }
+}
+
+extension LayerPatch {
+    /// `{"id","version","base","patch":[{"keep":n} | {"skip":n} | {"insert":[commands]} | {"columns":{...}}]}`
+    public var json: JSONValue {
+        .object([("id", .string(id.rawValue)), ("version", .int(Int64(version))), ("base", .int(Int64(base))),
+                 ("patch", .array(ops.map { op -> JSONValue in
+                     switch op {
+                     case let .keep(n): return .object([("keep", .int(Int64(n)))])
+                     case let .skip(n): return .object([("skip", .int(Int64(n)))])
+                     case let .insert(c): return .object([("insert", .array(c.map(\.json)))])
+                     case let .columns(p):
+                         return .object([("columns", .object([
+                             ("shift", .int(Int64(p.shift))), ("x0", DrawCommand.jsonFloat(p.x0)),
+                             ("keepFrom", .int(Int64(p.keepFrom))), ("keepCount", .int(Int64(p.keepCount))),
+                             ("head", ColumnLine.runsJSON(p.head)), ("tail", ColumnLine.runsJSON(p.tail)),
+                         ]))])
+                     }
+                 }))])
+    }
+}
+
+extension ColumnLine {
+    /// Entries as runs, as in the binary form: `[{"column","count","joined","first","last","values":[lo,hi,...]}]`.
+    static func runsJSON(_ entries: [Entry]) -> JSONValue {
+        var runs: [JSONValue] = []
+        var i = 0
+        while i < entries.count {
+            var end = i + 1
+            while end < entries.count, end - i < Int(UInt16.max), adjacent(entries[end - 1], entries[end]) { end += 1 }
+            var values: [JSONValue] = []
+            values.reserveCapacity((end - i) * 2)
+            for e in entries[i..<end] { values.append(.int(Int64(e.lo))); values.append(.int(Int64(e.hi))) }
+            runs.append(.object([
+                ("column", .int(Int64(entries[i].column))), ("joined", .bool(entries[i].joined)),
+                ("first", .int(Int64(entries[i].first))), ("last", .int(Int64(entries[end - 1].last))),
+                ("values", .array(values)),
+            ]))
+            i = end
+        }
+        return .array(runs)
+    }
+}
+
 extension DrawCommand {
+    /// A float through its shortest decimal form, so 3.1 stays "3.1" rather than the
+    /// double nearest the float (3.0999999046325684).
+    static func jsonFloat(_ v: Float) -> JSONValue { .number(Double("\(v)") ?? Double(v)) }
+
     public var json: JSONValue {
         // Each float is printed through its shortest decimal form, so 3.1 stays "3.1"
         // rather than the double nearest the float (3.0999999046325684).
-        func f(_ v: Float) -> JSONValue { .number(Double("\(v)") ?? Double(v)) }
+        let f = DrawCommand.jsonFloat
         func nums(_ fs: [Float]) -> JSONValue { .array(fs.map(f)) }
         var fields: [(String, JSONValue)] = [("op", .string(op))]
         switch self {
@@ -39,6 +103,11 @@ extension DrawCommand {
                        ("fill", .string(fill)), ("align", .string(align.rawValue)),
                        ("baseline", .string(baseline.rawValue))]
             if angle != 0 { fields.append(("angle", f(angle))) }
+        case let .columns(line):
+            fields += [("stroke", .string(line.stroke)), ("width", f(line.width))]
+            if !line.dash.isEmpty { fields.append(("dash", nums(line.dash))) }
+            fields += [("x0", f(line.x0)), ("dx", f(line.dx)), ("y0", f(line.y0)), ("dy", f(line.dy)),
+                       ("runs", ColumnLine.runsJSON(line.entries))]
         case let .clip(x, y, w, h):
             fields += [("x", f(x)), ("y", f(y)), ("w", f(w)), ("h", f(h))]
         case .unclip:

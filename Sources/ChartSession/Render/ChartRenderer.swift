@@ -3,8 +3,9 @@ import LayoutEngine
 /// Turns chart state into the commands of each layer, for one canvas size.
 public struct ChartRenderer: Sendable {
     public let measurer: TextMeasurer
-    /// Reduce lines to four points per device-pixel column (the default). Off, every
-    /// visible point is sent: the naive baseline the benchmark compares against.
+    /// Reduce lines to device-pixel columns read from the min/max index (the
+    /// default). Off, every visible point is sent: the naive baseline the benchmark
+    /// compares against.
     public var reducesLines: Bool
 
     public init(measurer: TextMeasurer, reducesLines: Bool = true) {
@@ -17,12 +18,36 @@ public struct ChartRenderer: Sendable {
         public var layers: [LayerID: [DrawCommand]]
     }
 
-    public func layout(_ chart: Chart, size: Size) -> ChartLayout {
-        ChartLayoutEngine(measurer: measurer).layout(chart.layoutSpec(size: size, ranges: chart.resolvedRanges()))
+    /// The layout at a canvas size. An X axis that follows its data scrolls by whole
+    /// device pixels: the end of its window is rounded up to a multiple of the data
+    /// width of one device pixel, so columns of data keep their pixels from frame to
+    /// frame and a scroll moves them by whole pixels.
+    public func layout(_ chart: Chart, size: Size, dpr: Double) -> ChartLayout {
+        let engine = ChartLayoutEngine(measurer: measurer)
+        let resolved = chart.resolvedRanges()
+        var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved))
+        let following = chart.axes.filter { $0.isXAxis && $0.userRange == nil && $0.config.mode == .follow }
+        guard !following.isEmpty else { return layout }
+        for _ in 0..<3 {
+            var ranges = resolved
+            for axis in following {
+                guard let r = resolved[axis.id], let placed = layout.axis(axis.id) else { continue }
+                let devicePixels = abs(placed.calculator.pixelEnd - placed.calculator.pixelStart) * dpr
+                let w = r.span / devicePixels
+                guard w.isFinite, w > 0 else { continue }
+                let end = (r.max / w).rounded(.up) * w
+                ranges[axis.id] = DoubleRange(end - r.span, end)
+            }
+            let next = engine.layout(chart.layoutSpec(size: size, ranges: ranges))
+            let settled = next.plotRect == layout.plotRect
+            layout = next
+            if settled { break }
+        }
+        return layout
     }
 
     public func render(_ chart: Chart, size: Size, dpr: Double) -> Output {
-        let layout = self.layout(chart, size: size)
+        let layout = self.layout(chart, size: size, dpr: dpr)
         return Output(layout: layout,
                       layers: [.background: backgroundCommands(chart, layout: layout, dpr: dpr),
                                .series: seriesCommands(chart, layout: layout, dpr: dpr),
@@ -57,8 +82,11 @@ public struct ChartRenderer: Sendable {
         ]
         let lineWidth = Float(1 / dpr)
 
-        var grid: [Float] = []
+        // Gridlines, then each axis' line and ticks, one command per axis: a chart that
+        // scrolls in x changes the x axis' commands and leaves the others as they were,
+        // so a patch carries only those.
         for axis in layout.axes where chart.axis(axis.id)?.config.showGridLines ?? true {
+            var grid: [Float] = []
             for tick in axis.ticks {
                 let p = Self.crisp(tick.pixel, dpr: dpr)
                 if axis.alignment.isHorizontal {
@@ -67,11 +95,11 @@ public struct ChartRenderer: Sendable {
                     grid += [Float(plot.minX), p, Float(plot.maxX), p]
                 }
             }
+            if !grid.isEmpty { out.append(.segments(coords: grid, stroke: theme.gridLine, width: lineWidth, dash: [])) }
         }
-        if !grid.isEmpty { out.append(.segments(coords: grid, stroke: theme.gridLine, width: lineWidth, dash: [])) }
 
-        var lines: [Float] = []
         for axis in layout.axes {
+            var lines: [Float] = []
             let r = axis.rect
             let t = axis.tickLength
             switch axis.alignment {
@@ -100,8 +128,8 @@ public struct ChartRenderer: Sendable {
                     let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x + Float(t), y]
                 }
             }
+            out.append(.segments(coords: lines, stroke: theme.axisLine, width: lineWidth, dash: []))
         }
-        if !lines.isEmpty { out.append(.segments(coords: lines, stroke: theme.axisLine, width: lineWidth, dash: [])) }
 
         for axis in layout.axes {
             for label in axis.labels { out.append(text(label, fill: theme.tickLabel, theme: theme)) }
@@ -118,21 +146,26 @@ public struct ChartRenderer: Sendable {
         var out: [DrawCommand] = [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))]
         for s in chart.series {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
+            if reducesLines, xl.alignment.isHorizontal,
+               let line = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
+                                               stroke: s.color, width: Float(s.strokeWidth), dash: []) {
+                if !line.entries.isEmpty { out.append(.columns(line)) }
+                continue
+            }
+            // A chart with a vertical X axis (rotated), or the naive baseline: points.
             let range = xl.calculator.range
             // One point either side of the visible range, so the line runs to the edges.
             let start = max(0, s.data.lowerBound(range.min) - 1)
             let end = min(s.data.count, s.data.upperBound(range.max) + 1)
             var pts: [Float] = []
-            pts.reserveCapacity(min(end - start, Int(plot.width * dpr) * 4 + 8) * 2)
-            s.data.withBuffers { xs, ys in
-                if reducesLines {
-                    LineDecimator.reduce(xs: xs, ys: ys, indices: start..<end, x: xl.calculator, y: yl.calculator,
-                                         dpr: dpr, into: &pts)
-                } else {
-                    for i in start..<end {
-                        pts.append(Float(xl.calculator.pixel(xs[i])))
-                        pts.append(Float(yl.calculator.pixel(ys[i])))
-                    }
+            if reducesLines {
+                pts.reserveCapacity(min(end - start, Int(plot.height * dpr) * 4 + 8) * 2)
+                LineDecimator.reduce(s.data, indices: start..<end, x: xl.calculator, y: yl.calculator, dpr: dpr, into: &pts)
+            } else {
+                pts.reserveCapacity((end - start) * 2)
+                for i in start..<end {
+                    pts.append(Float(xl.calculator.pixel(s.data.x(i))))
+                    pts.append(Float(yl.calculator.pixel(s.data.y(i))))
                 }
             }
             if pts.count >= 2 {

@@ -13,6 +13,8 @@ public enum DrawCommand: Equatable, Sendable {
     /// Text with its anchor at (x, y); `angle` in degrees, clockwise, about the anchor.
     case text(x: Float, y: Float, text: String, font: String, fill: String, align: TextAlign,
               baseline: TextBaseline, angle: Float)
+    /// A line series reduced to device-pixel columns (see `ColumnLine`).
+    case columns(ColumnLine)
     /// Restricts drawing to a rectangle until the matching `unclip`.
     case clip(x: Float, y: Float, w: Float, h: Float)
     case unclip
@@ -23,6 +25,7 @@ public enum DrawCommand: Equatable, Sendable {
         case .segments: return "segments"
         case .rect: return "rect"
         case .text: return "text"
+        case .columns: return "columns"
         case .clip: return "clip"
         case .unclip: return "unclip"
         }
@@ -63,8 +66,7 @@ public struct Layer: Equatable, Sendable {
     }
 }
 
-/// What one viewer is sent in one frame: its canvas size and the layers that changed
-/// for it (all of them in its first frame).
+/// A whole display list: a canvas size and every layer (frame.json, tests).
 public struct DisplayList: Equatable, Sendable {
     public var width: Int
     public var height: Int
@@ -72,5 +74,40 @@ public struct DisplayList: Equatable, Sendable {
     public var layers: [Layer]
     public init(width: Int, height: Int, dpr: Double, layers: [Layer]) {
         self.width = width; self.height = height; self.dpr = dpr; self.layers = layers
+    }
+}
+
+/// One layer as a frame carries it: whole, or as a patch to the version the viewer holds.
+public enum FrameLayer: Equatable, Sendable {
+    case full(Layer)
+    case patch(LayerPatch)
+
+    public var id: LayerID {
+        switch self {
+        case let .full(l): return l.id
+        case let .patch(p): return p.id
+        }
+    }
+    public var version: UInt32 {
+        switch self {
+        case let .full(l): return l.version
+        case let .patch(p): return p.version
+        }
+    }
+}
+
+/// What one viewer is sent at once: its canvas size, the time of the newest data the
+/// frame shows, and the layers that changed for it (all of them, whole, in its first
+/// frame and after a resize).
+public struct Frame: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var dpr: Double
+    /// Milliseconds since the Unix epoch at which the newest data this frame shows
+    /// reached the server (0 when unknown): lets a client tell how fresh it is.
+    public var dataTime: Double
+    public var layers: [FrameLayer]
+    public init(width: Int, height: Int, dpr: Double, dataTime: Double = 0, layers: [FrameLayer]) {
+        self.width = width; self.height = height; self.dpr = dpr; self.dataTime = dataTime; self.layers = layers
     }
 }

@@ -9,9 +9,9 @@ import LayoutEngine
 /// number of points.
 public enum LineDecimator {
     /// Appends the reduced points of `indices` (CSS pixels, flat x,y pairs) to `out`.
-    /// `xs` must be sorted (as `XYData` keeps it).
+    /// Used where columns cannot be anchored (`ColumnReducer` returns nil).
     public static func reduce(
-        xs: UnsafeBufferPointer<Double>, ys: UnsafeBufferPointer<Double>, indices: Range<Int>,
+        _ data: XYData, indices: Range<Int>,
         x: LinearCoordinateCalculator, y: LinearCoordinateCalculator, dpr: Double,
         into out: inout [Float]
     ) {
@@ -22,12 +22,12 @@ public enum LineDecimator {
         // sent (a Float), so what the client draws falls in the column it was reduced
         // in. Sorted x makes the column monotonic in the index.
         @inline(__always) func column(_ i: Int) -> Int {
-            let px = Double(Float(x.pixel(xs[i]))) * scale
+            let px = Double(Float(x.pixel(data.x(i)))) * scale
             return Int(min(max(px, -1e12), 1e12).rounded(.down))
         }
         @inline(__always) func emit(_ i: Int) {
-            out.append(Float(x.pixel(xs[i])))
-            out.append(Float(y.pixel(ys[i])))
+            out.append(Float(x.pixel(data.x(i))))
+            out.append(Float(y.pixel(data.y(i))))
         }
 
         var start = indices.lowerBound
@@ -50,10 +50,10 @@ public enum LineDecimator {
 
             // The lowest and highest point of the run (the first of equals), in one pass.
             var low = start, high = start
-            var lowValue = ys[start], highValue = ys[start]
+            var lowValue = data.y(start), highValue = data.y(start)
             var i = start + 1
             while i < runEnd {
-                let v = ys[i]
+                let v = data.y(i)
                 if v < lowValue { lowValue = v; low = i }
                 if v > highValue { highValue = v; high = i }
                 i += 1

@@ -19,8 +19,10 @@ public enum ClientMessage: Equatable, Sendable {
     case pointer(PointerEvent)
     case wheel(WheelEvent)
     case doubleClick(DoubleClickEvent)
+    /// The client drew a frame (one per frame, in order): flow control.
+    case ack
 
-    public static let types = ["hello", "resize", "pointer", "wheel", "dblclick"]
+    public static let types = ["hello", "resize", "pointer", "wheel", "dblclick", "ack"]
 
     /// Decodes one message. Errors carry a protocol error code and the JSON path.
     public static func decode(_ json: JSONValue) throws(ProtocolError) -> ClientMessage {
@@ -54,6 +56,8 @@ public enum ClientMessage: Equatable, Sendable {
                 let (x, y) = try readPoint(&r)
                 message = .wheel(WheelEvent(x: x, y: y, deltaX: try r.number("deltaX") ?? 0,
                                             deltaY: try r.number("deltaY") ?? 0, time: try r.number("time") ?? 0))
+            case "ack":
+                message = .ack
             case "dblclick":
                 let (x, y) = try readPoint(&r)
                 message = .doubleClick(DoubleClickEvent(x: x, y: y, time: try r.number("time") ?? 0))
@@ -99,6 +103,8 @@ public struct ProtocolError: Error, Equatable, CustomStringConvertible, Sendable
         case badField = "bad_field"
         /// A gesture or resize before `hello`.
         case helloRequired = "hello_required"
+        /// An `ack` with no frame waiting for one.
+        case unexpectedAck = "unexpected_ack"
         /// A binary message: clients send JSON text only.
         case unsupported = "unsupported"
     }

@@ -1,21 +1,31 @@
 import LayoutEngine
 
-/// The rendered and encoded layers of a chart at one canvas size, with the chart
-/// version they show. One per distinct viewer size: every viewer of that size is
-/// sent the same bytes (encode once per size).
+/// The rendered layers of a chart at one canvas size: the current version of each
+/// layer, a few earlier versions to patch from, and their encodings, made once and
+/// shared by every viewer of that size.
 struct RenderedSize {
-    struct EncodedLayer {
-        var version: UInt32
-        var layer: Layer
-        var bytes: [UInt8]
-    }
     var chartVersion: UInt64
+    /// Publication the layers belong to (`Session.generation`).
+    var generation: UInt64
+    var dataTime: Double
     var layout: ChartLayout
-    var layers: [LayerID: EncodedLayer]
+    var layers: [LayerID: Layer] = [:]
+    /// Earlier versions, oldest first, at most `FrameCache.historyDepth` per layer.
+    var history: [LayerID: [Layer]] = [:]
+    /// Encodings of the current version: whole (key nil) or patched from a base version.
+    var encoded: [LayerID: [UInt32?: EncodedLayer]] = [:]
 }
 
-/// Keeps `RenderedSize`s and hands out layer versions. A layer keeps its version
-/// when a re-render produces the same bytes, so viewers are not sent what they have.
+/// One layer ready to send: the form chosen (whole or patch) and its binary bytes.
+struct EncodedLayer {
+    var layer: FrameLayer
+    var bytes: [UInt8]
+}
+
+/// Keeps a `RenderedSize` per canvas size and hands out layer versions. A layer keeps
+/// its version when a re-render produces the same commands, so viewers are not sent
+/// what they have; a changed layer is sent as a patch to the version a viewer holds
+/// when that is smaller than the whole layer.
 struct FrameCache {
     private(set) var entries: [ViewerSize: RenderedSize] = [:]
     /// Layouts computed for gestures between frames: a gesture needs the layout at
@@ -24,34 +34,64 @@ struct FrameCache {
     private var versionCounter: UInt32 = 0
     /// Most sizes kept beyond those of current viewers (frame.json callers, departed viewers).
     let spareSizes = 4
+    /// Earlier versions kept per layer, to patch viewers a few frames behind.
+    static let historyDepth = 8
 
-    /// The layers for `size` at the chart's current version, rendering if stale.
-    mutating func rendered(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer) -> RenderedSize {
-        if let hit = entries[size], hit.chartVersion == chart.version { return hit }
+    func entry(_ size: ViewerSize) -> RenderedSize? { entries[size] }
+
+    /// Renders `size` at the chart's current state unless it already shows it.
+    @discardableResult
+    mutating func render(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer, generation: UInt64,
+                         dataTime: Double) -> RenderedSize {
+        if let hit = entries[size], hit.chartVersion == chart.version {
+            if hit.generation != generation { entries[size]!.generation = generation }
+            return entries[size]!
+        }
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
                                      dpr: size.dpr)
-        let previous = entries[size]
-        var layers: [LayerID: RenderedSize.EncodedLayer] = [:]
+        var entry = entries[size] ?? RenderedSize(chartVersion: 0, generation: 0, dataTime: 0, layout: output.layout)
+        entry.chartVersion = chart.version
+        entry.generation = generation
+        entry.dataTime = dataTime
+        entry.layout = output.layout
         for id in LayerID.allCases {
             let commands = output.layers[id] ?? []
-            if let old = previous?.layers[id], old.layer.commands == commands {
-                layers[id] = old
-                continue
+            if let old = entry.layers[id] {
+                if old.commands == commands { continue }
+                entry.history[id, default: []].append(old)
+                if entry.history[id]!.count > Self.historyDepth { entry.history[id]!.removeFirst() }
             }
             versionCounter &+= 1
-            let layer = Layer(id: id, version: versionCounter, commands: commands)
-            layers[id] = .init(version: versionCounter, layer: layer, bytes: BinaryFrame.encodeLayer(layer))
+            entry.layers[id] = Layer(id: id, version: versionCounter, commands: commands)
+            entry.encoded[id] = [:]
         }
-        let entry = RenderedSize(chartVersion: chart.version, layout: output.layout, layers: layers)
         entries[size] = entry
         return entry
+    }
+
+    /// The current version of layer `id` at `size` for a viewer holding version
+    /// `held` (nil: nothing): nil when it holds the current one, else the smaller of
+    /// a patch (when `held` is recent enough) and the whole layer.
+    mutating func layer(_ id: LayerID, size: ViewerSize, held: UInt32?) -> EncodedLayer? {
+        guard let entry = entries[size], let current = entry.layers[id], held != current.version else { return nil }
+        if let cached = entry.encoded[id]?[held] { return cached }
+        let whole = entry.encoded[id]?[nil] ?? EncodedLayer(layer: .full(current), bytes: BinaryFrame.encodeLayer(current))
+        entries[size]!.encoded[id, default: [:]][nil] = whole
+        var chosen = whole
+        if let held, let base = entry.history[id]?.last(where: { $0.version == held }),
+           let patch = LayerPatch.diff(from: base, to: current) {
+            let bytes = BinaryFrame.encodePatch(patch)
+            if bytes.count < whole.bytes.count { chosen = EncodedLayer(layer: .patch(patch), bytes: bytes) }
+        }
+        entries[size]!.encoded[id]![held] = chosen
+        return chosen
     }
 
     /// The layout at `size` for the chart's current version, without rendering.
     mutating func layout(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer) -> ChartLayout {
         if let hit = entries[size], hit.chartVersion == chart.version { return hit.layout }
         if let hit = layouts[size], hit.chartVersion == chart.version { return hit.layout }
-        let layout = renderer.layout(chart, size: Size(width: Double(size.width), height: Double(size.height)))
+        let layout = renderer.layout(chart, size: Size(width: Double(size.width), height: Double(size.height)), dpr: size.dpr)
         layouts[size] = (chart.version, layout)
         return layout
     }

@@ -24,8 +24,11 @@ public final class Session {
         /// What this viewer holds: the size it was last sent frames for, and the
         /// version of each layer it has.
         var sentSize: ViewerSize?
-        var sentVersions: [LayerID: UInt32] = [:]
-        var sentChartVersion: UInt64 = 0
+        var held: [LayerID: UInt32] = [:]
+        /// Publication its last frame showed (for frame ages).
+        var heldGeneration: UInt64 = 0
+        /// Frames sent and not yet acknowledged.
+        var unacked = 0
         init(id: ViewerID) { self.id = id }
     }
 
@@ -35,11 +38,34 @@ public final class Session {
     /// Clock reading (seconds) when the session started, for its generators.
     private var startTime: Double?
 
-    public init(id: String, title: String, chart: Chart, measurer: TextMeasurer) {
+    /// Most frames a viewer is sent before it acknowledges them (announced in `welcome`).
+    public let window: Int
+    /// Most publications (frames) per second.
+    public let maxFps: Double
+    /// Publications so far: each renders every viewer size once from the state then.
+    public private(set) var generation: UInt64 = 0
+    private var publishedVersion: UInt64 = 0
+    private var lastPublish = -Double.infinity
+    /// When the first change after each publication happened (clock seconds), for
+    /// the frame ages in `stats`, by the generation that showed it. Bounded.
+    private var firstChangeAt: [UInt64: Double] = [:]
+    private var pendingChangeAt: Double?
+    /// Wall-clock milliseconds of the newest data (`noteData`), sent in frame headers.
+    public private(set) var dataTime: Double = 0
+    public private(set) var stats = SessionStats()
+
+    public static let defaultWindow = 2
+    public static let defaultMaxFps = 60.0
+
+    public init(id: String, title: String, chart: Chart, measurer: TextMeasurer,
+                maxFps: Double = Session.defaultMaxFps, window: Int = Session.defaultWindow) {
+        precondition(maxFps > 0 && window >= 1)
         self.id = id
         self.title = title
         self.chart = chart
         self.renderer = ChartRenderer(measurer: measurer)
+        self.maxFps = maxFps
+        self.window = window
     }
 
     /// Seconds of silence after which the transport sends each viewer a heartbeat
@@ -75,7 +101,8 @@ public final class Session {
             viewer.size = size
             viewer.format = format
             viewer.sentSize = nil
-            viewer.sentVersions = [:]
+            viewer.held = [:]
+            viewer.unacked = 0
             return [.text(welcome(viewer))]
         }
         guard let size = viewer.size else {
@@ -89,6 +116,11 @@ public final class Session {
         }
         switch message {
         case .hello: break
+        case .ack:
+            guard viewer.unacked > 0 else {
+                return [.text(ProtocolError(.unexpectedAck, "ack without a frame waiting for one").json)]
+            }
+            viewer.unacked -= 1
         case let .resize(newSize):
             viewer.size = newSize
             cache.trim(keeping: liveSizes)
@@ -116,49 +148,105 @@ public final class Session {
             ("format", .string(viewer.format.rawValue)),
             ("layers", .array(LayerID.allCases.map { .string($0.rawValue) })),
             ("series", .array(chart.series.map { .object([("id", .string($0.id)), ("name", .string($0.name))]) })),
+            ("window", .int(Int64(window))), ("maxFps", .number(maxFps)),
         ] + (heartbeat.map { [("heartbeat", JSONValue.number($0))] } ?? []))
     }
 
     // MARK: Frames
 
-    /// True when `viewer` may be owed a frame (the chart or its size changed since
-    /// its last one). Cheap: the transport asks this before asking for writability.
-    public func mayHaveFrame(for viewerID: ViewerID) -> Bool {
-        guard let v = viewers[viewerID], let size = v.size else { return false }
-        return v.sentSize != size || v.sentChartVersion != chart.version
+    /// When the next publication is due (clock seconds, never before `now`), or nil
+    /// when the chart has not changed since the last one.
+    public func publishDue(now: Double) -> Double? {
+        guard chart.version != publishedVersion else { return nil }
+        return max(now, lastPublish + 1 / maxFps)
     }
 
-    /// The next frame for `viewer`: only the layers that changed since what it holds,
-    /// or nil when it is up to date. Marks the layers as sent.
-    public func nextFrame(for viewerID: ViewerID) -> Outgoing? {
-        guard let v = viewers[viewerID], let size = v.size else { return nil }
-        let rendered = cache.rendered(chart, size: size, renderer: renderer)
-        if v.sentSize != size { v.sentVersions = [:] }
-        let changed = LayerID.allCases.compactMap { id -> RenderedSize.EncodedLayer? in
-            guard let l = rendered.layers[id], v.sentVersions[id] != l.version else { return nil }
-            return l
+    /// Publishes the chart's current state: renders it once for every viewer size.
+    /// Viewers then collect it (`nextFrame`) as their windows allow. The transport
+    /// calls this when `publishDue` says so: at most `maxFps` times a second, and a
+    /// publication carries every change since the one before.
+    public func publish(now: Double) {
+        chart.commitRanges()
+        generation += 1
+        if let t = pendingChangeAt {
+            firstChangeAt[generation] = t
+            if generation > 64 { firstChangeAt[generation - 64] = nil }
+        }
+        pendingChangeAt = nil
+        publishedVersion = chart.version
+        lastPublish = now
+        for size in liveSizes {
+            cache.render(chart, size: size, renderer: renderer, generation: generation, dataTime: dataTime)
+        }
+        stats.publications += 1
+    }
+
+    /// Tells the session something changed its chart at clock time `now` (seconds):
+    /// frame ages are measured from the first such change a frame shows.
+    public func noteChange(at now: Double) {
+        if pendingChangeAt == nil, chart.version != publishedVersion { pendingChangeAt = now }
+    }
+
+    /// Records the wall-clock time (ms since the Unix epoch) at which the newest data
+    /// arrived; frames carry it so clients can tell how fresh what they show is.
+    public func noteData(wallMs: Double) { dataTime = wallMs }
+
+    /// True when `viewer` may be sent a frame now: its window has room and it lacks
+    /// something of the last publication (or has none at its size yet). Cheap: the
+    /// transport asks this before asking for writability.
+    public func wantsFrame(_ viewerID: ViewerID) -> Bool {
+        guard let v = viewers[viewerID], let size = v.size, v.unacked < window else { return false }
+        guard let entry = cache.entry(size), v.sentSize == size else { return true }
+        for (id, layer) in entry.layers where v.held[id] != layer.version { return true }
+        return false
+    }
+
+    /// The next frame for `viewer`: the layers it lacks (patched from what it holds
+    /// where that is smaller), or nil when it is up to date or its window is full.
+    /// A viewer at a size not yet rendered gets one rendered now, whole. `now` (clock
+    /// seconds) dates the frame for `stats`.
+    public func nextFrame(for viewerID: ViewerID, now: Double = 0) -> Outgoing? {
+        guard let v = viewers[viewerID], let size = v.size, v.unacked < window else { return nil }
+        if cache.entry(size) == nil {
+            if generation == 0 { publish(now: now) }
+            cache.render(chart, size: size, renderer: renderer, generation: generation, dataTime: dataTime)
+        }
+        guard let entry = cache.entry(size) else { return nil }
+        if v.sentSize != size { v.held = [:] }
+        var layers: [EncodedLayer] = []
+        for id in LayerID.allCases {
+            if let l = cache.layer(id, size: size, held: v.held[id]) { layers.append(l) }
         }
         v.sentSize = size
-        v.sentChartVersion = rendered.chartVersion
-        guard !changed.isEmpty else { return nil }
-        for l in changed { v.sentVersions[l.layer.id] = l.version }
+        guard !layers.isEmpty else { return nil }
+        for l in layers { v.held[l.layer.id] = l.layer.version }
+        if v.heldGeneration < entry.generation, let changed = firstChangeAt[v.heldGeneration + 1] {
+            stats.recordAge(now - changed)
+        }
+        v.heldGeneration = entry.generation
+        v.unacked += 1
+        let out: Outgoing
         switch v.format {
         case .binary:
-            return .binary(BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr,
-                                             encodedLayers: changed.map(\.bytes)))
+            out = .binary(BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr,
+                                            dataTime: entry.dataTime, encodedLayers: layers.map(\.bytes)))
         case .json:
-            let list = DisplayList(width: size.width, height: size.height, dpr: size.dpr, layers: changed.map(\.layer))
-            guard case let .object(fields) = list.json else { return nil }
-            return .text(.object([("type", "frame")] + fields))
+            let frame = Frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime,
+                              layers: layers.map(\.layer))
+            guard case let .object(fields) = frame.json else { return nil }
+            out = .text(.object([("type", "frame")] + fields))
         }
+        stats.frames += 1
+        if case let .binary(b) = out { stats.bytes += b.count }
+        return out
     }
 
     /// The whole display list a viewer of this size would get now (frame.json).
     public func displayList(size: ViewerSize) -> DisplayList {
-        let rendered = cache.rendered(chart, size: size, renderer: renderer)
+        let rendered = cache.render(chart, size: size, renderer: renderer, generation: generation, dataTime: dataTime)
         defer { cache.trim(keeping: liveSizes) }
         return DisplayList(width: size.width, height: size.height, dpr: size.dpr,
-                           layers: LayerID.allCases.compactMap { rendered.layers[$0]?.layer })
+                           layers: LayerID.allCases.compactMap { rendered.layers[$0] })
     }
 
     /// The layout at a size (tests, tools).
@@ -199,5 +287,30 @@ public enum SessionError: Error, Equatable, CustomStringConvertible, Sendable {
         case let .unknownSeries(id): return "no series \"\(id)\" in this session"
         case let .badAppend(e): return e.description
         }
+    }
+}
+
+/// What a session has sent, for `GET /api/stats` and the benchmark.
+public struct SessionStats: Sendable {
+    public var publications = 0
+    public var frames = 0
+    /// Bytes of binary frames (JSON frames are counted in `frames` only).
+    public var bytes = 0
+    /// Frame ages (seconds from the first change a frame shows to the frame leaving
+    /// the session), the most recent `ageCapacity`.
+    public private(set) var ages: [Double] = []
+    private var nextAge = 0
+    public static let ageCapacity = 4096
+
+    mutating func recordAge(_ age: Double) {
+        if ages.count < Self.ageCapacity { ages.append(age) } else { ages[nextAge] = age }
+        nextAge = (nextAge + 1) % Self.ageCapacity
+    }
+
+    /// The `p`-quantile (0...1) of the recorded ages, nil when there are none.
+    public func ageQuantile(_ p: Double) -> Double? {
+        guard !ages.isEmpty else { return nil }
+        let sorted = ages.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
     }
 }

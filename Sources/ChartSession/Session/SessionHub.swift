@@ -25,4 +25,18 @@ public final class SessionHub {
             ])
         }))])
     }
+
+    /// `GET /api/stats`: what each session has published and sent, and the age of its
+    /// frames (first change shown to frame handed to the transport), in milliseconds.
+    public var stats: JSONValue {
+        .object([("sessions", .array(sessions.map { s in
+            let st = s.stats
+            func ms(_ q: Double) -> JSONValue { st.ageQuantile(q).map { .number(($0 * 1e6).rounded() / 1e3) } ?? .null }
+            return .object([
+                ("id", .string(s.id)), ("viewers", .int(Int64(s.viewerCount))),
+                ("publications", .int(Int64(st.publications))), ("frames", .int(Int64(st.frames))),
+                ("bytes", .int(Int64(st.bytes))), ("frameAgeP50Ms", ms(0.5)), ("frameAgeP99Ms", ms(0.99)),
+            ])
+        }))])
+    }
 }

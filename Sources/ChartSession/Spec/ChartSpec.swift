@@ -5,6 +5,9 @@ import LayoutEngine
 public struct SessionSpec: Sendable {
     public var id: String
     public var title: String
+    /// Most frames per second the session sends (one frame carries every change since
+    /// the one before).
+    public var maxFps: Double = Session.defaultMaxFps
     public var chart: ChartSpec
 }
 
@@ -80,8 +83,9 @@ public enum ConfigSpec {
     static func readSession(_ r: inout JSONReader) throws -> SessionSpec {
         let id = try identifier(&r, "id")
         let title = try r.string("title") ?? id
+        let maxFps = try r.number("maxFps", min: 1, max: 240) ?? Session.defaultMaxFps
         guard let chart = try r.object("chart", readChart) else { throw r.fail("field \"chart\" is required") }
-        return SessionSpec(id: id, title: title, chart: chart)
+        return SessionSpec(id: id, title: title, maxFps: maxFps, chart: chart)
     }
 
     static func readChart(_ r: inout JSONReader) throws -> ChartSpec {
@@ -267,6 +271,6 @@ extension SessionSpec {
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
                       theme: chart.theme, modifiers: chart.modifiers.map { $0.make() })
-        return Session(id: id, title: title, chart: c, measurer: measurer)
+        return Session(id: id, title: title, chart: c, measurer: measurer, maxFps: maxFps)
     }
 }

@@ -41,3 +41,26 @@ public struct DoubleRange: Equatable, Hashable, Sendable, CustomStringConvertibl
 
     public var description: String { "[\(min), \(max)]" }
 }
+
+extension DoubleRange {
+    /// An automatic range that does not move with every new value, so that a live
+    /// chart's axes (and everything drawn against them) stay still between frames.
+    ///
+    /// `self` is the range the data asks for. `previous`, the range shown so far, is
+    /// kept while it still holds the data and is at most `slack` times wider than it.
+    /// Otherwise the data range is rounded outward to a quantum of 1/20 to 1/200 of
+    /// its span, with 5 % headroom on a side that outgrew `previous`, so that a trend
+    /// moves the range now and then rather than on every tick.
+    public func stabilized(previous: DoubleRange?, slack: Double = 1.3) -> DoubleRange {
+        guard isValid, !isEmpty, span.isFinite else { return self }
+        if let p = previous, p.isValid, p.min <= min, p.max >= max, p.span <= span * slack { return p }
+        var lo = min, hi = max
+        if let p = previous, p.isValid {
+            if hi > p.max { hi += span * 0.05 }
+            if lo < p.min { lo -= span * 0.05 }
+        }
+        let q = pow10Signed(Int((span / 20).log10Value))
+        let r = DoubleRange((lo / q).rounded(.down) * q, (hi / q).rounded(.up) * q)
+        return r.isValid && r.min <= lo && r.max >= hi ? r : DoubleRange(lo, hi)
+    }
+}

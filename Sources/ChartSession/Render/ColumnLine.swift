@@ -1,0 +1,118 @@
+/// A line series reduced to what one device-pixel column can show: for every column
+/// that holds data, the lowest and highest value drawn there, quantised.
+///
+/// Columns are anchored to the data, not to the window: column `k` of a series holds
+/// the points whose x lies in `[k·w, (k+1)·w)` for the data width `w` of one device
+/// pixel. Scrolling moves `x0` and keeps every column's content, so a frame that only
+/// scrolled re-sends nothing but the columns that changed (see `LayerPatch`).
+///
+/// How it is drawn (the client does exactly this; `ColumnLine.polyline` is the same
+/// in Swift, for tests):
+/// - entry `e` stands at `x = x0 + e.column·dx` and spans `y(lo)...y(hi)`, where
+///   `y(q) = y0 + q·dy`;
+/// - a run of entries is a stretch of connected line; an entry with `joined` continues
+///   the line from the entry before it. A joined entry in the very next column is
+///   connected from wherever the pen stands; across empty columns (sparse data) the
+///   line runs from `(x of previous, y(previous.last))` to `(x, y(first))`, the exact
+///   ends of the data's segment;
+/// - within an entry the pen goes to the nearer of `lo`/`hi` first, then the other.
+///
+/// Every pixel the full-resolution line covers is covered within one device pixel in
+/// x and a quarter device pixel in y (tested against the full line).
+public struct ColumnLine: Equatable, Sendable {
+    public struct Entry: Equatable, Sendable {
+        /// Column relative to the line's first column (>= 0, non-decreasing; a column
+        /// repeats when a gap splits it).
+        public var column: Int32
+        public var lo: UInt16
+        public var hi: UInt16
+        /// The first and last value of the data in the column; used only where a
+        /// connection spans empty columns, or is the entry a sparse connection reaches.
+        public var first: UInt16
+        public var last: UInt16
+        /// A line runs from the previous entry to this one.
+        public var joined: Bool
+
+        public init(column: Int32, lo: UInt16, hi: UInt16, first: UInt16, last: UInt16, joined: Bool) {
+            self.column = column; self.lo = lo; self.hi = hi; self.first = first; self.last = last; self.joined = joined
+        }
+    }
+
+    public var stroke: String
+    public var width: Float
+    public var dash: [Float]
+    /// CSS x of column 0 and the distance between columns (one device pixel).
+    public var x0: Float
+    public var dx: Float
+    /// CSS y of quantised value 0 and of one quantum.
+    public var y0: Float
+    public var dy: Float
+    public var entries: [Entry]
+    /// The absolute data column of column 0 (not sent: the server's own bookkeeping,
+    /// from which a patch computes how far the columns moved). Not part of `==`.
+    public var anchor: Int64 = 0
+
+    public init(stroke: String, width: Float, dash: [Float], x0: Float, dx: Float, y0: Float, dy: Float, entries: [Entry]) {
+        self.stroke = stroke; self.width = width; self.dash = dash
+        self.x0 = x0; self.dx = dx; self.y0 = y0; self.dy = dy; self.entries = entries
+    }
+
+    public static func == (a: ColumnLine, b: ColumnLine) -> Bool {
+        a.stroke == b.stroke && a.width == b.width && a.dash == b.dash && a.x0 == b.x0 && a.dx == b.dx
+            && a.y0 == b.y0 && a.dy == b.dy && a.entries == b.entries
+    }
+
+    /// True when `e` continues the line from `p` in the very next column: the wire
+    /// form then carries neither `e.first` nor `p.last` (they cannot change the drawing).
+    @inline(__always) static func adjacent(_ p: Entry, _ e: Entry) -> Bool { e.joined && e.column == p.column + 1 }
+
+    /// Gives the values the wire form does not carry their canonical form (`first` =
+    /// `lo`, `last` = `hi`), so that a decoded line equals the encoded one.
+    public mutating func normalize() {
+        guard entries.count > 1 else { return }
+        for i in entries.indices {
+            if i > 0, Self.adjacent(entries[i - 1], entries[i]) { entries[i].first = entries[i].lo }
+            if i + 1 < entries.count, Self.adjacent(entries[i], entries[i + 1]) { entries[i].last = entries[i].hi }
+        }
+    }
+
+    /// Same style and quantisation: a patch may carry only changed entries.
+    func isPatchable(from old: ColumnLine) -> Bool {
+        stroke == old.stroke && width == old.width && dash == old.dash && dx == old.dx && y0 == old.y0 && dy == old.dy
+    }
+
+    /// True when the entries of `next` follow `entries` as a stretch of sparse line: a
+    /// joined entry more than one column after its predecessor uses first/last.
+    static func spansGap(_ previous: Entry, _ next: Entry) -> Bool {
+        next.joined && next.column > previous.column + 1
+    }
+
+    /// The polylines the client draws for this line, in CSS pixels (tests compare
+    /// them against the full line; the client's `drawColumns` does the same).
+    public var polylines: [[Float]] {
+        var out: [[Float]] = []
+        var current: [Float] = []
+        var penY: Float = 0
+        func y(_ q: UInt16) -> Float { y0 + Float(q) * dy }
+        for (i, e) in entries.enumerated() {
+            let x = x0 + Float(e.column) * dx
+            if i > 0, e.joined {
+                let p = entries[i - 1]
+                if Self.spansGap(p, e) {
+                    let px = x0 + Float(p.column) * dx
+                    current += [px, y(p.last), x, y(e.first)]
+                    penY = y(e.first)
+                }
+            } else {
+                if current.count >= 4 { out.append(current) }
+                current = [x, y(e.first)]
+                penY = y(e.first)
+            }
+            let (a, b) = abs(penY - y(e.lo)) <= abs(penY - y(e.hi)) ? (e.lo, e.hi) : (e.hi, e.lo)
+            current += [x, y(a), x, y(b)]
+            penY = y(b)
+        }
+        if current.count >= 4 { out.append(current) }
+        return out
+    }
+}

@@ -1,0 +1,208 @@
+import LayoutEngine
+
+/// Reduces a line series to a `ColumnLine`: one entry per device-pixel column that
+/// holds data, its extremes read from the series' min/max index. A frame costs the
+/// number of columns times the logarithm of the point count, not the point count.
+///
+/// Columns are anchored to the data: column `k` holds the points with
+/// `k·w <= x < (k+1)·w`, `w` being the data width of one device pixel. The line
+/// reaches both plot edges: the column just outside each edge holds the neighbouring
+/// data, or where that lies further away, the point where the line crosses that column.
+public enum ColumnReducer {
+    /// Vertical room (in quanta) kept above and below the plot for values outside it.
+    static let margin = 16_384
+    /// The finest quantum: a quarter of a device pixel.
+    static let quantaPerDevicePixel = 4.0
+
+    /// One column entry before quantisation (CSS pixels, column relative to the first).
+    struct Raw {
+        var column: Int
+        var lo: Double, hi: Double, first: Double, last: Double
+        var joined: Bool
+    }
+
+    /// The columns of `data` between the plot edges, or nil when the X axis does not
+    /// run horizontally or its scale cannot be anchored (callers then draw points).
+    public static func reduce(
+        _ data: XYData, x: LinearCoordinateCalculator, y: LinearCoordinateCalculator, dpr: Double, plot: Rect,
+        stroke: String, width: Float, dash: [Float]
+    ) -> ColumnLine? {
+        let devicePerUnit = (x.pixelEnd - x.pixelStart) / x.range.span * dpr
+        let w = 1 / abs(devicePerUnit)
+        guard w.isFinite, w > 0, !data.isEmpty else { return nil }
+        let kA = (x.range.min / w).rounded(.down), kB = (x.range.max / w).rounded(.down)
+        guard abs(kA) < 1e15, abs(kB) < 1e15, kB - kA < 1e6 else { return nil }
+        let firstColumn = Int(kA) - 1          // column 0 of the line: just outside the near edge
+        let lastColumn = Int(kB) + 1           // just outside the far edge
+        let yOf = { (v: Double) in y.pixel(v) }
+
+        var raws: [Raw] = []
+        raws.reserveCapacity(lastColumn - firstColumn + 2)
+        /// The data index of the last point the entries so far end with (-2: none).
+        var lastEmitted = -2
+
+        /// The column of point `i`, by the same comparisons the column searches make.
+        func column(_ i: Int) -> Int {
+            let v = data.x(i)
+            var k = Int((v / w).rounded(.down))
+            if v < Double(k) * w { k -= 1 } else if v >= Double(k + 1) * w { k += 1 }
+            return k
+        }
+
+        /// Emits the entries of column `k` holding points `s..<e` (non-empty).
+        func emitColumn(_ k: Int, _ s: Int, _ e: Int) {
+            let summary = data.ySummary(s..<e)
+            if !summary.hasGap {
+                raws.append(Raw(column: k - firstColumn, lo: yOf(summary.min), hi: yOf(summary.max),
+                                first: yOf(data.y(s)), last: yOf(data.y(e - 1)), joined: lastEmitted == s - 1))
+                lastEmitted = e - 1
+                return
+            }
+            // A gap splits the column: one entry per stretch of finite values.
+            var i = s
+            while i < e {
+                while i < e, data.y(i).isNaN { i += 1 }
+                guard i < e else { break }
+                let a = i
+                var lo = data.y(i), hi = lo
+                while i < e, !data.y(i).isNaN {
+                    lo = min(lo, data.y(i)); hi = max(hi, data.y(i)); i += 1
+                }
+                raws.append(Raw(column: k - firstColumn, lo: yOf(lo), hi: yOf(hi), first: yOf(data.y(a)),
+                                last: yOf(data.y(i - 1)), joined: lastEmitted == a - 1))
+                lastEmitted = i - 1
+            }
+        }
+
+        /// The point where the segment between points `p` and `p+1` crosses the centre
+        /// of column `k`, as a one-point entry.
+        func emitCrossing(_ k: Int, between p: Int) {
+            let (xa, ya, xb, yb) = (data.x(p), data.y(p), data.x(p + 1), data.y(p + 1))
+            guard ya.isFinite, yb.isFinite, xb > xa else { return }
+            let t = ((Double(k) + 0.5) * w - xa) / (xb - xa)
+            let v = yOf(ya + (yb - ya) * min(max(t, 0), 1))
+            raws.append(Raw(column: k - firstColumn, lo: v, hi: v, first: v, last: v, joined: lastEmitted == p))
+            lastEmitted = p
+        }
+
+        let count = data.count
+        var s = data.lowerBound(Double(firstColumn + 1) * w)   // first point of the first visible column
+        // The near edge: the data just outside it, or the crossing.
+        if s > 0 {
+            if column(s - 1) == firstColumn {
+                emitColumn(firstColumn, data.lowerBound(Double(firstColumn) * w), s)
+            } else if s < count {
+                emitCrossing(firstColumn, between: s - 1)
+            }
+        }
+        // The visible columns, skipping empty stretches.
+        var runGuess = max(1, count / max(1, lastColumn - firstColumn))
+        var k = firstColumn + 1
+        while k < lastColumn, s < count {
+            k = max(k, column(s))
+            guard k < lastColumn else { break }
+            let e = firstIndex(data, atLeast: Double(k + 1) * w, from: s + 1, guess: s + runGuess)
+            emitColumn(k, s, e)
+            runGuess = max(1, e - s)
+            s = e
+            k += 1
+        }
+        // The far edge.
+        if s < count {
+            if column(s) == lastColumn {
+                emitColumn(lastColumn, s, firstIndex(data, atLeast: Double(lastColumn + 1) * w, from: s + 1, guess: s + runGuess))
+            } else if s > 0 {
+                emitCrossing(lastColumn, between: s - 1)
+            }
+        }
+
+        let dy = max(0.25 / dpr, plot.height / 32_768)
+        let y0 = plot.minY - Double(margin) * dy
+        let entries = quantise(clipGapConnections(raws, low: y0, high: y0 + 65_535 * dy), y0: y0, dy: dy)
+        let sign: Double = devicePerUnit > 0 ? 1 : -1
+        var line = ColumnLine(stroke: stroke, width: width, dash: dash,
+                              x0: Float(x.pixel((Double(firstColumn) + 0.5) * w)), dx: Float(sign / dpr),
+                              y0: Float(y0), dy: Float(dy), entries: entries)
+        line.anchor = Int64(firstColumn)
+        line.normalize()
+        return line
+    }
+
+    /// First index in `from...count` whose x is at least `value`, given that every
+    /// index below `from` has a smaller x; starts at `guess` and gallops.
+    static func firstIndex(_ data: XYData, atLeast value: Double, from lo: Int, guess: Int) -> Int {
+        let n = data.count
+        guard lo < n else { return n }
+        let g = min(max(guess, lo), n - 1)
+        var a: Int, b: Int  // answer in a...b
+        if data.x(g) < value {
+            a = g + 1; b = n
+            var step = 1
+            while g + step < n {
+                if data.x(g + step) >= value { b = g + step; break }
+                a = g + step + 1
+                step <<= 1
+            }
+        } else {
+            a = lo; b = g
+            var step = 1
+            while g - step >= lo {
+                if data.x(g - step) < value { a = g - step + 1; break }
+                b = g - step
+                step <<= 1
+            }
+        }
+        while a < b {
+            let mid = (a + b) >> 1
+            if data.x(mid) < value { a = mid + 1 } else { b = mid }
+        }
+        return a
+    }
+
+    /// Where a connection across empty columns leaves the quantisable band (far
+    /// outside the plot), it is cut at the band's edge: the visible part keeps its
+    /// direction, and the part outside is not drawn.
+    static func clipGapConnections(_ raws: [Raw], low: Double, high: Double) -> [Raw] {
+        guard raws.contains(where: { $0.lo < low || $0.hi > high }) else { return raws }
+        var out: [Raw] = []
+        out.reserveCapacity(raws.count + 4)
+        for var e in raws {
+            guard let p = out.last, e.joined, e.column > p.column + 1,
+                  !(low...high).contains(p.last) || !(low...high).contains(e.first) else {
+                out.append(e); continue
+            }
+            // The part of the segment p.last -> e.first inside [low, high], as t in [0, 1].
+            let (ya, yb) = (p.last, e.first)
+            var t0 = 0.0, t1 = 1.0
+            if ya != yb {
+                let ta = (low - ya) / (yb - ya), tb = (high - ya) / (yb - ya)
+                t0 = max(t0, min(ta, tb)); t1 = min(t1, max(ta, tb))
+            }
+            guard t0 < t1 else { e.joined = false; out.append(e); continue }
+            func point(_ t: Double, joined: Bool) -> Raw {
+                let c = Int((Double(p.column) + t * Double(e.column - p.column)).rounded())
+                let v = min(max(ya + (yb - ya) * t, low), high)
+                return Raw(column: c, lo: v, hi: v, first: v, last: v, joined: joined)
+            }
+            if t0 > 0 { out.append(point(t0, joined: false)) }
+            if t1 < 1 {
+                out.append(point(t1, joined: true))
+                e.joined = false
+            }
+            out.append(e)
+        }
+        return out
+    }
+
+    static func quantise(_ raws: [Raw], y0: Double, dy: Double) -> [ColumnLine.Entry] {
+        @inline(__always) func q(_ v: Double) -> UInt16 {
+            let r = ((v - y0) / dy).rounded()
+            return r <= 0 ? 0 : r >= 65_535 ? 65_535 : UInt16(r)
+        }
+        return raws.map { r in
+            let a = q(r.lo), b = q(r.hi)
+            return ColumnLine.Entry(column: Int32(r.column), lo: min(a, b), hi: max(a, b),
+                                    first: q(r.first), last: q(r.last), joined: r.joined)
+        }
+    }
+}
