@@ -1,0 +1,103 @@
+/// Reads the JSON form of frames back into values (tests, tools, Swift clients): the
+/// inverse of `Frame.json`, so that a test can hold the JSON form to the same
+/// command-for-command standard as the binary one.
+public enum JSONFrameReader {
+    public struct Error: Swift.Error, CustomStringConvertible, Sendable {
+        public let path: String
+        public var description: String { "JSON frame: bad or missing \(path)" }
+    }
+
+    public static func frame(_ v: JSONValue) throws(Error) -> Frame {
+        let layers = try array(v, "layers").map { l throws(Error) -> FrameLayer in
+            guard let id = LayerID(rawValue: try string(l, "id")) else { throw Error(path: "layers[].id") }
+            let version = UInt32(try number(l, "version"))
+            if let patch = l["patch"] {
+                guard let ops = patch.arrayValue else { throw Error(path: "patch") }
+                return .patch(LayerPatch(id: id, base: UInt32(try number(l, "base")), version: version,
+                                         ops: try ops.map { op throws(Error) -> LayerPatch.Op in
+                                             if let n = op["keep"]?.doubleValue { return .keep(Int(n)) }
+                                             if let n = op["skip"]?.doubleValue { return .skip(Int(n)) }
+                                             if let c = op["insert"] { return .insert(try commands(c)) }
+                                             guard let p = op["columns"] else { throw Error(path: "patch[]") }
+                                             return .columns(ColumnsPatch(
+                                                 shift: Int32(try number(p, "shift")), x0: Float(try number(p, "x0")),
+                                                 keepFrom: Int(try number(p, "keepFrom")), keepCount: Int(try number(p, "keepCount")),
+                                                 head: try entries(p, "head"), tail: try entries(p, "tail")))
+                                         }))
+            }
+            return .full(Layer(id: id, version: version, commands: try commands(l["commands"] ?? .null)))
+        }
+        return Frame(width: Int(try number(v, "width")), height: Int(try number(v, "height")), dpr: try number(v, "dpr"),
+                     dataTime: v["dataTime"]?.doubleValue ?? 0, layers: layers)
+    }
+
+    static func number(_ v: JSONValue, _ key: String) throws(Error) -> Double {
+        guard let n = v[key]?.doubleValue else { throw Error(path: key) }
+        return n
+    }
+    static func float(_ v: JSONValue, _ key: String) throws(Error) -> Float { Float(try number(v, key)) }
+    static func string(_ v: JSONValue, _ key: String) throws(Error) -> String {
+        guard let s = v[key]?.stringValue else { throw Error(path: key) }
+        return s
+    }
+    static func array(_ v: JSONValue, _ key: String) throws(Error) -> [JSONValue] {
+        guard let a = v[key]?.arrayValue else { throw Error(path: key) }
+        return a
+    }
+    static func floats(_ v: JSONValue, _ key: String) throws(Error) -> [Float] {
+        guard let a = v[key]?.arrayValue else { return [] }
+        var out: [Float] = []
+        for x in a { guard let d = x.doubleValue else { throw Error(path: key) }; out.append(Float(d)) }
+        return out
+    }
+
+    static func entries(_ v: JSONValue, _ key: String) throws(Error) -> [ColumnLine.Entry] {
+        var out: [ColumnLine.Entry] = []
+        for run in try array(v, key) {
+            let column = Int32(try number(run, "column")), joined = run["joined"]?.boolValue ?? false
+            let first = UInt16(try number(run, "first")), last = UInt16(try number(run, "last"))
+            let values = try floats(run, "values")
+            let n = values.count / 2
+            for j in 0..<n {
+                let lo = UInt16(values[2 * j]), hi = UInt16(values[2 * j + 1])
+                out.append(ColumnLine.Entry(column: column + Int32(j), lo: lo, hi: hi, first: j == 0 ? first : lo,
+                                            last: j == n - 1 ? last : hi, joined: j == 0 ? joined : true))
+            }
+        }
+        return out
+    }
+
+    static func commands(_ v: JSONValue) throws(Error) -> [DrawCommand] {
+        guard let list = v.arrayValue else { throw Error(path: "commands") }
+        return try list.map { c throws(Error) -> DrawCommand in
+            switch try string(c, "op") {
+            case "polyline":
+                return .polyline(points: try floats(c, "points"), stroke: try string(c, "stroke"), width: try float(c, "width"),
+                                 dash: try floats(c, "dash"))
+            case "segments":
+                return .segments(coords: try floats(c, "coords"), stroke: try string(c, "stroke"), width: try float(c, "width"),
+                                 dash: try floats(c, "dash"))
+            case "rect":
+                return .rect(x: try float(c, "x"), y: try float(c, "y"), w: try float(c, "w"), h: try float(c, "h"),
+                             fill: c["fill"]?.stringValue, stroke: c["stroke"]?.stringValue,
+                             lineWidth: Float(c["lineWidth"]?.doubleValue ?? 0))
+            case "text":
+                guard let align = DrawCommand.TextAlign(rawValue: try string(c, "align")),
+                      let baseline = DrawCommand.TextBaseline(rawValue: try string(c, "baseline")) else { throw Error(path: "align") }
+                return .text(x: try float(c, "x"), y: try float(c, "y"), text: try string(c, "text"), font: try string(c, "font"),
+                             fill: try string(c, "fill"), align: align, baseline: baseline,
+                             angle: Float(c["angle"]?.doubleValue ?? 0))
+            case "columns":
+                return .columns(ColumnLine(stroke: try string(c, "stroke"), width: try float(c, "width"), dash: try floats(c, "dash"),
+                                           x0: try float(c, "x0"), dx: try float(c, "dx"), y0: try float(c, "y0"),
+                                           dy: try float(c, "dy"), entries: try entries(c, "runs")))
+            case "clip":
+                return .clip(x: try float(c, "x"), y: try float(c, "y"), w: try float(c, "w"), h: try float(c, "h"))
+            case "unclip":
+                return .unclip
+            default:
+                throw Error(path: "op")
+            }
+        }
+    }
+}

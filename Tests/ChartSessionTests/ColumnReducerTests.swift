@@ -1,0 +1,131 @@
+import Testing
+import LayoutEngine
+import TestSupport
+@testable import ChartSession
+
+/// The reduced line against the full line: for every device-pixel column of the plot,
+/// the span of y the full line covers there is covered by the reduced drawing within
+/// one device pixel in x and in y, and the reduced drawing covers nothing else.
+@Suite struct ColumnReducerTests {
+    /// Per device column, the hull of the y (device px) a set of polylines covers
+    /// inside that column, clipped to the plot.
+    static func coverage(_ lines: [[Float]], dpr: Double, plot: Rect) -> [Int: (lo: Double, hi: Double)] {
+        var out: [Int: (lo: Double, hi: Double)] = [:]
+        let left = plot.minX * dpr, right = plot.maxX * dpr, top = plot.minY * dpr, bottom = plot.maxY * dpr
+        func add(_ c: Int, _ a: Double, _ b: Double) {
+            let lo = max(min(a, b), top), hi = min(max(a, b), bottom)
+            guard lo <= hi else { return }
+            if let e = out[c] { out[c] = (min(e.lo, lo), max(e.hi, hi)) } else { out[c] = (lo, hi) }
+        }
+        for pts in lines {
+            var i = 0
+            while i + 3 < pts.count {
+                let x1 = Double(pts[i]) * dpr, y1 = Double(pts[i + 1]) * dpr
+                let x2 = Double(pts[i + 2]) * dpr, y2 = Double(pts[i + 3]) * dpr
+                i += 2
+                let xa = max(min(x1, x2), left), xb = min(max(x1, x2), right - 1e-9)
+                guard xa <= xb else { continue }
+                func yAt(_ x: Double) -> Double { x2 == x1 ? y1 : y1 + (y2 - y1) * (x - x1) / (x2 - x1) }
+                var c = Int(xa.rounded(.down))
+                while Double(c) <= xb {
+                    let s = max(xa, Double(c)), e = min(xb, Double(c + 1))
+                    if x1 == x2 { add(c, y1, y2) } else { add(c, yAt(s), yAt(e)) }
+                    c += 1
+                }
+            }
+        }
+        return out
+    }
+
+    /// Every column of `a` lies within the hull of `b`'s columns one either side,
+    /// widened by `tolerance` device pixels.
+    static func covered(_ a: [Int: (lo: Double, hi: Double)], by b: [Int: (lo: Double, hi: Double)],
+                        tolerance: Double) -> [Int] {
+        a.keys.sorted().filter { c in
+            let near = [b[c - 1], b[c], b[c + 1]].compactMap { $0 }
+            guard let lo = near.map(\.lo).min(), let hi = near.map(\.hi).max() else { return true }
+            return a[c]!.lo < lo - tolerance || a[c]!.hi > hi + tolerance
+        }
+    }
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var points: Int, width: Double, dpr: Double, window: (Double, Double), gaps: Bool, capacity: Int?, sparse: Bool
+        var testDescription: String { "\(points) pts, \(width) px @\(dpr), window \(window), gaps \(gaps), cap \(capacity.map(String.init) ?? "-"), sparse \(sparse)" }
+    }
+
+    static let cases: [Case] = [
+        Case(points: 20_000, width: 300, dpr: 1, window: (0, 1), gaps: false, capacity: nil, sparse: false),
+        Case(points: 20_000, width: 300, dpr: 2, window: (0.2, 0.5), gaps: true, capacity: nil, sparse: false),
+        Case(points: 5_000, width: 700, dpr: 1.5, window: (0.01, 0.05), gaps: false, capacity: 3_000, sparse: false),
+        Case(points: 400, width: 900, dpr: 1, window: (0.1, 0.9), gaps: true, capacity: nil, sparse: true),
+        Case(points: 300, width: 640, dpr: 2, window: (0.45, 0.47), gaps: false, capacity: nil, sparse: true),
+        Case(points: 50_000, width: 250, dpr: 1, window: (0.97, 1.2), gaps: true, capacity: 20_000, sparse: false),
+        Case(points: 2_000, width: 500, dpr: 1, window: (-0.3, 0.01), gaps: false, capacity: nil, sparse: true),
+    ]
+
+    @Test(arguments: cases)
+    func reducedLineCoversWhatTheFullLineCovers(_ c: Case) throws {
+        var rng = SplitMix64(seed: UInt64(c.points) &* 31 &+ UInt64(c.width))
+        var data = XYData(capacity: c.capacity)
+        var x = 0.0, y = 0.0
+        var xs: [Double] = [], ys: [Double] = []
+        for _ in 0..<c.points {
+            x += c.sparse ? rng.nextUnit() * 5 : (rng.nextUnit() < 0.05 ? 0 : rng.nextUnit())   // repeats of x too
+            y += (rng.nextUnit() - 0.5) * (rng.nextUnit() < 0.01 ? 400 : 4)                      // and some jumps
+            xs.append(x)
+            ys.append(c.gaps && rng.nextUnit() < 0.01 ? .nan : y)
+        }
+        try data.append(xs: xs, ys: ys)
+        let first = data.x(0), last = data.x(data.count - 1)
+        let span = last - first
+        let xr = DoubleRange(first + span * c.window.0, first + span * c.window.1)
+        let plot = Rect(x: 40, y: 20, width: c.width, height: 300)
+        let xc = LinearCoordinateCalculator(range: xr, pixelStart: plot.minX, pixelEnd: plot.maxX)
+        let yr = try #require(data.yRange(indices: 0..<data.count))
+        // A y range somewhat narrower than the data: some of the line leaves the plot.
+        let yc = LinearCoordinateCalculator(range: DoubleRange(yr.min + (yr.max - yr.min) * 0.1, yr.max),
+                                            pixelStart: plot.maxY, pixelEnd: plot.minY)
+        let line = try #require(ColumnReducer.reduce(data, x: xc, y: yc, dpr: c.dpr, plot: plot, stroke: "red", width: 1, dash: []))
+
+        // The full line: every point, split at NaN, in CSS pixels.
+        var full: [[Float]] = [[]]
+        for i in 0..<data.count {
+            let v = data.y(i)
+            if v.isNaN { full.append([]); continue }
+            full[full.count - 1] += [Float(xc.pixel(data.x(i))), Float(yc.pixel(v))]
+        }
+        let f = Self.coverage(full, dpr: c.dpr, plot: plot)
+        let r = Self.coverage(line.polylines, dpr: c.dpr, plot: plot)
+        #expect(!f.isEmpty || !c.sparse)
+        #expect(Self.covered(f, by: r, tolerance: 1) == [], "full line pixels the reduced line misses")
+        #expect(Self.covered(r, by: f, tolerance: 1) == [], "reduced line pixels the full line does not cover")
+        // At most a few entries per device column: the frame follows pixels.
+        #expect(line.entries.count <= Int(c.width * c.dpr) * 2 + 8)
+    }
+
+    /// Scrolling by whole columns keeps every column's content: a patch carries only
+    /// the columns at the new end.
+    @Test func scrollingReusesColumns() throws {
+        var data = XYData(capacity: 10_000)
+        for i in 0..<10_000 { data.append(x: Double(i) * 0.01, y: sin(Double(i) * 0.013)) }
+        let plot = Rect(x: 0, y: 0, width: 500, height: 200)
+        func reduce(_ hi: Double) -> ColumnLine {
+            let xc = LinearCoordinateCalculator(range: DoubleRange(hi - 50, hi), pixelStart: 0, pixelEnd: 500)
+            let yc = LinearCoordinateCalculator(range: DoubleRange(-1, 1), pixelStart: 200, pixelEnd: 0)
+            return ColumnReducer.reduce(data, x: xc, y: yc, dpr: 1, plot: plot, stroke: "red", width: 1, dash: [])!
+        }
+        let a = reduce(data.lastX!)
+        for i in 10_000..<10_030 { data.append(x: Double(i) * 0.01, y: sin(Double(i) * 0.013)) }
+        let b = reduce(data.lastX!)
+        let patch = try #require(ColumnsPatch.diff(from: a, to: b))
+        #expect(patch.keepCount >= a.entries.count - 5)
+        #expect(patch.head.count + patch.tail.count <= 6)
+        #expect(try patch.apply(to: a, op: 0) == b)
+    }
+}
+
+private func sin(_ v: Double) -> Double {
+    // A smooth, exactly reproducible wave (no libm differences between machines).
+    let t = v.truncatingRemainder(dividingBy: 2 * 3.141592653589793) / 3.141592653589793 - 1
+    return 4 * t * (1 - abs(t)) * (t < 0 ? -1 : 1) * -1
+}
