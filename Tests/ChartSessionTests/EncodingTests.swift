@@ -53,6 +53,39 @@ import Testing
         #expect(BinaryFrame.encode(list) == expected)
     }
 
+    /// The exact bytes of docs/protocol.md's columns and patch examples, and what the
+    /// patch makes of the layer.
+    @Test func columnsAndPatchExactBytes() throws {
+        typealias E = ColumnLine.Entry
+        let line = ColumnLine(stroke: "red", width: 1, dash: [], x0: 10, dx: 1, y0: 0, dy: 0.25, entries: [
+            E(column: 0, lo: 40, hi: 48, first: 40, last: 48, joined: false),
+            E(column: 1, lo: 44, hi: 44, first: 44, last: 44, joined: true),
+        ])
+        let whole = Layer(id: .series, version: 6, commands: [.columns(line)])
+        let first = BinaryFrame.encode(Frame(width: 300, height: 200, dpr: 1, layers: [.full(whole)]))
+        #expect(first == [67, 87, 70, 50, 44, 1, 200, 0, 0, 0, 128, 63, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 6, 0,
+                          0, 0, 58, 0, 0, 0, 1, 0, 3, 0, 114, 101, 100, 1, 0, 0, 0, 7, 0, 0, 0, 0, 128, 63, 0, 0, 0, 32, 65,
+                          0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 128, 62, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 40, 0, 44, 0, 40, 0, 48,
+                          0, 44, 0, 44, 0])
+        let patch = LayerPatch(id: .series, base: 6, version: 7, ops: [.columns(ColumnsPatch(
+            shift: 1, x0: 10.5, keepFrom: 1, keepCount: 1, head: [],
+            tail: [E(column: 1, lo: 44, hi: 52, first: 44, last: 52, joined: true)]))])
+        let second = BinaryFrame.encode(Frame(width: 300, height: 200, dpr: 1, layers: [.patch(patch)]))
+        #expect(second == [67, 87, 70, 50, 44, 1, 200, 0, 0, 0, 128, 63, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 7, 0,
+                           0, 0, 50, 0, 0, 0, 6, 0, 0, 0, 0, 0, 1, 0, 0, 0, 4, 1, 0, 0, 0, 0, 0, 40, 65, 1, 0, 0, 0, 1, 0, 0,
+                           0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 44, 0, 52, 0, 44, 0, 52, 0])
+        #expect(try BinaryFrame.decodeFrame(second).layers == [.patch(patch)])
+        let applied = try patch.apply(to: whole)
+        guard case let .columns(patched) = applied.commands[0] else { Issue.record("not columns"); return }
+        #expect(patched.x0 == 10.5)
+        #expect(patched.entries == [E(column: 0, lo: 44, hi: 44, first: 44, last: 44, joined: true),
+                                    E(column: 1, lo: 44, hi: 52, first: 44, last: 52, joined: true)])
+        // A patch for another base is refused, not misapplied.
+        #expect(throws: LayerPatch.ApplyError.wrongBase(expected: 6, held: 5)) {
+            try patch.apply(to: Layer(id: .series, version: 5, commands: [.columns(line)]))
+        }
+    }
+
     @Test func truncatedOrCorruptFramesAreRefused() {
         let bytes = BinaryFrame.encode(DisplayList(width: 10, height: 10, dpr: 1, layers: [Self.everyOp]))
         for cut in [0, 3, 15, 16, 30, bytes.count - 1] {
