@@ -194,21 +194,12 @@
     return { id: patch.id, version: patch.version, commands: out };
   }
 
-  // JSON frames carry columns as runs; the page keeps entries, as binary frames give.
-  function runsToEntries(runs) {
-    const entries = [];
-    for (const r of runs) {
-      const n = r.values.length / 2;
-      for (let j = 0; j < n; j++) {
-        const lo = r.values[2 * j], hi = r.values[2 * j + 1];
-        entries.push({ column: r.column + j, lo, hi, first: j === 0 ? r.first : lo, last: j === n - 1 ? r.last : hi,
-                       joined: j === 0 ? r.joined : true });
-      }
-    }
-    return entries;
+  // JSON frames carry column entries as [column, lo, hi, first, last, joined] arrays.
+  function jsonEntries(list) {
+    return list.map((e) => ({ column: e[0], lo: e[1], hi: e[2], first: e[3], last: e[4], joined: e[5] === 1 }));
   }
   function jsonColumns(commands) {
-    for (const c of commands) if (c.op === "columns" && c.runs) { c.entries = runsToEntries(c.runs); delete c.runs; }
+    for (const c of commands) if (c.op === "columns") c.entries = jsonEntries(c.entries);
     return commands;
   }
   function jsonFrame(msg) {
@@ -217,7 +208,7 @@
       if (l.patch) {
         for (const op of l.patch) {
           if (op.insert) jsonColumns(op.insert);
-          if (op.columns) { op.columns.head = runsToEntries(op.columns.head); op.columns.tail = runsToEntries(op.columns.tail); }
+          if (op.columns) { op.columns.head = jsonEntries(op.columns.head); op.columns.tail = jsonEntries(op.columns.tail); }
         }
       }
     }
@@ -236,14 +227,18 @@
     const f32s = (n) => { const a = new Float32Array(n); for (let i = 0; i < n; i++) a[i] = f32(); return a; };
     const utf8 = new TextDecoder();
 
+    // Column entries, sent as runs of joined entries (docs/protocol.md, "Runs").
     function runs() {
       const entries = [];
       for (let n = u32(), r = 0; r < n; r++) {
-        const column = i32(), count = u16(), joined = (u8() & 1) === 1, first = u16(), last = u16();
+        let column = i32();
+        const count = u16(), joined = (u8() & 1) === 1;
         for (let j = 0; j < count; j++) {
-          const lo = u16(), hi = u16();
-          entries.push({ column: column + j, lo, hi, first: j === 0 ? first : lo, last: j === count - 1 ? last : hi,
-                         joined: j === 0 ? joined : true });
+          const tag = u8();
+          if (j > 0) column += (tag & 0x1f) || u16();
+          const lo = u16(), hi = tag & 0x20 ? lo : u16();
+          const first = tag & 0x40 ? u16() : lo, last = tag & 0x80 ? u16() : hi;
+          entries.push({ column, lo, hi, first, last, joined: j === 0 ? joined : true });
         }
       }
       return entries;

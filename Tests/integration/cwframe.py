@@ -26,11 +26,16 @@ class Reader:
 def _runs(r):
     entries = []
     for _ in range(r.take("<I")):
-        column, count, flags, first, last = r.take("<iHBHH")
+        column, count, flags = r.take("<iHB")
         for j in range(count):
-            lo, hi = r.take("<HH")
-            entries.append({"column": column + j, "lo": lo, "hi": hi,
-                            "first": first if j == 0 else lo, "last": last if j == count - 1 else hi,
+            tag = r.take("<B")
+            if j > 0:
+                column += (tag & 0x1F) or r.take("<H")
+            lo = r.take("<H")
+            hi = lo if tag & 0x20 else r.take("<H")
+            first = r.take("<H") if tag & 0x40 else lo
+            last = r.take("<H") if tag & 0x80 else hi
+            entries.append({"column": column, "lo": lo, "hi": hi, "first": first, "last": last,
                             "joined": bool(flags & 1) if j == 0 else True})
     return entries
 
@@ -124,18 +129,11 @@ def decode(data):
     return frame
 
 
-def runs_to_entries(runs):
-    """The JSON form's runs as entries (what the binary decoder gives)."""
-    entries = []
-    for run in runs:
-        values = run["values"]
-        n = len(values) // 2
-        for j in range(n):
-            lo, hi = values[2 * j], values[2 * j + 1]
-            entries.append({"column": run["column"] + j, "lo": lo, "hi": hi,
-                            "first": run["first"] if j == 0 else lo, "last": run["last"] if j == n - 1 else hi,
-                            "joined": run["joined"] if j == 0 else True})
-    return entries
+def json_entries(entries):
+    """The JSON form's [column, lo, hi, first, last, joined] arrays as entries (what the
+    binary decoder gives)."""
+    return [{"column": e[0], "lo": e[1], "hi": e[2], "first": e[3], "last": e[4], "joined": e[5] == 1}
+            for e in entries]
 
 
 def apply_patch(base, patch):

@@ -104,7 +104,7 @@ def test_patched_frames_rebuild_the_full_display_list(static_server):
         assert [c["op"] for c in held] == [c["op"] for c in l["commands"]]
         for a, b in zip(held, l["commands"]):
             if b["op"] == "columns":
-                assert a["entries"] == cwframe.runs_to_entries(b["runs"])
+                assert a["entries"] == cwframe.json_entries(b["entries"])
                 assert abs(a["x0"] - b["x0"]) < 1e-3
             elif b["op"] == "text":
                 assert a["text"] == b["text"] and abs(a["x"] - b["x"]) < 1e-3 and abs(a["y"] - b["y"]) < 1e-3

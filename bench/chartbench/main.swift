@@ -143,15 +143,53 @@ demoNaiveBytes = buildFrame(demo.chart, naive)
 record("frame_build_ms_demo", demoMs, baseline: ("naive_build_ms_demo", demoNaiveMs), unit: "ms")
 record("frame_bytes_demo", Double(demoBytes), baseline: ("naive_bytes_demo", Double(demoNaiveBytes)), unit: "B")
 
-// A frame that only appends data to the scrolling demo: what an up-to-date viewer is sent.
+// A frame that only appends data to the scrolling demo: what an up-to-date viewer is
+// sent after one 20 ms tick (the median over 50 ticks), beside its first, full frame.
 let viewer = demo.connect()
 _ = demo.receive(.hello(ViewerSize(width: 1920, height: 1080, dpr: 1), format: .binary, token: nil), from: viewer)
+demo.publish(now: 60)
 var fullFrameBytes = 0
 if case let .binary(b)? = demo.nextFrame(for: viewer) { fullFrameBytes = b.count }
-demo.advance(to: 60.02)
-var appendBytes = 0
-if case let .binary(b)? = demo.nextFrame(for: viewer) { appendBytes = b.count }
-record("frame_bytes_scroll_append", Double(appendBytes), baseline: ("frame_bytes_scroll_full", Double(fullFrameBytes)), unit: "B")
+_ = demo.receive(.ack, from: viewer)
+var tickBytes: [Int] = []
+for tick in 1...50 {
+    let now = 60 + Double(tick) * 0.02
+    demo.advance(to: now)
+    demo.publish(now: now)
+    if case let .binary(b)? = demo.nextFrame(for: viewer) { tickBytes.append(b.count) } else { tickBytes.append(0) }
+    _ = demo.receive(.ack, from: viewer)
+}
+tickBytes.sort()
+record("frame_bytes_scroll_append", Double(tickBytes[tickBytes.count / 2]),
+       baseline: ("frame_bytes_scroll_full", Double(fullFrameBytes)), unit: "B")
+
+// Appends into a 10^7-point FIFO series while a 1920x1080 frame of it is built 30 times
+// a second, on one thread as the server does: points stored per second of wall time.
+do {
+    let capacity = 10_000_000
+    var data = XYData(capacity: capacity)
+    let batch = 10_000
+    var xs = [Double](repeating: 0, count: batch), ys = [Double](repeating: 0, count: batch)
+    var x = 0.0
+    func fill() { for i in 0..<batch { x += 1; xs[i] = x; ys[i] = (x * 0.001).truncatingRemainder(dividingBy: 7) } }
+    while data.count < capacity { fill(); try! data.append(xs: xs, ys: ys) }   // full: every append evicts
+    let chart = Chart(title: "FIFO", xAxes: [AxisConfig(id: "x", alignment: .bottom, mode: .extents)],
+                      yAxes: [AxisConfig(id: "y", alignment: .left, mode: .visible)],
+                      series: [Series(id: "s", name: "S", color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: data)])
+    data = XYData()
+    let seconds = args.quick ? 1.0 : 3.0
+    let start = DispatchTime.now().uptimeNanoseconds
+    var appended = 0, frames = 0, elapsed = 0.0
+    while elapsed < seconds {
+        fill()
+        try! chart.append(seriesId: "s", xs: xs, ys: ys)
+        appended += batch
+        elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        if Double(frames) < elapsed * 30 { _ = buildFrame(chart, reduced); frames += 1 }
+    }
+    record("append_points_per_s_fifo_1e7", Double(appended) / elapsed,
+           baseline: ("frames_per_s_while_appending", Double(frames) / elapsed), unit: "/s")
+}
 
 // Layout: one full measure/layout pass with 8 axes, beside 2.
 func axes(_ count: Int) -> [AxisSpec] {
@@ -174,6 +212,7 @@ func format(_ v: Double, _ unit: String) -> String {
     switch unit {
     case "B": return String(Int(v))
     case "MB": return String(format: "%.1f", v)
+    case "/s": return v >= 1e5 ? String(format: "%.3g", v) : String(format: "%.1f", v)
     default: return v < 1 ? String(format: "%.3f", v) : String(format: "%.2f", v)
     }
 }

@@ -138,11 +138,14 @@ public enum BinaryFrame {
         }
     }
 
-    /// Column entries as runs: a run is a stretch of entries each continuing the line
-    /// in the next column. u32 run count, then per run: i32 column of its first entry,
-    /// u16 entry count, u8 flags (bit 0: the first entry is joined to the entry before
-    /// the run), u16 first (of its first entry), u16 last (of its last entry), then
-    /// per entry u16 lo, u16 hi.
+    /// Column entries as runs: a run is a stretch of entries each joined to the one
+    /// before it. u32 run count, then per run: i32 column of its first entry, u16 entry
+    /// count, u8 flags (bit 0: the first entry is joined to the entry before the run),
+    /// then the entries. An entry is a u8 tag — bits 0–4 the column distance from the
+    /// previous entry of the run (1–31; 0 with a u16 distance following; 0 for a run's
+    /// first entry), bit 5 `single` (lo equals hi), bit 6 `first` follows, bit 7 `last`
+    /// follows — then u16 lo, u16 hi unless single, u16 first, u16 last when flagged
+    /// (absent, `first` is lo and `last` is hi).
     static func encodeRuns(_ entries: [ColumnLine.Entry], into body: inout ByteWriter) {
         let countAt = body.bytes.count
         body.u32(0)
@@ -150,13 +153,25 @@ public enum BinaryFrame {
         var i = 0
         while i < entries.count {
             var end = i + 1
-            while end < entries.count, end - i < Int(UInt16.max), ColumnLine.adjacent(entries[end - 1], entries[end]) { end += 1 }
+            while end < entries.count, end - i < Int(UInt16.max), entries[end].joined,
+                  entries[end].column > entries[end - 1].column { end += 1 }
             body.u32(UInt32(bitPattern: entries[i].column))
             body.u16(UInt16(end - i))
             body.u8(entries[i].joined ? 1 : 0)
-            body.u16(entries[i].first)
-            body.u16(entries[end - 1].last)
-            body.u16pairs(entries[i..<end])
+            for j in i..<end {
+                let e = entries[j]
+                let distance = j == i ? 0 : Int(e.column - entries[j - 1].column)
+                var tag = UInt8(distance >= 1 && distance <= 31 ? distance : 0)
+                if e.lo == e.hi { tag |= 0x20 }
+                if e.first != e.lo { tag |= 0x40 }
+                if e.last != e.hi { tag |= 0x80 }
+                body.u8(tag)
+                if j != i, tag & 0x1F == 0 { body.u16(UInt16(clamping: distance)) }
+                body.u16(e.lo)
+                if e.lo != e.hi { body.u16(e.hi) }
+                if e.first != e.lo { body.u16(e.first) }
+                if e.last != e.hi { body.u16(e.last) }
+            }
             runs += 1
             i = end
         }
@@ -272,16 +287,18 @@ public enum BinaryFrame {
     static func decodeRuns(_ r: inout ByteReader) throws(FrameDecodeError) -> [ColumnLine.Entry] {
         var out: [ColumnLine.Entry] = []
         for _ in 0..<Int(try r.u32()) {
-            let column = Int32(bitPattern: try r.u32())
+            var column = Int32(bitPattern: try r.u32())
             let count = Int(try r.u16())
             let flags = try r.u8()
-            let first = try r.u16(), last = try r.u16()
             guard count > 0 else { throw FrameDecodeError(offset: r.offset, message: "empty run") }
-            try r.need(count * 4)
             for j in 0..<count {
-                let lo = try r.u16(), hi = try r.u16()
-                out.append(ColumnLine.Entry(column: column + Int32(j), lo: lo, hi: hi,
-                                            first: j == 0 ? first : lo, last: j == count - 1 ? last : hi,
+                let tag = try r.u8()
+                if j > 0 { column += tag & 0x1F != 0 ? Int32(tag & 0x1F) : Int32(try r.u16()) }
+                let lo = try r.u16()
+                let hi = tag & 0x20 != 0 ? lo : try r.u16()
+                let first = tag & 0x40 != 0 ? try r.u16() : lo
+                let last = tag & 0x80 != 0 ? try r.u16() : hi
+                out.append(ColumnLine.Entry(column: column, lo: lo, hi: hi, first: first, last: last,
                                             joined: j == 0 ? flags & 1 != 0 : true))
             }
         }

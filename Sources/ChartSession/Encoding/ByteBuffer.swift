@@ -15,19 +15,6 @@ struct ByteWriter {
         let b = v.bitPattern
         for i in 0..<8 { bytes.append(UInt8((b >> (8 * UInt64(i))) & 0xFF)) }
     }
-    /// Column entries' lo and hi as u16 pairs, written in one pass.
-    mutating func u16pairs(_ entries: ArraySlice<ColumnLine.Entry>) {
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: entries.count * 4))
-        bytes.withUnsafeMutableBytes { raw in
-            var at = start
-            for e in entries {
-                raw.storeBytes(of: e.lo.littleEndian, toByteOffset: at, as: UInt16.self)
-                raw.storeBytes(of: e.hi.littleEndian, toByteOffset: at + 2, as: UInt16.self)
-                at += 4
-            }
-        }
-    }
     mutating func f32s(_ vs: [Float]) {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: vs.count * 4))

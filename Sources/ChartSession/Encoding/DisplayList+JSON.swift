@@ -47,7 +47,7 @@ extension LayerPatch {
                          return .object([("columns", .object([
                              ("shift", .int(Int64(p.shift))), ("x0", DrawCommand.jsonFloat(p.x0)),
                              ("keepFrom", .int(Int64(p.keepFrom))), ("keepCount", .int(Int64(p.keepCount))),
-                             ("head", ColumnLine.runsJSON(p.head)), ("tail", ColumnLine.runsJSON(p.tail)),
+                             ("head", ColumnLine.entriesJSON(p.head)), ("tail", ColumnLine.entriesJSON(p.tail)),
                          ]))])
                      }
                  }))])
@@ -55,24 +55,12 @@ extension LayerPatch {
 }
 
 extension ColumnLine {
-    /// Entries as runs, as in the binary form: `[{"column","count","joined","first","last","values":[lo,hi,...]}]`.
-    static func runsJSON(_ entries: [Entry]) -> JSONValue {
-        var runs: [JSONValue] = []
-        var i = 0
-        while i < entries.count {
-            var end = i + 1
-            while end < entries.count, end - i < Int(UInt16.max), adjacent(entries[end - 1], entries[end]) { end += 1 }
-            var values: [JSONValue] = []
-            values.reserveCapacity((end - i) * 2)
-            for e in entries[i..<end] { values.append(.int(Int64(e.lo))); values.append(.int(Int64(e.hi))) }
-            runs.append(.object([
-                ("column", .int(Int64(entries[i].column))), ("joined", .bool(entries[i].joined)),
-                ("first", .int(Int64(entries[i].first))), ("last", .int(Int64(entries[end - 1].last))),
-                ("values", .array(values)),
-            ]))
-            i = end
-        }
-        return .array(runs)
+    /// Entries as `[[column, lo, hi, first, last, joined (0 or 1)], ...]`.
+    static func entriesJSON(_ entries: [Entry]) -> JSONValue {
+        .array(entries.map { e in
+            .array([.int(Int64(e.column)), .int(Int64(e.lo)), .int(Int64(e.hi)), .int(Int64(e.first)),
+                    .int(Int64(e.last)), .int(e.joined ? 1 : 0)])
+        })
     }
 }
 
@@ -107,7 +95,7 @@ extension DrawCommand {
             fields += [("stroke", .string(line.stroke)), ("width", f(line.width))]
             if !line.dash.isEmpty { fields.append(("dash", nums(line.dash))) }
             fields += [("x0", f(line.x0)), ("dx", f(line.dx)), ("y0", f(line.y0)), ("dy", f(line.dy)),
-                       ("runs", ColumnLine.runsJSON(line.entries))]
+                       ("entries", ColumnLine.entriesJSON(line.entries))]
         case let .clip(x, y, w, h):
             fields += [("x", f(x)), ("y", f(y)), ("w", f(w)), ("h", f(h))]
         case .unclip:

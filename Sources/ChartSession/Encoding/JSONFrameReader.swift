@@ -52,19 +52,11 @@ public enum JSONFrameReader {
     }
 
     static func entries(_ v: JSONValue, _ key: String) throws(Error) -> [ColumnLine.Entry] {
-        var out: [ColumnLine.Entry] = []
-        for run in try array(v, key) {
-            let column = Int32(try number(run, "column")), joined = run["joined"]?.boolValue ?? false
-            let first = UInt16(try number(run, "first")), last = UInt16(try number(run, "last"))
-            let values = try floats(run, "values")
-            let n = values.count / 2
-            for j in 0..<n {
-                let lo = UInt16(values[2 * j]), hi = UInt16(values[2 * j + 1])
-                out.append(ColumnLine.Entry(column: column + Int32(j), lo: lo, hi: hi, first: j == 0 ? first : lo,
-                                            last: j == n - 1 ? last : hi, joined: j == 0 ? joined : true))
-            }
+        try array(v, key).map { e throws(Error) -> ColumnLine.Entry in
+            guard let f = e.arrayValue?.compactMap(\.doubleValue), f.count == 6 else { throw Error(path: key) }
+            return ColumnLine.Entry(column: Int32(f[0]), lo: UInt16(f[1]), hi: UInt16(f[2]), first: UInt16(f[3]),
+                                    last: UInt16(f[4]), joined: f[5] != 0)
         }
-        return out
     }
 
     static func commands(_ v: JSONValue) throws(Error) -> [DrawCommand] {
@@ -90,7 +82,7 @@ public enum JSONFrameReader {
             case "columns":
                 return .columns(ColumnLine(stroke: try string(c, "stroke"), width: try float(c, "width"), dash: try floats(c, "dash"),
                                            x0: try float(c, "x0"), dx: try float(c, "dx"), y0: try float(c, "y0"),
-                                           dy: try float(c, "dy"), entries: try entries(c, "runs")))
+                                           dy: try float(c, "dy"), entries: try entries(c, "entries")))
             case "clip":
                 return .clip(x: try float(c, "x"), y: try float(c, "y"), w: try float(c, "w"), h: try float(c, "h"))
             case "unclip":

@@ -62,17 +62,15 @@ public struct ColumnLine: Equatable, Sendable {
             && a.y0 == b.y0 && a.dy == b.dy && a.entries == b.entries
     }
 
-    /// True when `e` continues the line from `p` in the very next column: the wire
-    /// form then carries neither `e.first` nor `p.last` (they cannot change the drawing).
-    @inline(__always) static func adjacent(_ p: Entry, _ e: Entry) -> Bool { e.joined && e.column == p.column + 1 }
-
-    /// Gives the values the wire form does not carry their canonical form (`first` =
-    /// `lo`, `last` = `hi`), so that a decoded line equals the encoded one.
+    /// Gives `first` and `last` their canonical values (`lo` and `hi`) wherever the
+    /// drawing does not use them, so that they cost nothing on the wire (which sends
+    /// them only when they differ from `lo` and `hi`) and equal lines compare equal.
     public mutating func normalize() {
-        guard entries.count > 1 else { return }
         for i in entries.indices {
-            if i > 0, Self.adjacent(entries[i - 1], entries[i]) { entries[i].first = entries[i].lo }
-            if i + 1 < entries.count, Self.adjacent(entries[i], entries[i + 1]) { entries[i].last = entries[i].hi }
+            let e = entries[i]
+            let startsStretch = i == 0 || !e.joined || Self.spansGap(entries[i - 1], e)
+            if !startsStretch { entries[i].first = e.lo }
+            if !(i + 1 < entries.count && Self.spansGap(e, entries[i + 1])) { entries[i].last = e.hi }
         }
     }
 
