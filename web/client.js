@@ -21,9 +21,9 @@
   const input = canvases.overlay;
 
   // State visible to tests and curious users (window.chartwire).
-  const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, layers: {}, welcome: null,
+  const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, patches: 0, layers: {}, welcome: null,
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
-                  fontsReady: false, drawLog: [] };
+                  fontsReady: false, drawLog: [], inputLog: [], size: null };
   window.chartwire = state;
 
   let ws = null, size = measure(), backoff = 500, reconnectTimer = null;
@@ -55,6 +55,11 @@
     if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
   }
 
+  function sendInput(msg, ev) {
+    if (pendingInput === null) pendingInput = ev.timeStamp;
+    send(msg);
+  }
+
   // ---- connection -------------------------------------------------------------
 
   function connect() {
@@ -81,6 +86,7 @@
   // A (re)start of the viewer: the server sends every layer whole again.
   function hello() {
     state.layers = {};
+    state.size = size;
     unacked = 0;
     send({ type: "hello", width: size.width, height: size.height, dpr: size.dpr });
   }
@@ -123,12 +129,16 @@
   // frame: the server sends no more than its window ahead of what was drawn.
   const dirty = new Set();
   let unacked = 0, drawScheduled = false;
+  // The first gesture not yet answered by a painted frame, and when the last frame came.
+  let pendingInput = null, lastFrameAt = 0;
 
   function onFrame(frame) {
     state.frames++;
+    lastFrameAt = performance.now();
     if (frame.dataTime) state.dataTime = frame.dataTime;
     try {
       for (const layer of frame.layers) {
+        if (layer.patch) state.patches++;
         state.layers[layer.id] = layer.patch ? applyPatch(state.layers[layer.id], layer) : layer;
         dirty.add(layer.id);
       }
@@ -154,9 +164,16 @@
       if (!state.firstDrawAt) state.firstDrawAt = now;
       state.lastDrawAt = now;
       state.draws++;
+      // For anyone measuring from the page (bench/browser): how old the newest data
+      // drawn is, and how long after a gesture its frame was painted.
       if (state.dataTime) {
         state.drawLog.push(performance.timeOrigin + now - state.dataTime);
         if (state.drawLog.length > 2000) state.drawLog.shift();
+      }
+      if (pendingInput !== null && lastFrameAt >= pendingInput) {
+        state.inputLog.push(now - pendingInput);
+        if (state.inputLog.length > 2000) state.inputLog.shift();
+        pendingInput = null;
       }
       for (; unacked > 0; unacked--) { send({ type: "ack" }); state.acks++; }
     });
@@ -433,9 +450,10 @@
 
   function pointer(phase, ev) {
     const p = pos(ev);
-    send({ type: "pointer", phase, x: p.x, y: p.y, button: ev.button, buttons: ev.buttons,
-           pointerId: ev.pointerId, pointerType: ev.pointerType || "mouse",
-           shift: ev.shiftKey, ctrl: ev.ctrlKey, alt: ev.altKey, time: Math.round(ev.timeStamp) });
+    const msg = { type: "pointer", phase, x: p.x, y: p.y, button: ev.button, buttons: ev.buttons,
+                  pointerId: ev.pointerId, pointerType: ev.pointerType || "mouse",
+                  shift: ev.shiftKey, ctrl: ev.ctrlKey, alt: ev.altKey, time: Math.round(ev.timeStamp) };
+    if (ev.buttons) sendInput(msg, ev); else send(msg);   // a drag, not a hover
   }
 
   input.addEventListener("pointerdown", (ev) => { input.setPointerCapture(ev.pointerId); pointer("down", ev); });
@@ -446,8 +464,8 @@
     ev.preventDefault();
     const unit = ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? size.height : 1;   // lines, pages -> pixels
     const p = pos(ev);
-    send({ type: "wheel", x: p.x, y: p.y, deltaX: ev.deltaX * unit, deltaY: ev.deltaY * unit,
-           time: Math.round(ev.timeStamp) });
+    sendInput({ type: "wheel", x: p.x, y: p.y, deltaX: ev.deltaX * unit, deltaY: ev.deltaY * unit,
+                time: Math.round(ev.timeStamp) }, ev);
   }, { passive: false });
   input.addEventListener("dblclick", (ev) => {
     const p = pos(ev);
@@ -465,6 +483,7 @@
       const next = measure();
       if (next.width === size.width && next.height === size.height && next.dpr === size.dpr) return;
       size = next;
+      state.size = size;
       sizeCanvases();
       send({ type: "resize", width: size.width, height: size.height, dpr: size.dpr });
     });

@@ -209,3 +209,49 @@ def test_page_notices_a_silent_dead_connection(driver):
                  message="frames after the server woke")
     finally:
         server.stop()
+
+
+# The page's layers in a JSON-friendly form (typed arrays as plain arrays).
+PAGE_LAYERS_JS = """return JSON.parse(JSON.stringify(window.chartwire.layers,
+    (k, v) => (v instanceof Float32Array ? Array.from(v) : v)))"""
+
+
+def test_page_acknowledges_follows_patches_and_shows_the_full_frame(static_server, driver):
+    """Appends while the page watches: it is sent patches, acknowledges every frame it
+    draws, and what it holds is then exactly what frame.json gives at its size."""
+    driver.get(f"{static_server.http}/s/static")
+    wait_for(driver, "return window.chartwire && window.chartwire.draws > 0", message="first drawn frame")
+    for i in range(10):
+        xs = [1000 + i * 10 + k for k in range(10)]
+        body = json.dumps({"x": xs, "y": [(x * 7) % 100 for x in xs]}).encode()
+        urllib.request.urlopen(urllib.request.Request(
+            f"{static_server.http}/api/sessions/static/series/line/append", data=body, method="POST")).read()
+        time.sleep(0.05)
+    # Settled: every frame received was drawn and acknowledged.
+    wait_for(driver, "const s = window.chartwire; return s.frames >= 5 && s.acks === s.frames && s.draws > 1",
+             message="all frames acknowledged")
+    time.sleep(0.3)
+    state = driver.execute_script("return {frames: window.chartwire.frames, acks: window.chartwire.acks, "
+                                  "patches: window.chartwire.patches, size: window.chartwire.size, "
+                                  "errors: window.chartwire.errors}")
+    assert state["errors"] == [] and state["acks"] == state["frames"]
+    assert state["patches"] > 0
+    held = driver.execute_script(PAGE_LAYERS_JS)
+    size = state["size"]
+    q = urllib.parse.urlencode({"width": size["width"], "height": size["height"], "dpr": size["dpr"]})
+    with urllib.request.urlopen(f"{static_server.http}/api/sessions/static/frame.json?{q}") as r:
+        full = json.load(r)
+    for l in full["layers"]:
+        page = held[l["id"]]["commands"]
+        assert [c["op"] for c in page] == [c["op"] for c in l["commands"]], l["id"]
+        for a, b in zip(page, l["commands"]):
+            if b["op"] == "columns":
+                want = [{"column": e[0], "lo": e[1], "hi": e[2], "first": e[3], "last": e[4], "joined": e[5] == 1}
+                        for e in b["entries"]]
+                assert a["entries"] == want
+                assert abs(a["x0"] - b["x0"]) < 1e-3
+            elif b["op"] == "text":
+                assert a["text"] == b["text"] and abs(a["x"] - b["x"]) < 1e-3
+            elif b["op"] == "segments":
+                assert len(a["coords"]) == len(b["coords"])
+                assert max(abs(p - q) for p, q in zip(a["coords"], b["coords"])) < 1e-3
