@@ -17,7 +17,7 @@ import Testing
         var d = XYData()
         try d.append(xs: [1, 2], ys: [1, 2])
         #expect(throws: AppendError.lengthMismatch(x: 2, y: 1)) { try d.append(xs: [3, 4], ys: [1]) }
-        #expect(throws: AppendError.nonFinite(field: "y", index: 1)) { try d.append(xs: [3, 4], ys: [1, .nan]) }
+        #expect(throws: AppendError.nonFinite(field: "y", index: 1)) { try d.append(xs: [3, 4], ys: [1, -.infinity]) }
         #expect(throws: AppendError.nonFinite(field: "x", index: 0)) { try d.append(xs: [.infinity], ys: [1]) }
         #expect(throws: AppendError.xNotSorted(index: 0)) { try d.append(xs: [1.5], ys: [1]) }
         #expect(throws: AppendError.xNotSorted(index: 2)) { try d.append(xs: [3, 4, 3.5], ys: [1, 1, 1]) }
@@ -33,10 +33,7 @@ import Testing
         try d.append(xs: Array(100..<112).map(Double.init), ys: Array(repeating: 1, count: 12))
         #expect(d.count == 5 && d.firstX == 107 && d.lastX == 111)
         #expect(d.lowerBound(109) == 2)
-        d.withBuffers { xs, ys in
-            #expect(Array(xs) == [107, 108, 109, 110, 111])
-            #expect(ys.count == 5)
-        }
+        #expect((0..<5).map { d.x($0) } == [107, 108, 109, 110, 111])
     }
 
     @Test func generatorIsDeterministicAndTiedToTheClock() {

@@ -8,7 +8,9 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case let .lengthMismatch(x, y): return "x has \(x) values but y has \(y); they must be equal"
-        case let .nonFinite(field, index): return "\(field)[\(index)] is not a finite number"
+        case let .nonFinite(field, index):
+            return field == "y" ? "y[\(index)] is infinite; y values must be finite, or NaN (null in JSON) for a gap"
+                                : "\(field)[\(index)] is not a finite number"
         case let .xNotSorted(index):
             return "x[\(index)] is smaller than the x before it; x values must not decrease"
         case let .tooMany(count, limit): return "\(count) points in one append; at most \(limit) are accepted"
@@ -16,30 +18,44 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     }
 }
 
-/// The points of one X/Y series: x sorted ascending (equal values allowed), stored as
-/// two contiguous arrays. With a `capacity` the series is a FIFO: appending past it
-/// drops the oldest points, as a scrolling monitor wants.
+/// The points of one X/Y series: x sorted ascending (equal values allowed), y finite
+/// or NaN (a gap: the line breaks there). With a `capacity` the series is a FIFO ring:
+/// appending past it drops the oldest points, as a scrolling monitor wants, and it
+/// never holds more than `capacity` points in memory.
+///
+/// A min/max index (`YIndex`) summarises y in blocks of 16, 256, 4096, ... points, so
+/// the extremes of any stretch of points cost a few dozen reads, not one per point.
 public struct XYData: Sendable {
-    /// Storage; the live points are `storageX[head...]`.
-    private(set) var storageX: [Double] = []
-    private(set) var storageY: [Double] = []
-    private var head = 0
+    /// Ring storage: logical point `i` is at `start + i`, wrapped at `xs.count`.
+    private var xs: [Double] = []
+    private var ys: [Double] = []
+    private var start = 0
+    public private(set) var count = 0
     public let capacity: Int?
+    /// Points ever evicted: the sequence number of the first live point.
+    public private(set) var firstSequence = 0
+    private var index = YIndex()
 
     public init(capacity: Int? = nil) {
         precondition(capacity.map { $0 > 0 } ?? true, "capacity must be positive")
         self.capacity = capacity
     }
 
-    public var count: Int { storageX.count - head }
     public var isEmpty: Bool { count == 0 }
+    /// Points ever appended: one past the sequence number of the newest point.
+    public var endSequence: Int { firstSequence + count }
+
+    @inline(__always) private func slot(_ i: Int) -> Int {
+        let p = start + i
+        return p >= xs.count ? p - xs.count : p
+    }
 
     /// Read access in the live index space `0..<count`.
-    @inline(__always) public func x(_ i: Int) -> Double { storageX[head + i] }
-    @inline(__always) public func y(_ i: Int) -> Double { storageY[head + i] }
+    @inline(__always) public func x(_ i: Int) -> Double { xs[slot(i)] }
+    @inline(__always) public func y(_ i: Int) -> Double { ys[slot(i)] }
 
-    public var lastX: Double? { isEmpty ? nil : storageX[storageX.count - 1] }
-    public var firstX: Double? { isEmpty ? nil : storageX[head] }
+    public var lastX: Double? { isEmpty ? nil : x(count - 1) }
+    public var firstX: Double? { isEmpty ? nil : x(0) }
 
     /// Checks a batch without changing anything.
     public func validate(xs: [Double], ys: [Double]) throws(AppendError) {
@@ -47,7 +63,7 @@ public struct XYData: Sendable {
         var previous = lastX ?? -Double.infinity
         for i in 0..<xs.count {
             guard xs[i].isFinite else { throw .nonFinite(field: "x", index: i) }
-            guard ys[i].isFinite else { throw .nonFinite(field: "y", index: i) }
+            guard !ys[i].isInfinite else { throw .nonFinite(field: "y", index: i) }
             guard xs[i] >= previous else { throw .xNotSorted(index: i) }
             previous = xs[i]
         }
@@ -57,79 +73,255 @@ public struct XYData: Sendable {
     /// is thrown and the data is unchanged.
     public mutating func append(xs: [Double], ys: [Double]) throws(AppendError) {
         try validate(xs: xs, ys: ys)
-        storageX.append(contentsOf: xs)
-        storageY.append(contentsOf: ys)
-        trimToCapacity()
+        if let capacity, xs.count > capacity {
+            // Only the newest `capacity` points can stay; the others pass through the
+            // sequence numbers without being stored.
+            let skip = xs.count - capacity
+            dropAll(passing: skip)
+            for i in skip..<xs.count { store(xs[i], ys[i]) }
+        } else {
+            for i in 0..<xs.count { store(xs[i], ys[i]) }
+        }
     }
 
     /// Appends one point already known to be valid (generators).
     public mutating func append(x: Double, y: Double) {
-        precondition(x.isFinite && y.isFinite && x >= (lastX ?? -.infinity), "invalid point")
-        storageX.append(x)
-        storageY.append(y)
-        trimToCapacity()
+        precondition(x.isFinite && !y.isInfinite && x >= (lastX ?? -.infinity), "invalid point")
+        store(x, y)
     }
 
-    private mutating func trimToCapacity() {
-        guard let capacity, count > capacity else { return }
-        head += count - capacity
-        // Compact once the dead prefix is as large as the live part: amortised O(1).
-        if head >= capacity {
-            storageX.removeFirst(head)
-            storageY.removeFirst(head)
-            head = 0
+    /// Empties the series and advances the sequence numbers by `passing` points more
+    /// (a batch larger than the capacity evicts everything, and some of itself).
+    private mutating func dropAll(passing: Int) {
+        firstSequence += count + passing
+        count = 0
+        start = 0
+        var idx = index
+        index = YIndex()
+        idx.evict(upTo: firstSequence)
+        index = idx
+    }
+
+    @inline(__always) private mutating func store(_ x: Double, _ y: Double) {
+        if let capacity, count == capacity {
+            // Full ring: the newest point takes the oldest one's slot.
+            xs[start] = x; ys[start] = y
+            start += 1
+            if start == xs.count { start = 0 }
+            firstSequence += 1
+        } else if start == 0, count == xs.count {
+            xs.append(x); ys.append(y)
+            count += 1
+        } else {
+            let p = slot(count)
+            xs[p] = x; ys[p] = y
+            count += 1
+        }
+        // Every 16th point completes index blocks; every 16th eviction may free some.
+        if endSequence & (YIndex.fanout - 1) == 0 || firstSequence - index.evictedUpTo >= YIndex.fanout {
+            var idx = index
+            index = YIndex()          // idx now holds the only reference: no copy
+            if endSequence & (YIndex.fanout - 1) == 0 { idx.completeBlocks(endingAt: endSequence - 1, data: self) }
+            if firstSequence - idx.evictedUpTo >= YIndex.fanout { idx.evict(upTo: firstSequence) }
+            index = idx
         }
     }
+
+    /// y of the point with sequence number `s` (live).
+    @inline(__always) func y(sequence s: Int) -> Double { y(s - firstSequence) }
 
     /// First index whose x is >= `value` (count if none).
     public func lowerBound(_ value: Double) -> Int {
-        var lo = head, hi = storageX.count
+        var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) >> 1
-            if storageX[mid] < value { lo = mid + 1 } else { hi = mid }
+            if x(mid) < value { lo = mid + 1 } else { hi = mid }
         }
-        return lo - head
+        return lo
     }
 
     /// First index whose x is > `value` (count if none).
     public func upperBound(_ value: Double) -> Int {
-        var lo = head, hi = storageX.count
+        var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) >> 1
-            if storageX[mid] <= value { lo = mid + 1 } else { hi = mid }
+            if x(mid) <= value { lo = mid + 1 } else { hi = mid }
         }
-        return lo - head
+        return lo
     }
 
     /// Range of x over all points.
-    public var xRange: (min: Double, max: Double)? {
-        isEmpty ? nil : (storageX[head], storageX[storageX.count - 1])
+    public var xRange: (min: Double, max: Double)? { isEmpty ? nil : (x(0), x(count - 1)) }
+
+    /// Summary of y over live indices: the min and max of its non-NaN values (min =
+    /// +inf, max = -inf when it has none) and whether any y is NaN.
+    public struct YSummary: Equatable, Sendable {
+        public var min: Double
+        public var max: Double
+        public var hasGap: Bool
+        public init(min: Double = .infinity, max: Double = -.infinity, hasGap: Bool = false) {
+            self.min = min; self.max = max; self.hasGap = hasGap
+        }
+        @inline(__always) mutating func add(_ v: Double) {
+            if v.isNaN { hasGap = true; return }
+            if v < min { min = v }
+            if v > max { max = v }
+        }
+        @inline(__always) mutating func add(_ s: YSummary) {
+            if s.min < min { min = s.min }
+            if s.max > max { max = s.max }
+            if s.hasGap { hasGap = true }
+        }
     }
 
-    /// Min and max of y over the points whose x lies in `[lo, hi]`.
+    /// The summary of `indices` (within `0..<count`), from the index: O(16 · log₁₆ n).
+    public func ySummary(_ indices: Range<Int>) -> YSummary {
+        precondition(indices.lowerBound >= 0 && indices.upperBound <= count, "indices out of range")
+        return index.summary(firstSequence + indices.lowerBound, firstSequence + indices.upperBound, data: self)
+    }
+
+    /// Min and max of y over the points whose x lies in `[lo, hi]` (NaN ignored; nil
+    /// when there is no such finite value).
     public func yRange(xFrom lo: Double, to hi: Double) -> (min: Double, max: Double)? {
         let start = lowerBound(lo), end = upperBound(hi)
-        return yRange(indices: start..<end)
+        return start < end ? yRange(indices: start..<end) : nil
     }
 
     public func yRange(indices: Range<Int>) -> (min: Double, max: Double)? {
         guard !indices.isEmpty else { return nil }
-        return storageY.withUnsafeBufferPointer { ys in
-            var mn = Double.infinity, mx = -Double.infinity
-            for i in (indices.lowerBound + head)..<(indices.upperBound + head) {
-                let v = ys[i]
-                if v < mn { mn = v }
-                if v > mx { mx = v }
+        let s = ySummary(indices)
+        return s.min <= s.max ? (s.min, s.max) : nil
+    }
+
+    /// Asserts that the index agrees with the data (tests).
+    func checkInvariants() {
+        index.check(data: self)
+    }
+}
+
+/// The min/max index of an `XYData`: level k (k >= 1) holds, for every complete block
+/// of 16^k consecutive points (by sequence number), the min and max of its non-NaN y
+/// and whether it holds a NaN. A block is added when its last point arrives, from the
+/// 16 blocks (or points) below it, so each point costs O(1) amortised. A query reads
+/// only blocks lying wholly inside the queried points, all of them complete and live;
+/// blocks that eviction has cut into are dropped from the front lazily.
+struct YIndex: Sendable {
+    static let shift = 4
+    static let fanout = 1 << shift
+
+    /// Per level (index 0 is level 1): summaries of blocks `base[k]...`.
+    private var levels: [[XYData.YSummary]] = []
+    private var base: [Int] = []
+    private(set) var evictedUpTo = 0
+
+    /// Point `s` (whose sequence number + 1 is a multiple of 16) completed one or more
+    /// blocks: add their summaries, level by level.
+    mutating func completeBlocks(endingAt s: Int, data: XYData) {
+        var level = 1
+        while true {
+            let size = 1 << (Self.shift * level)
+            guard (s + 1) & (size - 1) == 0 else { return }
+            let block = s >> (Self.shift * level)
+            let first = block << (Self.shift * level)
+            var summary = XYData.YSummary()
+            if first >= data.firstSequence {
+                if level == 1 {
+                    for q in first...s { summary.add(data.y(sequence: q)) }
+                } else {
+                    let below = level - 2
+                    let from = (block << Self.shift) - base[below]
+                    guard from >= 0 else { summary = Self.unknown; store(summary, level: level, block: block); level += 1; continue }
+                    for c in from..<(from + Self.fanout) { summary.add(levels[below][c]) }
+                }
+            } else {
+                summary = Self.unknown   // partly evicted before it was complete: never read
             }
-            return (mn, mx)
+            store(summary, level: level, block: block)
+            level += 1
         }
     }
 
-    /// Direct read access to the live points for hot loops (decimation).
-    public func withBuffers<R>(_ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) throws -> R) rethrows -> R {
-        try storageX.withUnsafeBufferPointer { xs in
-            try storageY.withUnsafeBufferPointer { ys in
-                try body(UnsafeBufferPointer(rebasing: xs[head...]), UnsafeBufferPointer(rebasing: ys[head...]))
+    /// Stands in for a block whose points were not all live when it completed. Such a
+    /// block is larger than the series' capacity, so no query can cover it.
+    static let unknown = XYData.YSummary(min: .nan, max: .nan, hasGap: true)
+
+    private mutating func store(_ s: XYData.YSummary, level: Int, block: Int) {
+        let k = level - 1
+        if levels.count <= k {
+            levels.append([])
+            base.append(block)
+        }
+        if levels[k].isEmpty || block != base[k] + levels[k].count {
+            // The first block, or one after a batch larger than the capacity skipped
+            // whole blocks (everything before it was evicted).
+            precondition(levels[k].isEmpty || block > base[k] + levels[k].count, "index blocks out of order")
+            levels[k].removeAll(keepingCapacity: true)
+            base[k] = block
+        }
+        levels[k].append(s)
+    }
+
+    /// Points below sequence `s` were evicted: drop blocks that start before it once
+    /// they are as many as the live ones (amortised O(1)).
+    mutating func evict(upTo s: Int) {
+        evictedUpTo = s
+        for k in levels.indices {
+            let firstLive = (s + (1 << (Self.shift * (k + 1))) - 1) >> (Self.shift * (k + 1))  // first block starting at or after s
+            let dead = min(levels[k].count, max(0, firstLive - base[k]))
+            if dead > 0, dead >= levels[k].count - dead {
+                levels[k].removeFirst(dead)
+                base[k] += dead
+            }
+        }
+    }
+
+    /// The summary of points with sequence numbers `a..<b` (all live).
+    func summary(_ a: Int, _ b: Int, data: XYData) -> XYData.YSummary {
+        var out = XYData.YSummary()
+        guard a < b else { return out }
+        var lo = a, hi = b
+        var level = 0
+        while true {
+            let unit = Self.shift * level
+            let next = Self.shift * (level + 1)
+            // Blocks of the next level wholly inside [lo, hi), if that level exists.
+            let nextLo = ((lo + (1 << next) - 1) >> next) << next
+            let nextHi = (hi >> next) << next
+            if level >= levels.count || nextLo >= nextHi {
+                add(level: level, from: lo >> unit, to: hi >> unit, into: &out, data: data)
+                return out
+            }
+            add(level: level, from: lo >> unit, to: nextLo >> unit, into: &out, data: data)
+            add(level: level, from: nextHi >> unit, to: hi >> unit, into: &out, data: data)
+            lo = nextLo; hi = nextHi
+            level += 1
+        }
+    }
+
+    /// Adds blocks `from..<to` of `level` (level 0: the points themselves).
+    @inline(__always) private func add(level: Int, from: Int, to: Int, into out: inout XYData.YSummary, data: XYData) {
+        guard from < to else { return }
+        if level == 0 {
+            for s in from..<to { out.add(data.y(sequence: s)) }
+        } else {
+            let k = level - 1
+            levels[k].withUnsafeBufferPointer { blocks in
+                for j in (from - base[k])..<(to - base[k]) { out.add(blocks[j]) }
+            }
+        }
+    }
+
+    /// Checks every stored live block against the points (tests).
+    func check(data: XYData) {
+        for k in levels.indices {
+            let size = 1 << (Self.shift * (k + 1))
+            for (j, s) in levels[k].enumerated() {
+                let first = (base[k] + j) * size
+                guard first >= data.firstSequence, first + size <= data.endSequence else { continue }
+                var expected = XYData.YSummary()
+                for q in first..<(first + size) { expected.add(data.y(sequence: q)) }
+                precondition(s == expected || (s.min.isNaN && s.max.isNaN),
+                             "level \(k + 1) block \(base[k] + j): \(s) but the points give \(expected)")
             }
         }
     }

@@ -1,0 +1,88 @@
+import Testing
+import TestSupport
+@testable import ChartSession
+
+/// The min/max index against a plain model of the points: every combination of
+/// capacities around the block sizes, batch sizes and query ranges.
+@Suite struct YIndexTests {
+    struct Model {
+        var xs: [Double] = [], ys: [Double] = []
+        let capacity: Int?
+        mutating func append(_ x: [Double], _ y: [Double]) {
+            xs += x; ys += y
+            if let capacity, xs.count > capacity { xs.removeFirst(xs.count - capacity); ys.removeFirst(ys.count - capacity) }
+        }
+        func summary(_ r: Range<Int>) -> XYData.YSummary {
+            var s = XYData.YSummary()
+            for i in r { s.add(ys[i]) }
+            return s
+        }
+    }
+
+    static let capacities: [Int?] = [nil, 1, 2, 3, 15, 16, 17, 255, 256, 257, 1000, 4097]
+
+    @Test(arguments: capacities)
+    func summariesMatchAScan(capacity: Int?) throws {
+        var rng = SplitMix64(seed: UInt64(capacity ?? 0) &+ 99)
+        var data = XYData(capacity: capacity)
+        var model = Model(capacity: capacity)
+        var x = 0.0, y = 0.0
+        for round in 0..<60 {
+            let n = [0, 1, 5, 16, 17, 100, 300, 1200][Int(rng.nextUnit() * 8)]
+            var bx: [Double] = [], by: [Double] = []
+            for _ in 0..<n {
+                if rng.nextUnit() > 0.1 { x += rng.nextUnit() }     // runs of equal x
+                y += rng.nextUnit() - 0.5
+                let r = rng.nextUnit()
+                by.append(r < 0.03 ? .nan : r < 0.06 ? 5 : y)           // gaps and constant stretches
+                bx.append(x)
+            }
+            try data.append(xs: bx, ys: by)
+            model.append(bx, by)
+            #expect(data.count == model.xs.count)
+            data.checkInvariants()
+            let c = data.count
+            guard c > 0 else { continue }
+            #expect((0..<c).allSatisfy { data.x($0) == model.xs[$0] && data.y($0).bitPattern == model.ys[$0].bitPattern })
+            // Query ranges: empty, single, whole, block-aligned and not, random.
+            var ranges: [Range<Int>] = [0..<0, 0..<1, 0..<c, (c - 1)..<c, 0..<min(c, 16), 0..<min(c, 256)]
+            for _ in 0..<40 {
+                let a = Int(rng.nextUnit() * Double(c)), b = a + Int(rng.nextUnit() * Double(c - a + 1))
+                ranges.append(a..<min(b, c))
+            }
+            for r in ranges {
+                let got = data.ySummary(r), want = model.summary(r)
+                #expect(got == want, "round \(round), range \(r) of \(c): \(got) != \(want)")
+                let yr = data.yRange(indices: r)
+                #expect(yr?.min == (want.min <= want.max ? want.min : nil))
+            }
+            for v in [x - 3, x - 0.5, x, x + 1, model.xs[0], model.xs[c / 2]] {
+                #expect(data.lowerBound(v) == model.xs.firstIndex { $0 >= v } ?? c)
+                #expect(data.upperBound(v) == model.xs.firstIndex { $0 > v } ?? c)
+            }
+        }
+    }
+
+    @Test func gapsInfinitiesAndNaNX() throws {
+        var d = XYData()
+        try d.append(xs: [0, 1, 2], ys: [1, .nan, 3])
+        #expect(d.ySummary(0..<3) == XYData.YSummary(min: 1, max: 3, hasGap: true))
+        #expect(d.yRange(indices: 1..<2) == nil)   // only a gap
+        #expect(throws: AppendError.nonFinite(field: "y", index: 1)) { try d.append(xs: [3, 4], ys: [0, .infinity]) }
+        #expect(throws: AppendError.nonFinite(field: "x", index: 0)) { try d.append(xs: [.nan], ys: [0]) }
+        #expect(d.count == 3)
+    }
+
+    @Test func aBatchLargerThanTheCapacityKeepsItsNewestPoints() throws {
+        var d = XYData(capacity: 20)
+        try d.append(xs: (0..<7).map(Double.init), ys: (0..<7).map(Double.init))
+        try d.append(xs: (10..<110).map(Double.init), ys: (10..<110).map { Double($0 % 13) })
+        #expect(d.count == 20 && d.firstX == 90 && d.lastX == 109)
+        #expect(d.firstSequence == 87 && d.endSequence == 107)
+        d.checkInvariants()
+        #expect(d.ySummary(0..<20) == XYData.YSummary(min: 0, max: 12))
+        for i in 110..<200 { d.append(x: Double(i), y: -Double(i)) }
+        d.checkInvariants()
+        #expect(d.ySummary(0..<20).min == -199)
+    }
+}
