@@ -118,6 +118,20 @@ for (label, n) in [("1e4", 10_000), ("1e6", 1_000_000), ("1e7", 10_000_000)] {
     record(n == 10_000_000 ? "frame_bytes_line_1920" : "frame_bytes_line_\(label)", Double(bytes),
            baseline: ("naive_bytes_line_\(label)", Double(naiveBytes)), unit: "B")
 
+    if n == 10_000_000, ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "1" {
+        // Where a full frame's time goes (not a figure: for whoever tunes it).
+        chart.setUserRange("x", DoubleRange(0, Double(n)))
+        let layout = reduced.layout(chart, size: Size(width: 1920, height: 1080), dpr: 1)
+        let xl = layout.axis("x")!, yl = layout.axis("y")!
+        let reduceMs = medianMs(runs: runs) {
+            _ = ColumnReducer.reduce(chart.series[0].data, x: xl.calculator, y: yl.calculator, dpr: 1, plot: layout.plotRect,
+                                     stroke: "#000", width: 1, dash: [])
+        }
+        let layoutMs = medianMs(runs: runs) { _ = reduced.layout(chart, size: Size(width: 1920, height: 1080), dpr: 1) }
+        let rangesMs = medianMs(runs: runs) { _ = chart.resolvedRanges() }
+        print("phases: reduce \(reduceMs) ms, layout \(layoutMs) ms, ranges \(rangesMs) ms")
+        chart.resetUserRanges()
+    }
     if n == 10_000_000 {
         // The worst of several zoom windows (fractions of the data, at several offsets).
         var worst = 0.0, worstNaive = 0.0

@@ -209,8 +209,21 @@ struct YIndex: Sendable {
     static let shift = 4
     static let fanout = 1 << shift
 
+    /// One level's block summaries, as separate columns (17 bytes a block).
+    struct Level: Sendable {
+        var mins: [Double] = [], maxs: [Double] = [], gaps: [Bool] = []
+        var count: Int { mins.count }
+        var isEmpty: Bool { mins.isEmpty }
+        subscript(j: Int) -> XYData.YSummary { XYData.YSummary(min: mins[j], max: maxs[j], hasGap: gaps[j]) }
+        mutating func append(_ s: XYData.YSummary) { mins.append(s.min); maxs.append(s.max); gaps.append(s.hasGap) }
+        mutating func removeFirst(_ n: Int) { mins.removeFirst(n); maxs.removeFirst(n); gaps.removeFirst(n) }
+        mutating func removeAll() {
+            mins.removeAll(keepingCapacity: true); maxs.removeAll(keepingCapacity: true); gaps.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// Per level (index 0 is level 1): summaries of blocks `base[k]...`.
-    private var levels: [[XYData.YSummary]] = []
+    private var levels: [Level] = []
     private var base: [Int] = []
     private(set) var evictedUpTo = 0
 
@@ -248,14 +261,14 @@ struct YIndex: Sendable {
     private mutating func store(_ s: XYData.YSummary, level: Int, block: Int) {
         let k = level - 1
         if levels.count <= k {
-            levels.append([])
+            levels.append(Level())
             base.append(block)
         }
         if levels[k].isEmpty || block != base[k] + levels[k].count {
             // The first block, or one after a batch larger than the capacity skipped
             // whole blocks (everything before it was evicted).
             precondition(levels[k].isEmpty || block > base[k] + levels[k].count, "index blocks out of order")
-            levels[k].removeAll(keepingCapacity: true)
+            levels[k].removeAll()
             base[k] = block
         }
         levels[k].append(s)
@@ -305,9 +318,14 @@ struct YIndex: Sendable {
             for s in from..<to { out.add(data.y(sequence: s)) }
         } else {
             let k = level - 1
-            levels[k].withUnsafeBufferPointer { blocks in
-                for j in (from - base[k])..<(to - base[k]) { out.add(blocks[j]) }
+            let l = levels[k]
+            var gap = false
+            for j in (from - base[k])..<(to - base[k]) {
+                if l.mins[j] < out.min { out.min = l.mins[j] }
+                if l.maxs[j] > out.max { out.max = l.maxs[j] }
+                gap = gap || l.gaps[j]
             }
+            if gap { out.hasGap = true }
         }
     }
 
@@ -315,7 +333,8 @@ struct YIndex: Sendable {
     func check(data: XYData) {
         for k in levels.indices {
             let size = 1 << (Self.shift * (k + 1))
-            for (j, s) in levels[k].enumerated() {
+            for j in 0..<levels[k].count {
+                let s = levels[k][j]
                 let first = (base[k] + j) * size
                 guard first >= data.firstSequence, first + size <= data.endSequence else { continue }
                 var expected = XYData.YSummary()
