@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "wsserver", targets: ["wsserver"]),
         .executable(name: "chartbench", targets: ["chartbench"]),
+        .executable(name: "cwload", targets: ["cwload"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "ChartSession", targets: ["ChartSession"]),
     ],
@@ -34,6 +35,9 @@ let package = Package(
             name: "wsserver",
             dependencies: ["ChartSession", "LayoutEngine", "CLibWebSockets", "CJansson"]
         ),
+
+        // Native load client for the benchmark's live and fan-out figures (C, epoll).
+        .executableTarget(name: "cwload", path: "bench/cwload", linkerSettings: [.linkedLibrary("m")]),
 
         // Frame-build benchmark (see docs/bench.md).
         .executableTarget(

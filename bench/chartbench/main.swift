@@ -8,6 +8,7 @@ import TestSupport
 
 struct Args {
     var quick = false
+    var live = true
     var jsonPath: String? = nil
     var fontDir = "/usr/share/fonts/truetype/dejavu"
 }
@@ -17,6 +18,7 @@ var it = CommandLine.arguments.dropFirst().makeIterator()
 while let a = it.next() {
     switch a {
     case "--quick": args.quick = true
+    case "--no-live": args.live = false
     case "--json":
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --json needs a file\n".utf8)); exit(2) }
         args.jsonPath = p
@@ -24,7 +26,7 @@ while let a = it.next() {
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --font-dir needs a folder\n".utf8)); exit(2) }
         args.fontDir = p
     default:
-        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--json FILE] [--font-dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--json FILE] [--font-dir DIR]\n".utf8))
         exit(2)
     }
 }
@@ -219,6 +221,29 @@ let spec2 = ChartLayoutSpec(size: Size(width: 1920, height: 1080), title: "Layou
 record("layout_ms_8_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec8) },
        baseline: ("layout_ms_2_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec2) }), unit: "ms")
 
+// MARK: Live scenarios (a real server, fed and watched by cwload)
+
+if args.live {
+    let binDir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+    let fm = FileManager.default
+    if !fm.isExecutableFile(atPath: binDir + "/wsserver") || !fm.isExecutableFile(atPath: binDir + "/cwload") {
+        // `swift run chartbench` builds chartbench only: build the two it drives.
+        let build = Process()
+        build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        build.arguments = ["swift", "build", "-c", binDir.contains("/debug") ? "debug" : "release",
+                           "--product", "wsserver", "--product", "cwload"]
+        try? build.run()
+        build.waitUntilExit()
+    }
+    do {
+        for row in try runLive(binDir: binDir, quick: args.quick).rows {
+            record(row.0, row.1, baseline: row.2, unit: row.3)
+        }
+    } catch {
+        FileHandle.standardError.write(Data("chartbench: live figures left out: \(error)\n".utf8))
+    }
+}
+
 // MARK: Output
 
 func format(_ v: Double, _ unit: String) -> String {
@@ -227,6 +252,7 @@ func format(_ v: Double, _ unit: String) -> String {
     case "B": return String(Int(v))
     case "MB": return String(format: "%.1f", v)
     case "/s": return v >= 1e5 ? String(format: "%.3g", v) : String(format: "%.1f", v)
+    case "%", "B/s", "viewers", "": return String(format: v >= 100 ? "%.0f" : "%.2f", v)
     default: return v < 1 ? String(format: "%.3f", v) : String(format: "%.2f", v)
     }
 }

@@ -1,0 +1,191 @@
+import ChartSession
+import Foundation
+import TestSupport
+
+// The live scenarios: a real wsserver, fed and watched by `cwload` (a native client),
+// measured from outside (the server's CPU from /proc, bytes from the viewers, append
+// latency from the feeder, frame ages from /api/stats).
+
+/// The monitoring chart of the streaming issue: 4 line series, each a 250,000-point FIFO.
+let monitorSpec = """
+{"sessions":[{"id":"monitor","title":"Monitor","chart":{"title":"Monitor",
+ "xAxes":[{"id":"t","alignment":"bottom","title":"Time (s)","mode":"extents"}],
+ "yAxes":[{"id":"v","alignment":"left","title":"Value","mode":"visible"}],
+ "series":[{"id":"s0","name":"Signal 0","capacity":250000},{"id":"s1","name":"Signal 1","capacity":250000},
+           {"id":"s2","name":"Signal 2","capacity":250000},{"id":"s3","name":"Signal 3","capacity":250000}],
+ "legend":{"placement":"topLeft"}}}]}
+"""
+
+struct LiveServer {
+    let process: Process
+    let port: Int
+
+    static func start(binDir: String, config: String) throws -> LiveServer {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binDir + "/wsserver")
+        p.arguments = ["--port", "0", "--quiet", "--config", config]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw BenchError("wsserver exited before listening") }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let port = Int(text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
+            throw BenchError("unexpected first line from wsserver: \(text)")
+        }
+        return LiveServer(process: p, port: port)
+    }
+
+    /// CPU seconds (user + system) the server has used.
+    var cpuSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return .nan }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return .nan }
+        return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    var residentMB: Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return .nan }
+        return kb / 1024
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Runs cwload in the background; `result()` waits and parses its JSON line.
+final class Load {
+    let process = Process()
+    let out = Pipe()
+    init(binDir: String, _ args: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: binDir + "/cwload")
+        process.arguments = args
+        process.standardOutput = out
+        try process.run()
+    }
+    func result() throws -> JSONValue {
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("cwload \(process.arguments ?? []) failed") }
+        return foundationJSON(String(decoding: data, as: UTF8.self))
+    }
+}
+
+func number(_ v: JSONValue?, _ path: String...) -> Double {
+    var cur = v
+    for p in path { cur = cur?[p] }
+    return cur?.doubleValue ?? .nan
+}
+
+struct LiveFigures {
+    var rows: [(String, Double, (String, Double)?, String)] = []
+}
+
+/// The live monitoring scenario and the fan-out scenarios. Throws when the binaries are
+/// missing or a process fails; the caller then leaves these figures out.
+func runLive(binDir: String, quick: Bool) throws -> LiveFigures {
+    var figures = LiveFigures()
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chartbench-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let config = dir.appendingPathComponent("monitor.json").path
+    try monitorSpec.write(toFile: config, atomically: true, encoding: .utf8)
+
+    let seconds = quick ? 4.0 : 10.0, warmup = quick ? 1.0 : 2.0
+    let server = try LiveServer.start(binDir: binDir, config: config)
+    defer { server.stop() }
+    let port = String(server.port)
+    let common = ["--port", port, "--session", "monitor"]
+
+    // History: each window full (250,000 points, 50 a second, ending now).
+    let start = Date().timeIntervalSince1970 - 250_000 / 50
+    var jsonIngest: [Double] = []
+    for s in 0..<4 {
+        let r = try Load(binDir: binDir, ["ingest"] + common + ["--series", "s\(s)", "--points", "250000", "--batch", "50000",
+                                                                 "--start", String(start), "--step", "0.02"]).result()
+        jsonIngest.append(number(r, "points_per_s"))
+    }
+
+    func feed(_ duration: Double) throws -> Load {
+        try Load(binDir: binDir, ["feed"] + common + ["--series", "s0,s1,s2,s3", "--rate", "50", "--duration", String(duration),
+                                                       "--warmup", String(warmup)])
+    }
+    /// Server CPU (% of one core) over the measured interval of a run that starts now.
+    func cpu(during body: () throws -> Void) rethrows -> Double {
+        Thread.sleep(forTimeInterval: warmup)
+        let c0 = server.cpuSeconds, t0 = Date()
+        try body()
+        return (server.cpuSeconds - c0) / Date().timeIntervalSince(t0) * 100
+    }
+
+    // Baseline: the feed alone, nobody watching.
+    let alone = try feed(seconds)
+    let cpuAlone = cpu { Thread.sleep(forTimeInterval: seconds) }
+    _ = try alone.result()
+
+    // One viewer at 1600x900.
+    let f1 = try feed(seconds)
+    let v1 = try Load(binDir: binDir, ["viewers"] + common + ["--count", "1", "--width", "1600", "--height", "900",
+                                                              "--duration", String(seconds), "--warmup", String(warmup)])
+    var viewerResult: JSONValue = .null, feedResult: JSONValue = .null
+    let cpu1 = try cpu { viewerResult = try v1.result(); feedResult = try f1.result() }
+    let stats = try Load(binDir: binDir, ["get"] + common + ["--series", "/api/stats"]).result()
+    let session = stats["sessions"]?.arrayValue?.first
+    let fps = number(viewerResult, "fps", "mean")
+    figures.rows.append(("live_server_cpu_pct_1viewer", cpu1, ("live_server_cpu_pct_feed_only", cpuAlone), "%"))
+    figures.rows.append(("live_bytes_per_s_1viewer", number(viewerResult, "bytes_per_s"),
+                         ("live_frames_per_s_1viewer", fps), "B/s"))
+    figures.rows.append(("live_frame_age_p99_ms", number(session, "frameAgeP99Ms"),
+                         ("live_frame_age_p50_ms", number(session, "frameAgeP50Ms")), "ms"))
+    figures.rows.append(("append_latency_p99_ms", number(feedResult, "latency_ms", "p99"),
+                         ("append_latency_p50_ms", number(feedResult, "latency_ms", "p50")), "ms"))
+    figures.rows.append(("ingest_json_points_per_s", jsonIngest.sorted()[jsonIngest.count / 2], nil, "/s"))
+
+    // Fan-out: the most viewers (of those tried) that each get >= 30 frames/s while the
+    // feed runs, with the server's CPU at that load.
+    var best = 0.0, bestCPU = Double.nan
+    for count in quick ? [200, 1000] : [250, 500, 1000, 1500, 2000, 2500] {
+        let f = try feed(seconds + 1)
+        let v = try Load(binDir: binDir, ["viewers"] + common + ["--count", String(count), "--duration", String(seconds),
+                                                                 "--warmup", String(warmup + 1)])
+        var r: JSONValue = .null
+        let c = try cpu { Thread.sleep(forTimeInterval: 1); r = try v.result() }
+        _ = try f.result()
+        let connected = number(r, "connected"), minFps = number(r, "fps", "min")
+        FileHandle.standardError.write(Data("fan-out \(count): connected \(connected), fps min \(minFps) median \(number(r, "fps", "median")), server \(Int(c)) %\n".utf8))
+        guard connected == Double(count), minFps >= 30 else { break }
+        best = Double(count); bestCPU = c
+    }
+    figures.rows.append(("fanout_viewers_30fps", best, ("fanout_server_cpu_pct", bestCPU), "viewers"))
+
+    // A slow viewer (10 KB/s) among 100: the others' frame rate beside a run without it,
+    // and the server's memory before and after.
+    func others(throttle: Bool) throws -> (Double, Double) {
+        let f = try feed(seconds)
+        var args = ["viewers"] + common + ["--count", "101", "--duration", String(seconds), "--warmup", String(warmup)]
+        if throttle { args += ["--throttle-one", "10000"] }
+        let r = try Load(binDir: binDir, args).result()
+        _ = try f.result()
+        return (number(r, "fps", "mean"), number(r, "throttled_fps"))
+    }
+    let rssBefore = server.residentMB
+    let (plain, _) = try others(throttle: false)
+    let (withSlow, slowFps) = try others(throttle: true)
+    figures.rows.append(("slow_viewer_others_fps_ratio", withSlow / plain, ("slow_viewer_fps", slowFps), ""))
+    figures.rows.append(("slow_viewer_server_rss_growth_mb", server.residentMB - rssBefore, ("server_rss_mb", server.residentMB), "MB"))
+    return figures
+}

@@ -1,0 +1,584 @@
+// cwload: a native load client for ChartWire benchmarks (docs/bench.md).
+//
+// A Python client measures itself, not the server; this one is a single-threaded
+// epoll loop in C11 with no dependencies beyond libc. It only connects to the host it
+// is given (loopback in every use here) and stops by itself.
+//
+//   cwload viewers --port P --session S --count N [--host H] [--width W --height H]
+//                  [--duration S] [--warmup S] [--no-ack] [--throttle-one BYTES_PER_S]
+//                  [--connect-rate PER_S]
+//       N WebSocket viewers (subprotocol chartwire.v1). Each sends hello, and after every
+//       binary frame an ack (as the page does after drawing). Prints one JSON object:
+//       {"viewers","connected","failed","window","fps":{"min","p5","median","mean","max"},
+//        "throttled_fps","bytes_per_s","errors","closed"}; fps and bytes cover the
+//       measured interval after the warm-up. --throttle-one makes viewer 0 a slow reader
+//       (small receive buffer, at most B bytes read a second); it is left out of "fps".
+//
+//   cwload feed --port P --session S --series A,B,.. --rate PER_S [--batch K] [--binary]
+//               [--host H] [--duration S] [--warmup S]
+//       Appends K points per request to each series over HTTP/1.1 keep-alive, paced at
+//       PER_S requests a second per series. Prints {"requests","ok","failed","points",
+//       "latency_ms":{"p50","p90","p99","max"},"rate"} for the measured interval.
+//
+//   cwload ingest --port P --session S --series ID --points N --batch K [--binary] [--host H]
+//                 [--start X --step DX]
+//       Sends N points (x = X, X+DX, ...) in batches of K as fast as it can over one
+//       connection; prints {"points","seconds","wall_seconds","points_per_s","failed"},
+//       where seconds (and points_per_s) count request-to-answer time, not encoding.
+//
+// feed's x values are Unix seconds (wall clock), so a feed continues history that
+// `ingest --start <unix seconds>` loaded.
+//
+//   cwload get --port P --session S --series /api/stats
+//       Prints the body of a GET (the path goes in --series).
+//
+// The binary append body is "CWA1", u32 count, count little-endian f64 x, then y.
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double wall_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void die(const char *msg) {
+    fprintf(stderr, "cwload: %s\n", msg);
+    exit(2);
+}
+
+// ---- options ------------------------------------------------------------------------
+
+typedef struct {
+    const char *host, *session, *series;
+    int port, count, width, height, ack, binary, batch;
+    double duration, warmup, throttle, connect_rate, rate, dpr, start, step;
+    long points;
+} Options;
+
+static Options parse(int argc, char **argv) {
+    Options o = {.host = "127.0.0.1", .session = NULL, .series = NULL, .port = 0, .count = 1, .width = 1600,
+                 .height = 900, .ack = 1, .binary = 0, .batch = 1, .duration = 10, .warmup = 2, .throttle = 0,
+                 .connect_rate = 500, .rate = 50, .dpr = 1, .points = 1000000, .start = 0, .step = 1};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define ARG(name) (strcmp(a, name) == 0 && (v || (die("missing value for " name), 0)) && ++i)
+        if (ARG("--host")) o.host = v;
+        else if (ARG("--port")) o.port = atoi(v);
+        else if (ARG("--session")) o.session = v;
+        else if (ARG("--series")) o.series = v;
+        else if (ARG("--count")) o.count = atoi(v);
+        else if (ARG("--width")) o.width = atoi(v);
+        else if (ARG("--height")) o.height = atoi(v);
+        else if (ARG("--dpr")) o.dpr = atof(v);
+        else if (ARG("--duration")) o.duration = atof(v);
+        else if (ARG("--warmup")) o.warmup = atof(v);
+        else if (ARG("--throttle-one")) o.throttle = atof(v);
+        else if (ARG("--connect-rate")) o.connect_rate = atof(v);
+        else if (ARG("--rate")) o.rate = atof(v);
+        else if (ARG("--batch")) o.batch = atoi(v);
+        else if (ARG("--points")) o.points = atol(v);
+        else if (ARG("--start")) o.start = atof(v);
+        else if (ARG("--step")) o.step = atof(v);
+        else if (strcmp(a, "--no-ack") == 0) o.ack = 0;
+        else if (strcmp(a, "--binary") == 0) o.binary = 1;
+        else { fprintf(stderr, "cwload: unknown argument %s\n", a); exit(2); }
+#undef ARG
+    }
+    if (o.port <= 0 || !o.session) die("--port and --session are required");
+    if (o.count < 1 || o.batch < 1 || o.duration <= 0 || o.rate <= 0) die("counts, batch, duration and rate must be positive");
+    return o;
+}
+
+static int open_socket(const Options *o, int nonblocking, int rcvbuf) {
+    int fd = socket(AF_INET, SOCK_STREAM | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
+    if (inet_pton(AF_INET, o->host, &sa.sin_addr) != 1) die("--host must be an IPv4 address");
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) { close(fd); return -1; }
+    return fd;
+}
+
+static int write_all(int fd, const void *buf, size_t n) {
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) { if (errno == EINTR) continue; return -1; }
+        p += w; n -= (size_t)w;
+    }
+    return 0;
+}
+
+// ---- SHA-1 and base64 (the WebSocket accept key) -------------------------------------
+
+static void sha1(const uint8_t *msg, size_t len, uint8_t out[20]) {
+    uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
+    size_t total = ((len + 8) / 64 + 1) * 64;
+    uint8_t *m = calloc(total, 1);
+    memcpy(m, msg, len);
+    m[len] = 0x80;
+    uint64_t bits = (uint64_t)len * 8;
+    for (int i = 0; i < 8; i++) m[total - 1 - i] = (uint8_t)(bits >> (8 * i));
+    for (size_t off = 0; off < total; off += 64) {
+        uint32_t w[80];
+        for (int i = 0; i < 16; i++)
+            w[i] = (uint32_t)m[off + 4 * i] << 24 | (uint32_t)m[off + 4 * i + 1] << 16 | (uint32_t)m[off + 4 * i + 2] << 8 | m[off + 4 * i + 3];
+        for (int i = 16; i < 80; i++) { uint32_t x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]; w[i] = x << 1 | x >> 31; }
+        uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+        for (int i = 0; i < 80; i++) {
+            uint32_t f, k;
+            if (i < 20) { f = (b & c) | (~b & d); k = 0x5A827999; }
+            else if (i < 40) { f = b ^ c ^ d; k = 0x6ED9EBA1; }
+            else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8F1BBCDC; }
+            else { f = b ^ c ^ d; k = 0xCA62C1D6; }
+            uint32_t t = (a << 5 | a >> 27) + f + e + k + w[i];
+            e = d; d = c; c = b << 30 | b >> 2; b = a; a = t;
+        }
+        h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e;
+    }
+    free(m);
+    for (int i = 0; i < 5; i++) for (int j = 0; j < 4; j++) out[4 * i + j] = (uint8_t)(h[i] >> (24 - 8 * j));
+}
+
+static void base64(const uint8_t *in, size_t n, char *out) {
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        out[o++] = t[v >> 18 & 63]; out[o++] = t[v >> 12 & 63];
+        out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? t[v & 63] : '=';
+    }
+    out[o] = 0;
+}
+
+// ---- viewers ---------------------------------------------------------------------------
+
+enum { CONNECTING, HANDSHAKE, OPEN, DEAD };
+
+typedef struct {
+    int fd, state, throttled, reading;
+    char key[32], accept[32];
+    uint8_t *in; size_t in_len, in_cap;
+    uint8_t *msg; size_t msg_len, msg_cap; int msg_op;   // message being reassembled
+    uint8_t out[4096]; size_t out_len;                     // small pending writes (hello, acks)
+    long frames, bytes, texts;                             // in the measured interval
+    double tokens, last_refill;
+} Viewer;
+
+static int window_size = 0;
+static long errors = 0;
+
+static void queue(Viewer *v, const void *p, size_t n) {
+    if (v->out_len + n > sizeof v->out) { v->state = DEAD; return; }   // a client that far behind is broken
+    memcpy(v->out + v->out_len, p, n);
+    v->out_len += n;
+}
+
+static void send_text(Viewer *v, const char *text) {
+    size_t n = strlen(text);
+    uint8_t hdr[8] = {0x81, (uint8_t)(0x80 | n)}, mask[4];
+    if (n > 125) { v->state = DEAD; return; }
+    uint32_t r = (uint32_t)rand();
+    memcpy(mask, &r, 4);
+    memcpy(hdr + 2, mask, 4);
+    queue(v, hdr, 6);
+    uint8_t body[128];
+    for (size_t i = 0; i < n; i++) body[i] = (uint8_t)text[i] ^ mask[i % 4];
+    queue(v, body, n);
+}
+
+static void flush(Viewer *v) {
+    while (v->out_len > 0 && v->state != DEAD) {
+        ssize_t w = write(v->fd, v->out, v->out_len);
+        if (w < 0) { if (errno == EAGAIN || errno == EINTR) return; v->state = DEAD; return; }
+        memmove(v->out, v->out + w, v->out_len - (size_t)w);
+        v->out_len -= (size_t)w;
+    }
+}
+
+static void grow(uint8_t **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need) c *= 2;
+    *buf = realloc(*buf, c);
+    if (!*buf) die("out of memory");
+    *cap = c;
+}
+
+/// A whole message arrived: count it, ack frames.
+static void on_message(Viewer *v, int op, const uint8_t *p, size_t n, int measuring, const Options *o) {
+    if (op == 2) {
+        if (n < 3 || memcmp(p, "CWF", 3) != 0) { errors++; return; }
+        if (measuring) { v->frames++; v->bytes += (long)n; }
+        if (o->ack) send_text(v, "{\"type\":\"ack\"}");
+    } else if (op == 1) {
+        if (measuring) v->texts++;
+        if (n < 4096) {
+            char buf[4096];
+            memcpy(buf, p, n); buf[n] = 0;
+            if (strstr(buf, "\"type\":\"error\"")) errors++;
+            char *w = strstr(buf, "\"window\":");
+            if (w && strstr(buf, "\"welcome\"")) window_size = atoi(w + 9);
+        }
+    }
+}
+
+/// Parses what has arrived: the handshake answer, then frames.
+static void consume(Viewer *v, int measuring, const Options *o) {
+    if (v->state == HANDSHAKE) {
+        uint8_t *end = memmem(v->in, v->in_len, "\r\n\r\n", 4);
+        if (!end) return;
+        size_t hlen = (size_t)(end - v->in) + 4;
+        char head[2048];
+        size_t c = hlen < sizeof head - 1 ? hlen : sizeof head - 1;
+        memcpy(head, v->in, c); head[c] = 0;
+        if (strncmp(head, "HTTP/1.1 101", 12) != 0 || !strcasestr(head, v->accept)) { v->state = DEAD; return; }
+        memmove(v->in, v->in + hlen, v->in_len - hlen);
+        v->in_len -= hlen;
+        v->state = OPEN;
+        char hello[128];
+        snprintf(hello, sizeof hello, "{\"type\":\"hello\",\"width\":%d,\"height\":%d,\"dpr\":%g}", o->width, o->height, o->dpr);
+        send_text(v, hello);
+    }
+    size_t at = 0;
+    while (v->state == OPEN) {
+        if (v->in_len - at < 2) break;
+        uint8_t b0 = v->in[at], b1 = v->in[at + 1];
+        size_t len = b1 & 0x7F, hdr = 2;
+        if (b1 & 0x80) { v->state = DEAD; break; }   // servers do not mask
+        if (len == 126) { if (v->in_len - at < 4) break; len = (size_t)v->in[at + 2] << 8 | v->in[at + 3]; hdr = 4; }
+        else if (len == 127) {
+            if (v->in_len - at < 10) break;
+            len = 0;
+            for (int i = 0; i < 8; i++) len = len << 8 | v->in[at + 2 + i];
+            hdr = 10;
+        }
+        if (len > (64u << 20)) { v->state = DEAD; break; }
+        if (v->in_len - at < hdr + len) break;
+        int op = b0 & 0x0F, fin = b0 & 0x80;
+        const uint8_t *p = v->in + at + hdr;
+        if (op == 9) {                                        // ping: pong
+            uint8_t pong[6] = {0x8A, 0x80};
+            queue(v, pong, 6);
+        } else if (op == 8) {
+            v->state = DEAD;
+        } else if (op == 0 || op == 1 || op == 2) {
+            if (op != 0) { v->msg_len = 0; v->msg_op = op; }
+            grow(&v->msg, &v->msg_cap, v->msg_len + len);
+            memcpy(v->msg + v->msg_len, p, len);
+            v->msg_len += len;
+            if (fin) on_message(v, v->msg_op, v->msg, v->msg_len, measuring, o);
+        }
+        at += hdr + len;
+    }
+    if (at > 0) { memmove(v->in, v->in + at, v->in_len - at); v->in_len -= at; }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int viewers(const Options *o) {
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < (rlim_t)o->count + 64) {
+        rl.rlim_cur = rl.rlim_max < (rlim_t)o->count + 64 ? rl.rlim_max : (rlim_t)o->count + 64;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    int ep = epoll_create1(0);
+    Viewer *vs = calloc((size_t)o->count, sizeof *vs);
+    int opened = 0, failed = 0;
+    double t0 = now_s(), measure_from = -1, measure_to = -1;
+    srand((unsigned)getpid());
+    while (1) {
+        double t = now_s();
+        // Connect at the configured rate.
+        while (opened < o->count && opened < (int)((t - t0) * o->connect_rate) + 1) {
+            Viewer *v = &vs[opened];
+            v->throttled = o->throttle > 0 && opened == 0;
+            v->fd = open_socket(o, 1, v->throttled ? 4096 : 0);
+            if (v->fd < 0) { v->state = DEAD; failed++; opened++; continue; }
+            uint8_t raw[16];
+            for (int i = 0; i < 16; i++) raw[i] = (uint8_t)rand();
+            base64(raw, 16, v->key);
+            char cat[128];
+            snprintf(cat, sizeof cat, "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", v->key);
+            uint8_t digest[20];
+            sha1((const uint8_t *)cat, strlen(cat), digest);
+            base64(digest, 20, v->accept);
+            v->state = CONNECTING;
+            v->reading = 1;
+            v->last_refill = t;
+            struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.u32 = (uint32_t)opened};
+            epoll_ctl(ep, EPOLL_CTL_ADD, v->fd, &ev);
+            opened++;
+        }
+        if (opened == o->count && measure_from < 0) {
+            measure_from = t + o->warmup;
+            measure_to = measure_from + o->duration;
+        }
+        if (measure_to > 0 && t >= measure_to) break;
+        int measuring = measure_from > 0 && t >= measure_from;
+
+        // Throttled viewer: refill its budget, and read again when it has some.
+        for (int i = 0; i < opened; i++) {
+            Viewer *v = &vs[i];
+            if (!v->throttled || v->state == DEAD) continue;
+            v->tokens = fmin(o->throttle, v->tokens + (t - v->last_refill) * o->throttle);
+            v->last_refill = t;
+            if (!v->reading && v->tokens >= 1024) {
+                struct epoll_event ev = {.events = EPOLLIN | (v->out_len ? EPOLLOUT : 0), .data.u32 = (uint32_t)i};
+                epoll_ctl(ep, EPOLL_CTL_MOD, v->fd, &ev);
+                v->reading = 1;
+            }
+        }
+
+        struct epoll_event events[256];
+        int n = epoll_wait(ep, events, 256, 10);
+        for (int e = 0; e < n; e++) {
+            Viewer *v = &vs[events[e].data.u32];
+            if (v->state == DEAD) continue;
+            if (v->state == CONNECTING && (events[e].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+                int err = 0; socklen_t len = sizeof err;
+                getsockopt(v->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+                if (err) { v->state = DEAD; failed++; close(v->fd); continue; }
+                char req[512];
+                int m = snprintf(req, sizeof req,
+                                 "GET /ws/%s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                                 "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: chartwire.v1\r\n\r\n",
+                                 o->session, o->host, o->port, v->key);
+                queue(v, req, (size_t)m);
+                v->state = HANDSHAKE;
+            }
+            if (events[e].events & EPOLLIN) {
+                size_t want = 65536;
+                if (v->throttled) want = v->tokens < 1024 ? 0 : (size_t)fmin(v->tokens, 65536);
+                if (want > 0) {
+                    grow(&v->in, &v->in_cap, v->in_len + want);
+                    ssize_t r = read(v->fd, v->in + v->in_len, want);
+                    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) { v->state = DEAD; close(v->fd); continue; }
+                    if (r > 0) {
+                        v->in_len += (size_t)r;
+                        if (v->throttled) v->tokens -= (double)r;
+                        consume(v, measuring, o);
+                    }
+                }
+                if (v->throttled && v->tokens < 1024 && v->reading) {
+                    struct epoll_event ev = {.events = v->out_len ? EPOLLOUT : 0, .data.u32 = events[e].data.u32};
+                    epoll_ctl(ep, EPOLL_CTL_MOD, v->fd, &ev);
+                    v->reading = 0;
+                }
+            }
+            flush(v);
+            if (v->state == DEAD) { close(v->fd); continue; }
+            if (v->state != CONNECTING) {
+                struct epoll_event ev = {.events = (v->reading ? EPOLLIN : 0) | (v->out_len ? EPOLLOUT : 0),
+                                         .data.u32 = events[e].data.u32};
+                epoll_ctl(ep, EPOLL_CTL_MOD, v->fd, &ev);
+            }
+        }
+    }
+
+    int connected = 0, closed = 0, k = 0;
+    double *fps = calloc((size_t)o->count, sizeof *fps), throttled_fps = -1, sum = 0;
+    long bytes = 0;
+    for (int i = 0; i < o->count; i++) {
+        Viewer *v = &vs[i];
+        if (v->state == OPEN) connected++; else if (v->fd >= 0 && v->state == DEAD) closed++;
+        bytes += v->bytes;
+        double f = (double)v->frames / o->duration;
+        if (v->throttled) { throttled_fps = f; continue; }
+        if (v->state == OPEN) { fps[k++] = f; sum += f; }
+    }
+    qsort(fps, (size_t)k, sizeof *fps, cmp_double);
+    printf("{\"viewers\":%d,\"connected\":%d,\"failed\":%d,\"closed\":%d,\"window\":%d,"
+           "\"fps\":{\"min\":%.2f,\"p5\":%.2f,\"median\":%.2f,\"mean\":%.2f,\"max\":%.2f},"
+           "\"throttled_fps\":%.2f,\"bytes_per_s\":%.0f,\"errors\":%ld}\n",
+           o->count, connected, failed, closed, window_size, k ? fps[0] : 0, k ? fps[k / 20] : 0, k ? fps[k / 2] : 0,
+           k ? sum / k : 0, k ? fps[k - 1] : 0, throttled_fps, (double)bytes / o->duration, errors);
+    return 0;
+}
+
+// ---- HTTP appends ------------------------------------------------------------------------
+
+typedef struct { char *p; size_t n, cap; } Buf;
+
+static void put(Buf *b, const void *p, size_t n) {
+    if (b->n + n > b->cap) { b->cap = (b->n + n) * 2; b->p = realloc(b->p, b->cap); if (!b->p) die("out of memory"); }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+
+/// One POST on a keep-alive connection; returns the status (0 on a broken connection)
+/// and, for 200, the accepted count.
+static int post(int fd, const Options *o, const char *series, const Buf *body, long *accepted) {
+    char head[512];
+    int m = snprintf(head, sizeof head,
+                     "POST /api/sessions/%s/series/%s/append HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\n"
+                     "Content-Length: %zu\r\n\r\n",
+                     o->session, series, o->host, o->binary ? "application/octet-stream" : "application/json", body->n);
+    if (write_all(fd, head, (size_t)m) < 0 || write_all(fd, body->p, body->n) < 0) return 0;
+    char buf[8192];
+    size_t have = 0;
+    while (1) {
+        ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
+        if (r <= 0) return 0;
+        have += (size_t)r;
+        buf[have] = 0;
+        char *end = strstr(buf, "\r\n\r\n");
+        if (!end) continue;
+        char *cl = strcasestr(buf, "content-length:");
+        size_t want = cl ? (size_t)atol(cl + 15) : 0;
+        size_t got = have - (size_t)(end + 4 - buf);
+        if (got < want) continue;
+        int status = atoi(buf + 9);
+        char *acc = strstr(end, "\"accepted\":");
+        if (status == 200 && acc) *accepted = atol(acc + 11);
+        return status;
+    }
+}
+
+static void body_for(Buf *b, const Options *o, const double *xs, const double *ys, int n) {
+    b->n = 0;
+    if (o->binary) {
+        uint32_t count = (uint32_t)n;
+        put(b, "CWA1", 4);
+        put(b, &count, 4);                       // little-endian on every machine we build for
+        put(b, xs, sizeof(double) * (size_t)n);
+        put(b, ys, sizeof(double) * (size_t)n);
+    } else {
+        char num[64];
+        put(b, "{\"x\":[", 6);
+        for (int i = 0; i < n; i++) { int m = snprintf(num, sizeof num, i ? ",%.17g" : "%.17g", xs[i]); put(b, num, (size_t)m); }
+        put(b, "],\"y\":[", 7);
+        for (int i = 0; i < n; i++) { int m = snprintf(num, sizeof num, i ? ",%.17g" : "%.17g", ys[i]); put(b, num, (size_t)m); }
+        put(b, "]}", 2);
+    }
+}
+
+static int feed(const Options *o) {
+    if (!o->series) die("--series is required");
+    char *list = strdup(o->series);
+    const char *names[64];
+    int ns = 0;
+    for (char *s = strtok(list, ","); s && ns < 64; s = strtok(NULL, ",")) names[ns++] = s;
+    int fds[64];
+    for (int i = 0; i < ns; i++) if ((fds[i] = open_socket(o, 0, 0)) < 0) die("cannot connect");
+    double *lat = malloc(sizeof(double) * (size_t)(o->rate * ns * (o->duration + 1) + 16));
+    size_t nl = 0;
+    long requests = 0, ok = 0, bad = 0, points = 0;
+    double *xs = malloc(sizeof(double) * (size_t)o->batch), *ys = malloc(sizeof(double) * (size_t)o->batch);
+    double walk[64] = {0};
+    Buf body = {0};
+    double t0 = now_s(), from = t0 + o->warmup, to = from + o->duration, next = t0;
+    while (1) {
+        double t = now_s();
+        if (t >= to) break;
+        if (t < next) { struct timespec ts = {0, (long)((next - t) * 1e9)}; nanosleep(&ts, NULL); continue; }
+        next += 1 / o->rate;
+        for (int s = 0; s < ns; s++) {
+            for (int i = 0; i < o->batch; i++) {
+                xs[i] = wall_s() + i * 1e-6;   // Unix seconds: follows history loaded with `ingest --start`
+                walk[s] += (double)rand() / RAND_MAX - 0.5;
+                ys[i] = walk[s];
+            }
+            body_for(&body, o, xs, ys, o->batch);
+            long accepted = 0;
+            double a = now_s();
+            int status = post(fds[s], o, names[s], &body, &accepted);
+            double b = now_s();
+            if (status == 0) die("the server closed a feed connection");
+            if (b >= from) {
+                requests++;
+                if (status == 200) { ok++; points += accepted; } else bad++;
+                lat[nl++] = (b - a) * 1000;
+            }
+        }
+    }
+    qsort(lat, nl, sizeof *lat, cmp_double);
+    printf("{\"requests\":%ld,\"ok\":%ld,\"failed\":%ld,\"points\":%ld,"
+           "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"rate\":%.1f}\n",
+           requests, ok, bad, points, nl ? lat[nl / 2] : 0, nl ? lat[nl * 9 / 10] : 0, nl ? lat[nl * 99 / 100] : 0,
+           nl ? lat[nl - 1] : 0, (double)requests / o->duration / ns);
+    return 0;
+}
+
+static int ingest(const Options *o) {
+    if (!o->series) die("--series is required");
+    int fd = open_socket(o, 0, 0);
+    if (fd < 0) die("cannot connect");
+    double *xs = malloc(sizeof(double) * (size_t)o->batch), *ys = malloc(sizeof(double) * (size_t)o->batch);
+    Buf body = {0};
+    long sent = 0, failed = 0;
+    double x = o->start, t0 = now_s(), busy = 0;
+    while (sent < o->points) {
+        int n = (int)(o->points - sent < o->batch ? o->points - sent : o->batch);
+        for (int i = 0; i < n; i++) { xs[i] = x; ys[i] = sin(x * 0.001) + (double)rand() / RAND_MAX * 0.1; x += o->step; }
+        body_for(&body, o, xs, ys, n);        // encoding is the client's cost: not timed
+        long accepted = 0;
+        double a = now_s();
+        int status = post(fd, o, o->series, &body, &accepted);
+        busy += now_s() - a;
+        if (status == 0) die("the server closed the connection");
+        if (status != 200) failed++;
+        sent += n;
+    }
+    printf("{\"points\":%ld,\"seconds\":%.3f,\"wall_seconds\":%.3f,\"points_per_s\":%.0f,\"failed\":%ld}\n", sent, busy,
+           now_s() - t0, (double)sent / busy, failed);
+    return 0;
+}
+
+/// GET a path and print the body (the benchmark reads /api/stats with it).
+static int get(const Options *o) {
+    int fd = open_socket(o, 0, 0);
+    if (fd < 0) die("cannot connect");
+    char req[512];
+    int m = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", o->series, o->host);
+    if (write_all(fd, req, (size_t)m) < 0) die("cannot send");
+    Buf b = {0};
+    char buf[65536];
+    ssize_t r;
+    while ((r = read(fd, buf, sizeof buf)) > 0) put(&b, buf, (size_t)r);
+    put(&b, "", 1);
+    char *body = strstr(b.p, "\r\n\r\n");
+    if (!body || atoi(b.p + 9) != 200) die("GET failed");
+    fputs(body + 4, stdout);
+    putchar('\n');
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) die("usage: cwload viewers|feed|ingest --port P --session S ... (see the top of bench/cwload/main.c)");
+    Options o = parse(argc, argv);
+    if (strcmp(argv[1], "viewers") == 0) return viewers(&o);
+    if (strcmp(argv[1], "feed") == 0) return feed(&o);
+    if (strcmp(argv[1], "ingest") == 0) return ingest(&o);
+    if (strcmp(argv[1], "get") == 0) return get(&o);   // --series carries the path
+    die("the first argument is viewers, feed or ingest");
+}
