@@ -105,6 +105,42 @@ import TestSupport
         #expect(line.entries.count <= Int(c.width * c.dpr) * 2 + 8)
     }
 
+    /// Reusing the previous reduction gives exactly what computing afresh gives, through
+    /// appends (some beyond the far edge), FIFO evictions (some in view), gaps, and
+    /// changes of scale.
+    @Test(arguments: [nil, 700, 5_000] as [Int?])
+    func incrementalEqualsFresh(capacity: Int?) throws {
+        var rng = SplitMix64(seed: UInt64(capacity ?? 1))
+        var data = XYData(capacity: capacity)
+        var cache: ColumnReducer.Cache? = nil
+        let plot = Rect(x: 30, y: 10, width: 400, height: 250)
+        var x = 0.0, y = 0.0, reusedScale = 0
+        var range = DoubleRange(0, 100)
+        for step in 0..<400 {
+            var xs: [Double] = [], ys: [Double] = []
+            for _ in 0..<(1 + Int(rng.nextUnit() * 40)) {
+                x += rng.nextUnit() * 0.3
+                y += rng.nextUnit() - 0.5
+                xs.append(x); ys.append(rng.nextUnit() < 0.01 ? .nan : y)
+            }
+            try data.append(xs: xs, ys: ys)
+            // Mostly a still range (the live case), sometimes a new one.
+            if rng.nextUnit() < 0.08 {
+                let lo = max(0, x - 60 - rng.nextUnit() * 200)
+                range = DoubleRange(lo, lo + 20 + rng.nextUnit() * 250)
+            } else { reusedScale += 1 }
+            let xc = LinearCoordinateCalculator(range: range, pixelStart: plot.minX, pixelEnd: plot.maxX)
+            let yc = LinearCoordinateCalculator(range: DoubleRange(-30, 30), pixelStart: plot.maxY, pixelEnd: plot.minY)
+            let dpr = step % 3 == 0 ? 1.0 : 1.0
+            let incremental = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, stroke: "s", width: 1, dash: [],
+                                                   cache: &cache)
+            let fresh = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, stroke: "s", width: 1, dash: [])
+            #expect(incremental == fresh, "step \(step)")
+            if incremental != fresh { break }
+        }
+        #expect(reusedScale > 300)
+    }
+
     /// Scrolling by whole columns keeps every column's content: a patch carries only
     /// the columns at the new end.
     @Test func scrollingReusesColumns() throws {

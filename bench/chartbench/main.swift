@@ -221,6 +221,64 @@ let spec2 = ChartLayoutSpec(size: Size(width: 1920, height: 1080), title: "Layou
 record("layout_ms_8_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec8) },
        baseline: ("layout_ms_2_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec2) }), unit: "ms")
 
+func describe(_ f: Frame, _ tick: Int) {
+    for l in f.layers {
+        switch l {
+        case let .full(layer): print("  tick \(tick) \(layer.id) whole, \(layer.commands.count) commands")
+        case let .patch(p):
+            let ops = p.ops.map { op -> String in
+                switch op {
+                case let .keep(n): return "keep \(n)"
+                case let .skip(n): return "skip \(n)"
+                case let .insert(c): return "insert \(c.map(\.op))"
+                case let .columns(c): return "columns shift \(c.shift) keep \(c.keepFrom)+\(c.keepCount) head \(c.head.count) tail \(c.tail.count)"
+                }
+            }
+            print("  tick \(tick) \(p.id) patch: \(ops)")
+        }
+    }
+}
+
+// Where a live publication's time goes (not a figure: for whoever tunes it).
+if ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "1" {
+    let spec = try! ConfigSpec.decode(foundationJSON(monitorSpec))[0]
+    let s = spec.makeSession(measurer: measurer)
+    var walk = [0.0, 0.0, 0.0, 0.0]
+    var x = 0.0
+    let xs = (1...250_000).map { Double($0) * 0.02 }
+    for i in 0..<4 {
+        let ys = xs.indices.map { k in Double((k * 7919 + i * 104729) % 1000) / 1000 - 0.5 }
+        try! s.append(seriesId: "s\(i)", xs: xs, ys: ys)
+    }
+    x = xs.last!
+    let v = s.connect()
+    _ = s.receive(.hello(ViewerSize(width: 1600, height: 900, dpr: 1), format: .binary, token: nil), from: v)
+    _ = s.nextFrame(for: v)
+    _ = s.receive(.ack, from: v)
+    var renderMs = 0.0, totalMs = 0.0, bytes = 0, frames = 0
+    let size = Size(width: 1600, height: 900)
+    for tick in 0..<300 {
+        x += 0.02
+        for i in 0..<4 { walk[i] += Double((tick * 7919 + i * 104729) % 1000) / 1000 - 0.5
+            try! s.append(seriesId: "s\(i)", xs: [x], ys: [walk[i]]) }
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        s.publish(now: Double(tick))
+        if case let .binary(b)? = s.nextFrame(for: v) {
+            bytes += b.count; frames += 1
+            if tick % 100 == 5 || b.count > 3000, let f = try? BinaryFrame.decodeFrame(b) {
+                print("  tick \(tick): \(b.count) B, ranges \(s.chart.resolvedRanges())")
+                describe(f, tick)
+            }
+        }
+        _ = s.receive(.ack, from: v)
+        let t1 = DispatchTime.now().uptimeNanoseconds
+        _ = ChartRenderer(measurer: measurer).render(s.chart, size: size, dpr: 1)
+        let t2 = DispatchTime.now().uptimeNanoseconds
+        totalMs += Double(t1 - t0) / 1e6; renderMs += Double(t2 - t1) / 1e6
+    }
+    print("live publication: \(totalMs / 300) ms each (a render alone \(renderMs / 300) ms), \(frames) frames, \(bytes / max(frames, 1)) B a frame")
+}
+
 // MARK: Live scenarios (a real server, fed and watched by cwload)
 
 if args.live {

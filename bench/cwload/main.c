@@ -505,7 +505,8 @@ static int feed(const Options *o) {
         for (int s = 0; s < ns; s++) {
             for (int i = 0; i < o->batch; i++) {
                 xs[i] = wall_s() + i * 1e-6;   // Unix seconds: follows history loaded with `ingest --start`
-                walk[s] += (double)rand() / RAND_MAX - 0.5;
+                // A bounded random walk (as a monitored signal is): mean-reverting about 0.
+                walk[s] += ((double)rand() / RAND_MAX - 0.5) * 0.2 - 0.02 * walk[s];
                 ys[i] = walk[s];
             }
             body_for(&body, o, xs, ys, o->batch);
@@ -539,7 +540,7 @@ static int ingest(const Options *o) {
     double x = o->start, t0 = now_s(), busy = 0;
     while (sent < o->points) {
         int n = (int)(o->points - sent < o->batch ? o->points - sent : o->batch);
-        for (int i = 0; i < n; i++) { xs[i] = x; ys[i] = sin(x * 0.001) + (double)rand() / RAND_MAX * 0.1; x += o->step; }
+        for (int i = 0; i < n; i++) { xs[i] = x; ys[i] = 0.8 * sin(i * 0.0007) + (double)rand() / RAND_MAX * 0.2 - 0.1; x += o->step; }
         body_for(&body, o, xs, ys, n);        // encoding is the client's cost: not timed
         long accepted = 0;
         double a = now_s();

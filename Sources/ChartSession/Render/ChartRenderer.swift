@@ -47,10 +47,17 @@ public struct ChartRenderer: Sendable {
     }
 
     public func render(_ chart: Chart, size: Size, dpr: Double) -> Output {
+        var caches: [String: ColumnReducer.Cache] = [:]
+        return render(chart, size: size, dpr: dpr, caches: &caches)
+    }
+
+    /// The same, reusing (and updating) each line series' previous reduction at this
+    /// size (`ColumnReducer.Cache`, by series id).
+    public func render(_ chart: Chart, size: Size, dpr: Double, caches: inout [String: ColumnReducer.Cache]) -> Output {
         let layout = self.layout(chart, size: size, dpr: dpr)
         return Output(layout: layout,
                       layers: [.background: backgroundCommands(chart, layout: layout, dpr: dpr),
-                               .series: seriesCommands(chart, layout: layout, dpr: dpr),
+                               .series: seriesCommands(chart, layout: layout, dpr: dpr, caches: &caches),
                                .overlay: overlayCommands(chart, layout: layout)])
     }
 
@@ -141,14 +148,15 @@ public struct ChartRenderer: Sendable {
 
     // MARK: Series layer
 
-    func seriesCommands(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [DrawCommand] {
+    func seriesCommands(_ chart: Chart, layout: ChartLayout, dpr: Double,
+                        caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
         let plot = layout.plotRect
         var out: [DrawCommand] = [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))]
         for s in chart.series {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
             if reducesLines, xl.alignment.isHorizontal,
                let line = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
-                                               stroke: s.color, width: Float(s.strokeWidth), dash: []) {
+                                               stroke: s.color, width: Float(s.strokeWidth), dash: [], cache: &caches[s.id]) {
                 if !line.entries.isEmpty { out.append(.columns(line)) }
                 continue
             }

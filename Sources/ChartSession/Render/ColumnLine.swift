@@ -63,13 +63,16 @@ public struct ColumnLine: Equatable, Sendable {
     }
 
     /// Gives `first` and `last` their canonical values (`lo` and `hi`) wherever the
-    /// drawing does not use them, so that they cost nothing on the wire (which sends
-    /// them only when they differ from `lo` and `hi`) and equal lines compare equal.
+    /// drawing does not use them: only a connection across empty columns uses them (the
+    /// previous entry's `last`, this entry's `first`); an entry that starts a stretch
+    /// draws from `lo` to `hi` whatever its first value. So they cost nothing on the
+    /// wire (which sends them only when they differ from `lo` and `hi`), equal drawings
+    /// compare equal, and a point leaving or joining a column changes nothing unless it
+    /// moves the column's extremes.
     public mutating func normalize() {
         for i in entries.indices {
             let e = entries[i]
-            let startsStretch = i == 0 || !e.joined || Self.spansGap(entries[i - 1], e)
-            if !startsStretch { entries[i].first = e.lo }
+            if !(i > 0 && Self.spansGap(entries[i - 1], e)) { entries[i].first = e.lo }
             if !(i + 1 < entries.count && Self.spansGap(e, entries[i + 1])) { entries[i].last = e.hi }
         }
     }

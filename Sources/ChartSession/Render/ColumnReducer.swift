@@ -15,10 +15,24 @@ public enum ColumnReducer {
     static let quantaPerDevicePixel = 4.0
 
     /// One column entry before quantisation (CSS pixels, column relative to the first).
-    struct Raw {
+    struct Raw: Sendable {
         var column: Int
         var lo: Double, hi: Double, first: Double, last: Double
         var joined: Bool
+        /// Sequence number of the last point it stands for.
+        var lastSequence: Int
+    }
+
+    /// What the previous reduction of a series at one canvas size computed, so that the
+    /// next one recomputes only the columns whose points changed: appended points change
+    /// the columns from the previous newest point's onwards, evicted ones the columns up
+    /// to the oldest remaining point's. With an unchanged scale (the usual case for a
+    /// live chart, whose ranges are stable) a publication costs a few columns.
+    public struct Cache: Sendable {
+        var x: LinearCoordinateCalculator, y: LinearCoordinateCalculator
+        var dpr: Double, plot: Rect
+        var firstSequence: Int, endSequence: Int
+        var raws: [Raw]
     }
 
     /// The columns of `data` between the plot edges, or nil when the X axis does not
@@ -26,6 +40,15 @@ public enum ColumnReducer {
     public static func reduce(
         _ data: XYData, x: LinearCoordinateCalculator, y: LinearCoordinateCalculator, dpr: Double, plot: Rect,
         stroke: String, width: Float, dash: [Float]
+    ) -> ColumnLine? {
+        var cache: Cache? = nil
+        return reduce(data, x: x, y: y, dpr: dpr, plot: plot, stroke: stroke, width: width, dash: dash, cache: &cache)
+    }
+
+    /// The same, reusing and updating `cache` (nil: compute everything).
+    public static func reduce(
+        _ data: XYData, x: LinearCoordinateCalculator, y: LinearCoordinateCalculator, dpr: Double, plot: Rect,
+        stroke: String, width: Float, dash: [Float], cache: inout Cache?
     ) -> ColumnLine? {
         let devicePerUnit = (x.pixelEnd - x.pixelStart) / x.range.span * dpr
         let w = 1 / abs(devicePerUnit)
@@ -54,7 +77,8 @@ public enum ColumnReducer {
             let summary = data.ySummary(s..<e)
             if !summary.hasGap {
                 raws.append(Raw(column: k - firstColumn, lo: yOf(summary.min), hi: yOf(summary.max),
-                                first: yOf(data.y(s)), last: yOf(data.y(e - 1)), joined: lastEmitted == s - 1))
+                                first: yOf(data.y(s)), last: yOf(data.y(e - 1)), joined: lastEmitted == s - 1,
+                                lastSequence: data.firstSequence + e - 1))
                 lastEmitted = e - 1
                 return
             }
@@ -69,7 +93,7 @@ public enum ColumnReducer {
                     lo = min(lo, data.y(i)); hi = max(hi, data.y(i)); i += 1
                 }
                 raws.append(Raw(column: k - firstColumn, lo: yOf(lo), hi: yOf(hi), first: yOf(data.y(a)),
-                                last: yOf(data.y(i - 1)), joined: lastEmitted == a - 1))
+                                last: yOf(data.y(i - 1)), joined: lastEmitted == a - 1, lastSequence: data.firstSequence + i - 1))
                 lastEmitted = i - 1
             }
         }
@@ -81,40 +105,78 @@ public enum ColumnReducer {
             guard ya.isFinite, yb.isFinite, xb > xa else { return }
             let t = ((Double(k) + 0.5) * w - xa) / (xb - xa)
             let v = yOf(ya + (yb - ya) * min(max(t, 0), 1))
-            raws.append(Raw(column: k - firstColumn, lo: v, hi: v, first: v, last: v, joined: lastEmitted == p))
+            raws.append(Raw(column: k - firstColumn, lo: v, hi: v, first: v, last: v, joined: lastEmitted == p,
+                            lastSequence: data.firstSequence + p))
             lastEmitted = p
         }
 
         let count = data.count
-        var s = data.lowerBound(Double(firstColumn + 1) * w)   // first point of the first visible column
-        // The near edge: the data just outside it, or the crossing.
-        if s > 0 {
-            if column(s - 1) == firstColumn {
-                emitColumn(firstColumn, data.lowerBound(Double(firstColumn) * w), s)
-            } else if s < count {
-                emitCrossing(firstColumn, between: s - 1)
-            }
-        }
-        // The visible columns, skipping empty stretches.
         var runGuess = max(1, count / max(1, lastColumn - firstColumn))
-        var k = firstColumn + 1
-        while k < lastColumn, s < count {
-            k = max(k, column(s))
-            guard k < lastColumn else { break }
-            let e = firstIndex(data, atLeast: Double(k + 1) * w, from: s + 1, guess: s + runGuess)
-            emitColumn(k, s, e)
-            runGuess = max(1, e - s)
-            s = e
-            k += 1
+
+        /// The near edge and the visible columns up to `upTo` (inclusive); returns the
+        /// first point past them.
+        func front(upTo: Int) -> Int {
+            var s = data.lowerBound(Double(firstColumn + 1) * w)   // first point of the first visible column
+            if s > 0 {
+                if column(s - 1) == firstColumn {
+                    emitColumn(firstColumn, data.lowerBound(Double(firstColumn) * w), s)
+                } else if s < count {
+                    emitCrossing(firstColumn, between: s - 1)
+                }
+            }
+            return columns(from: s, k: firstColumn + 1, upTo: min(upTo, lastColumn - 1))
         }
-        // The far edge.
-        if s < count {
+
+        /// The columns `k...upTo` from point `s` on, skipping empty stretches; returns
+        /// the first point past them.
+        func columns(from start: Int, k first: Int, upTo: Int) -> Int {
+            var s = start, k = first
+            while k <= upTo, s < count {
+                k = max(k, column(s))
+                guard k <= upTo else { break }
+                let e = firstIndex(data, atLeast: Double(k + 1) * w, from: s + 1, guess: s + runGuess)
+                emitColumn(k, s, e)
+                runGuess = max(1, e - s)
+                s = e
+                k += 1
+            }
+            return s
+        }
+
+        /// The far edge, from the first point past the visible columns.
+        func back(_ s: Int) {
+            guard s < count else { return }
             if column(s) == lastColumn {
                 emitColumn(lastColumn, s, firstIndex(data, atLeast: Double(lastColumn + 1) * w, from: s + 1, guess: s + runGuess))
             } else if s > 0 {
                 emitCrossing(lastColumn, between: s - 1)
             }
         }
+
+        // What the previous reduction at this scale can give: the columns strictly
+        // between the oldest point's (if points were evicted) and the previous newest
+        // point's (if points were appended).
+        var reused = false
+        if let c = cache, c.x == x, c.y == y, c.dpr == dpr, c.plot == plot,
+           data.firstSequence >= c.firstSequence, data.endSequence >= c.endSequence, c.endSequence > data.firstSequence {
+            let evictedTo = data.firstSequence > c.firstSequence ? column(0) - firstColumn : Int.min
+            let appendedFrom = data.endSequence > c.endSequence ? column(c.endSequence - 1 - data.firstSequence) - firstColumn : Int.max
+            let keep = c.raws.filter { $0.column > evictedTo && $0.column < appendedFrom }
+            if !keep.isEmpty, keep.count > c.raws.count / 2 {
+                // Evictions left of the near edge change nothing in view.
+                if evictedTo >= 0 { _ = front(upTo: evictedTo + firstColumn) }
+                raws += keep
+                lastEmitted = keep.last!.lastSequence - data.firstSequence
+                // Appends beyond the far edge change nothing in view (the kept far-edge
+                // entry stands); otherwise recompute from the previous newest point's column.
+                let k = appendedFrom == Int.max ? Int.max : appendedFrom + firstColumn
+                if k <= lastColumn { back(columns(from: data.lowerBound(Double(k) * w), k: k, upTo: lastColumn - 1)) }
+                reused = true
+            }
+        }
+        if !reused { back(front(upTo: lastColumn - 1)) }
+        cache = Cache(x: x, y: y, dpr: dpr, plot: plot, firstSequence: data.firstSequence, endSequence: data.endSequence,
+                      raws: raws)
 
         let dy = max(0.25 / dpr, plot.height / 32_768)
         let y0 = plot.minY - Double(margin) * dy
@@ -182,7 +244,7 @@ public enum ColumnReducer {
             func point(_ t: Double, joined: Bool) -> Raw {
                 let c = Int((Double(p.column) + t * Double(e.column - p.column)).rounded())
                 let v = min(max(ya + (yb - ya) * t, low), high)
-                return Raw(column: c, lo: v, hi: v, first: v, last: v, joined: joined)
+                return Raw(column: c, lo: v, hi: v, first: v, last: v, joined: joined, lastSequence: p.lastSequence)
             }
             if t0 > 0 { out.append(point(t0, joined: false)) }
             if t1 < 1 {

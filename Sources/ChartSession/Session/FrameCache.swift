@@ -14,6 +14,8 @@ struct RenderedSize {
     var history: [LayerID: [Layer]] = [:]
     /// Encodings of the current version: whole (key nil) or patched from a base version.
     var encoded: [LayerID: [UInt32?: EncodedLayer]] = [:]
+    /// Each line series' last reduction at this size, for the next render.
+    var reductions: [String: ColumnReducer.Cache] = [:]
 }
 
 /// One layer ready to send: the form chosen (whole or patch) and its binary bytes.
@@ -47,9 +49,11 @@ struct FrameCache {
             if hit.generation != generation { entries[size]!.generation = generation }
             return entries[size]!
         }
+        var reductions = entries[size]?.reductions ?? [:]
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
-                                     dpr: size.dpr)
+                                     dpr: size.dpr, caches: &reductions)
         var entry = entries[size] ?? RenderedSize(chartVersion: 0, generation: 0, dataTime: 0, layout: output.layout)
+        entry.reductions = reductions
         entry.chartVersion = chart.version
         entry.generation = generation
         entry.dataTime = dataTime
