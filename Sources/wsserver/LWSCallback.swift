@@ -134,12 +134,19 @@ extension LWSServer {
 
     // MARK: Messages
 
+    /// `{"type":"ack"}` as the bundled client and cwload send it (any other spelling
+    /// goes through the parser).
+    static let ackMessage = Array(#"{"type":"ack"}"#.utf8)
+
     private func receiveMessage(_ client: WSClient) {
         let replies: [Outgoing]
         if client.rxTooLarge {
             replies = [.text(ProtocolError(.tooLarge, "messages are limited to \(Self.maxMessage) bytes").json)]
         } else if client.rxBinary {
             replies = [.text(ProtocolError(.unsupported, "send JSON text messages; binary messages are not accepted").json)]
+        } else if client.rx.elementsEqual(Self.ackMessage) {
+            // The message every viewer sends after every frame: no parser needed.
+            replies = client.session.receive(.ack, from: client.viewer)
         } else {
             do {
                 let json = try Jansson.parse(client.rx)
@@ -185,17 +192,17 @@ extension LWSServer {
     }
 
     /// Writes bytes with the LWS_PRE headroom lws needs before them.
+    /// Writes bytes with the LWS_PRE headroom lws needs before them, through one
+    /// scratch buffer the server keeps (a write per frame per viewer allocates nothing).
     private func write(_ wsi: OpaquePointer, _ bytes: [UInt8], range: Range<Int>? = nil, mode: lws_write_protocol) -> Bool {
         let r = range ?? 0..<bytes.count
         let pre = Int(cw_lws_pre())
-        var buffer = [UInt8](repeating: 0, count: pre + r.count)
-        buffer.withUnsafeMutableBufferPointer { b in
+        if scratch.count < pre + r.count { scratch = [UInt8](repeating: 0, count: max(pre + r.count, 2 * scratch.count)) }
+        let written = scratch.withUnsafeMutableBufferPointer { b in
             bytes.withUnsafeBufferPointer { src in
                 if !r.isEmpty { (b.baseAddress! + pre).update(from: src.baseAddress! + r.lowerBound, count: r.count) }
             }
-        }
-        let written = buffer.withUnsafeMutableBufferPointer { b in
-            lws_write(wsi, b.baseAddress! + pre, r.count, mode)
+            return lws_write(wsi, b.baseAddress! + pre, r.count, mode)
         }
         return written >= 0
     }

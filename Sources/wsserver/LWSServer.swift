@@ -23,6 +23,8 @@ final class LWSServer {
     /// State of HTTP exchanges and WebSocket viewers, by connection.
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var clients: [OpaquePointer: WSClient] = [:]
+    /// Reused for every write (see `write`).
+    var scratch: [UInt8] = []
 
     /// Largest WebSocket message accepted from a client.
     static let maxMessage = 64 * 1024

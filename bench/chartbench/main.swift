@@ -288,8 +288,7 @@ if args.live {
         // `swift run chartbench` builds chartbench only: build the two it drives.
         let build = Process()
         build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        build.arguments = ["swift", "build", "-c", binDir.contains("/debug") ? "debug" : "release",
-                           "--product", "wsserver", "--product", "cwload"]
+        build.arguments = ["swift", "build", "-c", binDir.contains("/debug") ? "debug" : "release"]
         try? build.run()
         build.waitUntilExit()
     }

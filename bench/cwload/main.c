@@ -17,7 +17,9 @@
 //   cwload feed --port P --session S --series A,B,.. --rate PER_S [--batch K] [--binary]
 //               [--host H] [--duration S] [--warmup S]
 //       Appends K points per request to each series over HTTP/1.1 keep-alive, paced at
-//       PER_S requests a second per series. Prints {"requests","ok","failed","points",
+//       PER_S requests a second per series; y is a random walk with steps of up to
+//       ±JUMP/2 pulled back towards 0 by REVERT of its value a step (--jump 0.2
+//       --revert 0.02: a bounded signal; --revert 0: a free walk). Prints {"requests","ok","failed","points",
 //       "latency_ms":{"p50","p90","p99","max"},"rate"} for the measured interval.
 //
 //   cwload ingest --port P --session S --series ID --points N --batch K [--binary] [--host H]
@@ -72,14 +74,14 @@ static void die(const char *msg) {
 typedef struct {
     const char *host, *session, *series;
     int port, count, width, height, ack, binary, batch;
-    double duration, warmup, throttle, connect_rate, rate, dpr, start, step;
+    double duration, warmup, throttle, connect_rate, rate, dpr, start, step, jump, revert;
     long points;
 } Options;
 
 static Options parse(int argc, char **argv) {
     Options o = {.host = "127.0.0.1", .session = NULL, .series = NULL, .port = 0, .count = 1, .width = 1600,
                  .height = 900, .ack = 1, .binary = 0, .batch = 1, .duration = 10, .warmup = 2, .throttle = 0,
-                 .connect_rate = 500, .rate = 50, .dpr = 1, .points = 1000000, .start = 0, .step = 1};
+                 .connect_rate = 500, .rate = 50, .dpr = 1, .points = 1000000, .start = 0, .step = 1, .jump = 0.2, .revert = 0.02};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -101,6 +103,8 @@ static Options parse(int argc, char **argv) {
         else if (ARG("--points")) o.points = atol(v);
         else if (ARG("--start")) o.start = atof(v);
         else if (ARG("--step")) o.step = atof(v);
+        else if (ARG("--jump")) o.jump = atof(v);
+        else if (ARG("--revert")) o.revert = atof(v);
         else if (strcmp(a, "--no-ack") == 0) o.ack = 0;
         else if (strcmp(a, "--binary") == 0) o.binary = 1;
         else { fprintf(stderr, "cwload: unknown argument %s\n", a); exit(2); }
@@ -506,7 +510,7 @@ static int feed(const Options *o) {
             for (int i = 0; i < o->batch; i++) {
                 xs[i] = wall_s() + i * 1e-6;   // Unix seconds: follows history loaded with `ingest --start`
                 // A bounded random walk (as a monitored signal is): mean-reverting about 0.
-                walk[s] += ((double)rand() / RAND_MAX - 0.5) * 0.2 - 0.02 * walk[s];
+                walk[s] += ((double)rand() / RAND_MAX - 0.5) * o->jump - o->revert * walk[s];
                 ys[i] = walk[s];
             }
             body_for(&body, o, xs, ys, o->batch);

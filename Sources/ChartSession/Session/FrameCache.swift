@@ -16,6 +16,9 @@ struct RenderedSize {
     var encoded: [LayerID: [UInt32?: EncodedLayer]] = [:]
     /// Each line series' last reduction at this size, for the next render.
     var reductions: [String: ColumnReducer.Cache] = [:]
+    /// Whole binary frames already assembled, by the layer versions the viewer held:
+    /// viewers that keep up hold the same versions and are sent the same bytes.
+    var assembled: [[UInt32?]: [UInt8]] = [:]
 }
 
 /// One layer ready to send: the form chosen (whole or patch) and its binary bytes.
@@ -58,6 +61,7 @@ struct FrameCache {
         entry.generation = generation
         entry.dataTime = dataTime
         entry.layout = output.layout
+        entry.assembled = [:]
         for id in LayerID.allCases {
             let commands = output.layers[id] ?? []
             if let old = entry.layers[id] {
@@ -89,6 +93,21 @@ struct FrameCache {
         }
         entries[size]!.encoded[id]![held] = chosen
         return chosen
+    }
+
+    /// The binary frame for a viewer at `size` holding `held` (versions in
+    /// `LayerID.allCases` order), assembled once; nil when it lacks nothing.
+    mutating func binaryFrame(size: ViewerSize, held: [UInt32?]) -> (bytes: [UInt8], layers: [FrameLayer])? {
+        var layers: [EncodedLayer] = []
+        for (id, version) in zip(LayerID.allCases, held) {
+            if let l = layer(id, size: size, held: version) { layers.append(l) }
+        }
+        guard !layers.isEmpty, let entry = entries[size] else { return nil }
+        if let bytes = entry.assembled[held] { return (bytes, layers.map(\.layer)) }
+        let bytes = BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime,
+                                      encodedLayers: layers.map(\.bytes))
+        entries[size]!.assembled[held] = bytes
+        return (bytes, layers.map(\.layer))
     }
 
     /// The layout at `size` for the chart's current version, without rendering.

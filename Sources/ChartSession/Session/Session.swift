@@ -25,8 +25,9 @@ public final class Session {
         /// version of each layer it has.
         var sentSize: ViewerSize?
         var held: [LayerID: UInt32] = [:]
-        /// Publication its last frame showed (for frame ages).
-        var heldGeneration: UInt64 = 0
+        /// When the first change it has not been sent yet happened (clock seconds), set at
+        /// the publication that made its layers stale: frame ages start there.
+        var pendingSince: Double?
         /// Frames sent and not yet acknowledged.
         var unacked = 0
         init(id: ViewerID) { self.id = id }
@@ -46,9 +47,7 @@ public final class Session {
     public private(set) var generation: UInt64 = 0
     private var publishedVersion: UInt64 = 0
     private var lastPublish = -Double.infinity
-    /// When the first change after each publication happened (clock seconds), for
-    /// the frame ages in `stats`, by the generation that showed it. Bounded.
-    private var firstChangeAt: [UInt64: Double] = [:]
+    /// When the first change since the last publication happened (clock seconds).
     private var pendingChangeAt: Double?
     /// Wall-clock milliseconds of the newest data (`noteData`), sent in frame headers.
     public private(set) var dataTime: Double = 0
@@ -168,15 +167,16 @@ public final class Session {
     public func publish(now: Double) {
         chart.commitRanges()
         generation += 1
-        if let t = pendingChangeAt {
-            firstChangeAt[generation] = t
-            if generation > 64 { firstChangeAt[generation - 64] = nil }
-        }
+        let changedAt = pendingChangeAt ?? now
         pendingChangeAt = nil
         publishedVersion = chart.version
         lastPublish = now
         for size in liveSizes {
             cache.render(chart, size: size, renderer: renderer, generation: generation, dataTime: dataTime)
+        }
+        // A viewer this publication left behind waits from the first change it shows.
+        for v in viewers.values where v.pendingSince == nil && v.sentSize != nil && lacksLayers(v) {
+            v.pendingSince = changedAt
         }
         stats.publications += 1
     }
@@ -195,8 +195,13 @@ public final class Session {
     /// something of the last publication (or has none at its size yet). Cheap: the
     /// transport asks this before asking for writability.
     public func wantsFrame(_ viewerID: ViewerID) -> Bool {
-        guard let v = viewers[viewerID], let size = v.size, v.unacked < window else { return false }
-        guard let entry = cache.entry(size), v.sentSize == size else { return true }
+        guard let v = viewers[viewerID], v.size != nil, v.unacked < window else { return false }
+        return lacksLayers(v)
+    }
+
+    /// True when the viewer lacks a layer of its size's newest rendering (or has none).
+    private func lacksLayers(_ v: Viewer) -> Bool {
+        guard let size = v.size, let entry = cache.entry(size), v.sentSize == size else { return true }
         for (id, layer) in entry.layers where v.held[id] != layer.version { return true }
         return false
     }
@@ -213,29 +218,30 @@ public final class Session {
         }
         guard let entry = cache.entry(size) else { return nil }
         if v.sentSize != size { v.held = [:] }
-        var layers: [EncodedLayer] = []
-        for id in LayerID.allCases {
-            if let l = cache.layer(id, size: size, held: v.held[id]) { layers.append(l) }
-        }
         v.sentSize = size
-        guard !layers.isEmpty else { return nil }
-        for l in layers { v.held[l.layer.id] = l.layer.version }
-        if v.heldGeneration < entry.generation, let changed = firstChangeAt[v.heldGeneration + 1] {
-            stats.recordAge(now - changed)
-        }
-        v.heldGeneration = entry.generation
-        v.unacked += 1
+        let held = LayerID.allCases.map { v.held[$0] }
         let out: Outgoing
+        let sent: [FrameLayer]
         switch v.format {
         case .binary:
-            out = .binary(BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr,
-                                            dataTime: entry.dataTime, encodedLayers: layers.map(\.bytes)))
+            guard let frame = cache.binaryFrame(size: size, held: held) else { return nil }
+            out = .binary(frame.bytes)
+            sent = frame.layers
         case .json:
-            let frame = Frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime,
-                              layers: layers.map(\.layer))
+            var layers: [FrameLayer] = []
+            for id in LayerID.allCases {
+                if let l = cache.layer(id, size: size, held: v.held[id]) { layers.append(l.layer) }
+            }
+            guard !layers.isEmpty else { return nil }
+            let frame = Frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime, layers: layers)
             guard case let .object(fields) = frame.json else { return nil }
             out = .text(.object([("type", "frame")] + fields))
+            sent = layers
         }
+        for l in sent { v.held[l.id] = l.version }
+        if let since = v.pendingSince { stats.recordAge(now - since) }
+        v.pendingSince = nil
+        v.unacked += 1
         stats.frames += 1
         if case let .binary(b) = out { stats.bytes += b.count }
         return out
@@ -296,8 +302,9 @@ public struct SessionStats: Sendable {
     public var frames = 0
     /// Bytes of binary frames (JSON frames are counted in `frames` only).
     public var bytes = 0
-    /// Frame ages (seconds from the first change a frame shows to the frame leaving
-    /// the session), the most recent `ageCapacity`.
+    /// Frame ages (seconds from the first change a frame shows — the first change of the
+    /// publication that made the viewer's layers stale — to the frame leaving the
+    /// session), the most recent `ageCapacity`. First frames of a viewer are not counted.
     public private(set) var ages: [Double] = []
     private var nextAge = 0
     public static let ageCapacity = 4096
