@@ -33,7 +33,7 @@ extension LWSServer {
 
         case LWS_CALLBACK_HTTP_BODY:
             guard let ex = exchanges[wsi], let input else { return 0 }
-            if ex.body.count + len > Router.maxBody {
+            if ex.body.count + len > Router.bodyLimit(method: ex.method, path: ex.path) {
                 ex.bodyTooLarge = true
                 ex.body = []
             } else if !ex.bodyTooLarge {
@@ -165,7 +165,7 @@ extension LWSServer {
         // HEAD is answered as GET, without the body.
         let method = ex.method == "HEAD" ? "GET" : ex.method
         let response: HTTPResponse = ex.bodyTooLarge
-            ? .error(413, "body larger than \(Router.maxBody) bytes")
+            ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
             : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body))
         ex.body = []
         ex.response = response

@@ -35,8 +35,20 @@ struct Router {
     let fonts: [String: [UInt8]]
     let measurer: TextMeasurer
 
-    /// Largest request body accepted (an append of about a million points).
-    static let maxBody = 32 << 20
+    /// Largest request body of an append: room for any batch within the point limit
+    /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
+    /// per point is two numbers of 24 characters (`-2.2250738585072014e-308`) each
+    /// followed by `", "`: 52 bytes, 52 MB for a million points; the binary form of a
+    /// million points is 16 MB.
+    static let maxAppendBody = 64 << 20
+    /// Largest body of any other request.
+    static let maxBody = 1 << 20
+
+    /// The body limit for a request, known from its method and path before the body.
+    static func bodyLimit(method: String, path: String) -> Int {
+        let parts = path.split(separator: "/")
+        return method == "POST" && parts.count == 6 && parts[0] == "api" && parts[5] == "append" ? maxAppendBody : maxBody
+    }
 
     func handle(_ req: HTTPRequest) -> HTTPResponse {
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
@@ -161,18 +173,22 @@ struct Router {
         guard session.chart.seriesIndex(series) != nil else {
             return .error(404, "no series \"\(series)\" in session \"\(id)\"")
         }
-        guard body.count <= Self.maxBody else { return .error(413, "body larger than \(Self.maxBody) bytes") }
-        let json: JSONValue
-        do { json = try Jansson.parse(body) } catch { return .error(400, "\(error)") }
+        guard body.count <= Self.maxAppendBody else { return .error(413, "body larger than \(Self.maxAppendBody) bytes") }
         var xs: [Double] = [], ys: [Double] = []
-        do {
-            var r = JSONReader(json)
-            guard let x = try r.numbers("x") else { throw r.fail("field \"x\" is required") }
-            guard let y = try r.numbers("y") else { throw r.fail("field \"y\" is required") }
-            try r.finish()
-            xs = x; ys = y
-        } catch {
-            return .error(400, "\(error)")
+        if AppendBody.isBinary(body) {
+            do { (xs, ys) = try AppendBody.decode(body) } catch { return .error(400, error.description) }
+        } else {
+            let json: JSONValue
+            do { json = try Jansson.parse(body) } catch { return .error(400, "\(error)") }
+            do {
+                var r = JSONReader(json)
+                guard let x = try r.numbers("x") else { throw r.fail("field \"x\" is required") }
+                guard let y = try r.numbersOrGaps("y") else { throw r.fail("field \"y\" is required") }
+                try r.finish()
+                xs = x; ys = y
+            } catch {
+                return .error(400, "\(error)")
+            }
         }
         do {
             let n = try session.append(seriesId: series, xs: xs, ys: ys)

@@ -84,6 +84,8 @@ import TestSupport
         ("/api/sessions/s1/series/b/append", #"{"x":[3],"y":[1]}"#, 404, #"no series "b""#),
         ("/api/sessions/s9/series/a/append", #"{"x":[3],"y":[1]}"#, 404, #"no session "s9""#),
         ("/api/sessions/s1/series/a/delete", #"{}"#, 404, "no POST route"),
+        ("/api/sessions/s1/series/a/append", #"{"x":[null],"y":[1]}"#, 400, "$.x[0]: expected a number"),
+        ("/api/sessions/s1/series/a/append", #"{"x":[3],"y":["1"]}"#, 400, "$.y[0]: expected a number or null"),
     ])
     func badAppends(path: String, body: String, status: Int, fragment: String) throws {
         let r = post(path, body)
@@ -91,6 +93,42 @@ import TestSupport
         let message = try #require(try Jansson.parse(r.body)["error"]?.stringValue)
         #expect(message.contains(fragment), "\(message)")
         #expect(points == 3)
+    }
+
+    /// The binary body: accepted like JSON; refused precisely, applying nothing.
+    @Test func binaryAppends() throws {
+        func postBytes(_ body: [UInt8]) -> HTTPResponse {
+            router.handle(HTTPRequest(method: "POST", path: "/api/sessions/s1/series/a/append", query: [:], body: body))
+        }
+        let ok = postBytes(AppendBody.encode(xs: [3, 4, 5], ys: [1, .nan, 2]))
+        #expect(ok.status == 200 && ok.bodyText == #"{"accepted":3}"#)
+        #expect(points == 6)
+        let y4 = hub.session("s1")!.chart.series[0].data.y(4)
+        #expect(y4.isNaN)   // a gap
+        let good = AppendBody.encode(xs: [6, 7], ys: [1, 2])
+        for (body, fragment) in [
+            (Array(good.dropLast()), "2 points need 40 bytes, got 39"),
+            (good + [0], "2 points need 40 bytes, got 41"),
+            (Array(good.prefix(6)), "header"),
+            (AppendBody.encode(xs: [6, .infinity], ys: [1, 2]), "x[1] is not a finite number"),
+            (AppendBody.encode(xs: [6, 7], ys: [1, -.infinity]), "y[1] is infinite"),
+            (AppendBody.encode(xs: [2], ys: [1]), "must not decrease"),
+            (Array("CWA1".utf8) + [0x41, 0x42, 0x0F, 0x00], "1000001 points in one append; at most 1000000"),
+        ] {
+            let r = postBytes(body)
+            #expect(r.status == 400)
+            let message = try #require(try Jansson.parse(r.body)["error"]?.stringValue)
+            #expect(message.contains(fragment), "\(message)")
+        }
+        #expect(points == 6)
+        #expect(Router.bodyLimit(method: "POST", path: "/api/sessions/s1/series/a/append") == 64 << 20)
+        #expect(Router.bodyLimit(method: "POST", path: "/api/other") == 1 << 20)
+    }
+
+    @Test func jsonNullIsAGap() throws {
+        let r = post("/api/sessions/s1/series/a/append", #"{"x":[3,4],"y":[null,2]}"#)
+        #expect(r.status == 200)
+        #expect(hub.session("s1")!.chart.series[0].data.y(3).isNaN)
     }
 
     @Test func measure() throws {

@@ -87,6 +87,25 @@ public struct JSONReader {
         }
     }
 
+    /// Numbers where `null` stands for a gap (NaN): the y of an append.
+    public mutating func numbersOrGaps(_ key: String) throws -> [Double]? {
+        guard let v = try field(key) else { return nil }
+        guard let items = v.arrayValue else {
+            throw JSONReadError(path: child(key), message: "expected an array of numbers (null for a gap), found \(v.kindName)")
+        }
+        var out: [Double] = []
+        out.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            if case .null = item { out.append(.nan); continue }
+            guard let d = item.doubleValue else {
+                throw JSONReadError(path: "\(child(key))[\(i)]", message: "expected a number or null, found \(item.kindName)")
+            }
+            guard d.isFinite else { throw JSONReadError(path: "\(child(key))[\(i)]", message: "must be finite") }
+            out.append(d)
+        }
+        return out
+    }
+
     /// A nested object, read by `body`.
     public mutating func object<T>(_ key: String, _ body: (inout JSONReader) throws -> T) throws -> T? {
         guard let v = try field(key) else { return nil }
