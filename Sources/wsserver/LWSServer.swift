@@ -39,7 +39,8 @@ final class LWSServer {
         if options.heartbeat > 0 { for s in resources.hub.sessions { s.heartbeat = options.heartbeat } }
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
                              fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
-                             measurer: resources.measurer)
+                             measurer: resources.measurer, webFonts: resources.webFonts)
+        if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }
     }
 
     struct ListenError: Error, CustomStringConvertible {

@@ -34,6 +34,7 @@ struct Router {
     let webDir: String
     let fonts: [String: [UInt8]]
     let measurer: TextMeasurer
+    var webFonts = WebFonts()
 
     /// Largest request body of an append: room for any batch within the point limit
     /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
@@ -77,7 +78,14 @@ struct Router {
             return frame(session: parts[2], query: req.query)
         case 2 where parts[0] == "s":
             guard hub.session(parts[1]) != nil else { return .error(404, "no session \"\(parts[1])\"") }
-            return staticFile("client.html")
+            var page = staticFile("client.html")
+            page.body = Array(page.bodyText.replacingOccurrences(of: "<!--chartwire:fonts-->", with: webFonts.headHTML).utf8)
+            return page
+        case 2 where parts[0] == "fonts":
+            // Subsets named by content hash: they never change under a name.
+            guard let bytes = webFonts.files[parts[1]] else { return .error(404, "no font \(parts[1])") }
+            return HTTPResponse(status: 200, contentType: "font/woff2", body: bytes,
+                                cacheControl: "public, max-age=31536000, immutable")
         case 2 where parts[0] == "font":
             guard let bytes = fonts[parts[1]] else { return .error(404, "no font \(parts[1])") }
             return HTTPResponse(status: 200, contentType: "font/ttf", body: bytes, cacheControl: "max-age=86400")

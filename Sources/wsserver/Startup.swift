@@ -14,6 +14,7 @@ struct ServerResources {
     var regularFont: [UInt8]
     var boldFont: [UInt8]
     var webDir: String
+    var webFonts: WebFonts
     var hub: SessionHub
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
@@ -52,7 +53,9 @@ struct ServerResources {
             }
             hub.add(spec.makeSession(measurer: measurer))
         }
-        return ServerResources(measurer: measurer, regularFont: regular, boldFont: bold, webDir: webDir, hub: hub)
+        let webFonts = WebFonts.load(webDir: webDir, regular: regular, bold: bold)
+        return ServerResources(measurer: measurer, regularFont: regular, boldFont: bold, webDir: webDir,
+                               webFonts: webFonts, hub: hub)
     }
 
     static func decodeSpec(_ text: String, source: String) throws(StartupError) -> [SessionSpec] {

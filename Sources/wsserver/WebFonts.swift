@@ -1,0 +1,94 @@
+import ChartSession
+import Foundation
+
+/// The chart font as the page loads it: WOFF2 subsets split by unicode-range
+/// (`web/fonts/`, made by `scripts/make-fonts` from the very TTFs the server measures
+/// with), or those TTFs themselves when the subsets were made from other files.
+struct WebFonts {
+    struct Face: Equatable {
+        var file: String
+        var weight: Int
+        var range: String
+        var unicodeRange: String
+    }
+
+    /// The subsets, by file name (empty: the TTFs are served instead).
+    var faces: [Face] = []
+    var files: [String: [UInt8]] = [:]
+    /// Why the subsets are not used, for the start-up log (nil when they are).
+    var warning: String?
+
+    static let family = Theme.defaultFontFamily
+
+    /// What goes in the page's `<head>`: preloads of the Latin subsets (so they load in
+    /// parallel with the script, before the WebSocket opens) and the `@font-face` rules.
+    var headHTML: String {
+        guard !faces.isEmpty else {
+            return """
+                <style>
+                @font-face { font-family: "\(Self.family)"; src: url(/font/regular.ttf) format("truetype"); font-weight: 400; font-display: block; }
+                @font-face { font-family: "\(Self.family)"; src: url(/font/bold.ttf) format("truetype"); font-weight: 700; font-display: block; }
+                </style>
+                """
+        }
+        var html = ""
+        for f in faces where f.range == "latin" {
+            html += #"<link rel="preload" href="/fonts/\#(f.file)" as="font" type="font/woff2" crossorigin>"# + "\n"
+        }
+        html += "<style>\n"
+        for f in faces {
+            html += #"@font-face { font-family: "\#(Self.family)"; src: url(/fonts/\#(f.file)) format("woff2"); "#
+                + "font-weight: \(f.weight); font-display: block; unicode-range: \(f.unicodeRange); }\n"
+        }
+        return html + "</style>"
+    }
+
+    /// Reads `web/fonts/manifest.json` and the subsets it names, if they were made from
+    /// `regular` and `bold` (the same size and `head.checkSumAdjustment`).
+    static func load(webDir: String, regular: [UInt8], bold: [UInt8]) -> WebFonts {
+        let dir = webDir + "/fonts"
+        guard let data = FileManager.default.contents(atPath: dir + "/manifest.json") else {
+            return WebFonts(warning: "\(dir)/manifest.json is missing: serving the TTF fonts")
+        }
+        guard let manifest = try? Jansson.parse([UInt8](data)), let list = manifest["files"]?.arrayValue else {
+            return WebFonts(warning: "\(dir)/manifest.json is not a font manifest: serving the TTF fonts")
+        }
+        for (face, bytes) in [("regular", regular), ("bold", bold)] {
+            let source = manifest["sources"]?[face]
+            guard source?["size"]?.doubleValue == Double(bytes.count),
+                  source?["checkSumAdjustment"]?.doubleValue == checkSumAdjustment(bytes).map(Double.init) else {
+                return WebFonts(warning: "the WOFF2 subsets in \(dir) were made from another \(face) font than the one "
+                                + "measured with (run scripts/make-fonts): serving the TTF fonts")
+            }
+        }
+        var fonts = WebFonts()
+        for item in list {
+            guard let file = item["file"]?.stringValue, let weight = item["weight"]?.doubleValue,
+                  let range = item["range"]?.stringValue, let unicodeRange = item["unicodeRange"]?.stringValue,
+                  file.hasSuffix(".woff2"), !file.contains("/"),
+                  let bytes = FileManager.default.contents(atPath: dir + "/" + file) else {
+                return WebFonts(warning: "\(dir)/manifest.json names a font file that cannot be read: serving the TTF fonts")
+            }
+            fonts.faces.append(Face(file: file, weight: Int(weight), range: range, unicodeRange: unicodeRange))
+            fonts.files[file] = [UInt8](bytes)
+        }
+        return fonts
+    }
+
+    /// The `head` table's checkSumAdjustment of a TrueType file (its identity).
+    static func checkSumAdjustment(_ ttf: [UInt8]) -> UInt32? {
+        func u16(_ o: Int) -> Int { o + 2 <= ttf.count ? Int(ttf[o]) << 8 | Int(ttf[o + 1]) : 0 }
+        func u32(_ o: Int) -> UInt32? {
+            guard o + 4 <= ttf.count else { return nil }
+            return UInt32(ttf[o]) << 24 | UInt32(ttf[o + 1]) << 16 | UInt32(ttf[o + 2]) << 8 | UInt32(ttf[o + 3])
+        }
+        for i in 0..<u16(4) {
+            let record = 12 + 16 * i
+            guard record + 16 <= ttf.count else { return nil }
+            if Array(ttf[record..<(record + 4)]) == Array("head".utf8), let offset = u32(record + 8) {
+                return u32(Int(offset) + 8)
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,100 @@
+"""The chart font as the page gets it: WOFF2 subsets by unicode-range, loaded before
+the WebSocket opens, small on the wire, and drawing exactly what the server measures."""
+import json
+import pathlib
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from fontTools.ttLib import TTFont
+
+from test_browser import browser, wait_for
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FONTS = ROOT / "web" / "fonts"
+TTF = {"regular": "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+       "bold": "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"}
+
+
+def manifest():
+    return json.loads((FONTS / "manifest.json").read_text())
+
+
+def test_subsets_keep_every_advance_and_kerning_pair_of_the_ttf():
+    """A regeneration can never drift from what the server measures."""
+    m = manifest()
+    for face, path in TTF.items():
+        ttf = TTFont(path)
+        cmap, hmtx = ttf.getBestCmap(), ttf["hmtx"]
+        src = m["sources"][face]
+        assert src["size"] == pathlib.Path(path).stat().st_size
+        assert src["checkSumAdjustment"] == ttf["head"].checkSumAdjustment
+        covered = set()
+        for f in (f for f in m["files"] if f["face"] == face):
+            sub = TTFont(FONTS / f["file"])
+            scmap, shmtx = sub.getBestCmap(), sub["hmtx"]
+            for cp, glyph in scmap.items():
+                assert shmtx[glyph][0] == hmtx[cmap[cp]][0], (f["file"], hex(cp))
+            covered |= set(scmap)
+            assert "GPOS" in sub or "kern" in sub            # kerning kept
+            assert "GSUB" in sub                             # ligatures kept
+        assert covered == set(cmap)                          # every code point in some subset
+
+
+def test_font_routes(static_server):
+    m = manifest()
+    latin = next(f["file"] for f in m["files"] if f["face"] == "regular" and f["range"] == "latin")
+    with urllib.request.urlopen(f"{static_server.http}/fonts/{latin}") as r:
+        assert r.headers["content-type"] == "font/woff2"
+        assert "immutable" in r.headers["cache-control"]
+        assert r.read() == (FONTS / latin).read_bytes()
+    for bad in ["nope.woff2", "manifest.json", "regular-latin.woff2"]:
+        try:
+            urllib.request.urlopen(f"{static_server.http}/fonts/{bad}")
+            raise AssertionError(f"{bad} was served")
+        except urllib.error.HTTPError as e:
+            assert e.code in (403, 404)
+    with urllib.request.urlopen(f"{static_server.http}/s/static") as r:
+        page = r.read().decode()
+    assert f'rel="preload" href="/fonts/{latin}"' in page and "unicode-range" in page
+    with urllib.request.urlopen(f"{static_server.http}/font/regular.ttf") as r:   # still there for other tools
+        assert r.read() == pathlib.Path(TTF["regular"]).read_bytes()
+
+
+def test_page_loads_only_the_subsets_it_needs_and_draws_soon(static_server):
+    d = browser()
+    try:
+        d.get(f"{static_server.http}/s/static")
+        wait_for(d, "return window.chartwire && window.chartwire.draws > 0", message="first drawn frame")
+        entries = d.execute_script("""return performance.getEntriesByType('resource')
+            .map(e => ({name: e.name, size: e.transferSize, start: e.startTime}))""")
+        fonts = [e for e in entries if "/font" in e["name"]]
+        assert fonts and all(e["name"].endswith(".woff2") and "latin" in e["name"] for e in fonts), fonts
+        total = sum(e["size"] for e in entries) + d.execute_script(
+            "return performance.getEntriesByType('navigation')[0].transferSize")
+        assert total < 300_000, total
+    finally:
+        d.quit()
+
+
+def test_server_widths_match_chromium_in_every_subset(demo_server):
+    d = browser()
+    try:
+        d.get(f"{demo_server.http}/s/demo")
+        wait_for(d, "return window.chartwire && window.chartwire.draws > 0", message="first frame")
+        strings = ["office fluffy AV To", "Ærøskøbing ŁÓDŹ ő", "Αθήνα λόγος", "Москва съезд", "−12.5 × 10³",
+                   "naïve café", "Ωμέγα 42 Ж"]
+        for bold in (False, True):
+            for s in strings:
+                q = urllib.parse.urlencode({"text": s, "size": 13, "bold": int(bold)})
+                with urllib.request.urlopen(f"{demo_server.http}/api/measure?{q}") as r:
+                    server = json.load(r)
+                d.execute_script("return document.fonts.load(arguments[0], arguments[1])", server["font"], s)
+                wait_for(d, f"return document.fonts.check({json.dumps(server['font'])}, {json.dumps(s)})",
+                         message=f"the subsets for {s!r}")
+                chromium = d.execute_script(
+                    "const c = document.createElement('canvas').getContext('2d');"
+                    "c.font = arguments[0]; return c.measureText(arguments[1]).width;", server["font"], s)
+                assert abs(chromium - server["width"]) <= 1, (s, bold, server["width"], chromium)
+    finally:
+        d.quit()
