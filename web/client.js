@@ -23,7 +23,7 @@
   // State visible to tests and curious users (window.chartwire).
   const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, patches: 0, layers: {}, welcome: null,
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
-                  fontsReady: false, drawLog: [], inputLog: [], size: null };
+                  fontsReady: false, drawLog: [], inputLog: [], inputArrivalLog: [], size: null };
   window.chartwire = state;
 
   let ws = null, size = measure(), backoff = 500, reconnectTimer = null;
@@ -124,11 +124,11 @@
     }   // "heartbeat": nothing to do; its arrival was noted
   }
 
-  // Frames are applied to the layers at once, drawn at the next animation frame
-  // (once the chart font is ready), and acknowledged after that drawing, one ack per
-  // frame: the server sends no more than its window ahead of what was drawn.
+  // Frames are applied to the layers and drawn at once (once the chart font is ready),
+  // and acknowledged after that drawing, one ack per frame: the server sends no more
+  // than its window ahead of what was drawn.
   const dirty = new Set();
-  let unacked = 0, drawScheduled = false;
+  let unacked = 0;
   // The first gesture not yet answered by a painted frame, and when the last frame came.
   let pendingInput = null, lastFrameAt = 0;
 
@@ -153,11 +153,15 @@
     scheduleDraw();
   }
 
+  // A frame is drawn as soon as it arrives (the browser shows the canvases at its next
+  // paint); before the font is ready, frames wait and are drawn together.
   function scheduleDraw() {
-    if (drawScheduled || !state.fontsReady) return;
-    drawScheduled = true;
-    requestAnimationFrame(() => {
-      drawScheduled = false;
+    if (!state.fontsReady) return;
+    drawNow();
+  }
+
+  function drawNow() {
+    {
       for (const id of dirty) if (state.layers[id]) draw(id);
       dirty.clear();
       const now = performance.now();
@@ -172,11 +176,12 @@
       }
       if (pendingInput !== null && lastFrameAt >= pendingInput) {
         state.inputLog.push(now - pendingInput);
+        state.inputArrivalLog.push(lastFrameAt - pendingInput);
         if (state.inputLog.length > 2000) state.inputLog.shift();
         pendingInput = null;
       }
       for (; unacked > 0; unacked--) { send({ type: "ack" }); state.acks++; }
-    });
+    }
   }
 
   // ---- patches (docs/protocol.md, "Patches") --------------------------------------
