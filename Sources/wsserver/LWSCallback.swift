@@ -187,9 +187,19 @@ extension LWSServer {
             exchanges[wsi] = nil
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         }
+        // A small body (an append's answer, an error) goes out at once, saving a trip
+        // through the event loop per request (lws keeps what the socket cannot take).
+        if response.body.count <= Self.inlineBody {
+            guard write(wsi, response.body, mode: LWS_WRITE_HTTP_FINAL) else { return -1 }
+            exchanges[wsi] = nil
+            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+        }
         lws_callback_on_writable(wsi)
         return 0
     }
+
+    /// Largest response body written in the same callback as its headers.
+    static let inlineBody = 4096
 
     /// Writes bytes with the LWS_PRE headroom lws needs before them.
     /// Writes bytes with the LWS_PRE headroom lws needs before them, through one
