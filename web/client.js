@@ -458,7 +458,8 @@
     const msg = { type: "pointer", phase, x: p.x, y: p.y, button: ev.button, buttons: ev.buttons,
                   pointerId: ev.pointerId, pointerType: ev.pointerType || "mouse",
                   shift: ev.shiftKey, ctrl: ev.ctrlKey, alt: ev.altKey, time: Math.round(ev.timeStamp) };
-    if (ev.buttons) sendInput(msg, ev); else send(msg);   // a drag, not a hover
+    // A drag's moves expect a frame (a press alone changes nothing, a hover neither).
+    if (phase === "move" && ev.buttons) sendInput(msg, ev); else send(msg);
   }
 
   input.addEventListener("pointerdown", (ev) => { input.setPointerCapture(ev.pointerId); pointer("down", ev); });

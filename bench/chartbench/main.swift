@@ -313,17 +313,29 @@ func format(_ v: Double, _ unit: String) -> String {
     default: return v < 1 ? String(format: "%.3f", v) : String(format: "%.2f", v)
     }
 }
+/// A baseline's unit, from its name where it differs from its figure's.
+func unit(of name: String, otherwise: String) -> String {
+    if name.hasSuffix("_pct") { return "%" }
+    if name.hasSuffix("_ms") { return "ms" }
+    if name.hasSuffix("_mb") { return "MB" }
+    if name.contains("fps") || name.contains("frames_per_s") { return "/s" }
+    return otherwise
+}
+
 let nameWidth = max(30, rows.map(\.name.count).max() ?? 0)
 let baseWidth = max(30, rows.map(\.baselineName.count).max() ?? 0)
 func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
 func lpad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
 print("chartbench\(args.quick ? " --quick" : "") · 1920x1080, dpr 1 · median of \(runs) runs (naive: \(naiveRuns))")
-print(pad("figure", nameWidth) + " " + lpad("value", 12) + "  " + pad("baseline (same run)", baseWidth) + " " + lpad("value", 12) + " " + lpad("ratio", 8))
-print(String(repeating: "-", count: nameWidth + baseWidth + 38))
+print(pad("figure", nameWidth) + " " + lpad("value", 14) + "  " + pad("baseline (same run)", baseWidth) + " " + lpad("value", 14) + " " + lpad("ratio", 8))
+print(String(repeating: "-", count: nameWidth + baseWidth + 42))
 for r in rows {
     let ratio = r.baseline.isFinite && r.value > 0 ? String(format: "%.1fx", r.baseline / r.value) : "-"
-    print(pad(r.name, nameWidth) + " " + lpad(format(r.value, r.unit) + " " + r.unit, 12) + "  " + pad(r.baselineName, baseWidth)
-          + " " + lpad(format(r.baseline, r.unit) + " " + r.unit, 12) + " " + lpad(ratio, 8))
+    let baseUnit = unit(of: r.baselineName, otherwise: r.unit)
+    // A ratio only where the baseline is the same quantity measured another way.
+    let shownRatio = baseUnit == r.unit && !r.name.contains("growth") ? ratio : ""
+    print(pad(r.name, nameWidth) + " " + lpad(format(r.value, r.unit) + " " + r.unit, 14) + "  " + pad(r.baselineName, baseWidth)
+          + " " + lpad(format(r.baseline, baseUnit) + " " + baseUnit, 14) + " " + lpad(shownRatio, 8))
 }
 
 if let path = args.jsonPath {
