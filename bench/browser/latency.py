@@ -23,8 +23,6 @@ import json
 import os
 import pathlib
 import random
-import struct
-import subprocess
 import sys
 import threading
 import time
@@ -32,29 +30,10 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "Tests" / "integration"))
 from conftest import Server  # noqa: E402
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+from test_browser import browser, wait_for  # noqa: E402  (the tests' Chromium, pointed at Debian's)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-
-
-def browser(width, height):
-    o = webdriver.ChromeOptions()
-    o.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              f"--window-size={width},{height}", "--force-device-scale-factor=1"]:
-        o.add_argument(a)
-    return webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=o)
-
-
-def wait(d, script, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        v = d.execute_script(script)
-        if v:
-            return v
-        time.sleep(0.02)
-    raise RuntimeError("timed out: " + script)
 
 
 def pct(values, p):
@@ -130,7 +109,7 @@ def live(seconds, tmp, rows):
         d = browser(1600, 900 + 40)
         try:
             d.get(f"{server.http}/s/monitor")
-            wait(d, "return window.chartwire && window.chartwire.draws > 0")
+            wait_for(d, "return window.chartwire && window.chartwire.draws > 0")
             time.sleep(2)
             d.execute_script("window.chartwire.drawLog.length = 0; window.__b0 = window.chartwire.bytes;"
                              "window.__t0 = performance.now();")
@@ -166,18 +145,17 @@ def gestures(count, tmp, rows):
             d = browser(1600, 940)
             try:
                 d.get(f"{server.http}/s/big")
-                wait(d, "return window.chartwire && window.chartwire.draws > 0")
+                wait_for(d, "return window.chartwire && window.chartwire.draws > 0")
                 canvas = d.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
                 for g in range(10):
                     before = d.execute_script("return window.chartwire.inputLog.length")
                     if g % 2 == 0:
                         ActionChains(d).scroll_to_element(canvas).scroll_from_origin(
-                            __import__("selenium.webdriver.common.actions.wheel_input", fromlist=["ScrollOrigin"])
-                            .ScrollOrigin.from_element(canvas, random.randint(-200, 200), 0), 0, -120).perform()
+                            ScrollOrigin.from_element(canvas, random.randint(-200, 200), 0), 0, -120).perform()
                     else:
                         ActionChains(d).move_to_element_with_offset(canvas, random.randint(-100, 100), 0) \
                             .click_and_hold().move_by_offset(-40, 0).release().perform()
-                    wait(d, f"return window.chartwire.inputLog.length > {before}", timeout=10)
+                    wait_for(d, f"return window.chartwire.inputLog.length > {before}", timeout=10, message="the frame answering a gesture")
                     time.sleep(0.1)
                 lat += d.execute_script("return window.chartwire.inputLog")
             finally:
@@ -197,7 +175,7 @@ def first_draw(tmp, rows):
             d = browser(1280, 760)
             try:
                 d.get(f"{server.http}/s/demo")
-                t = wait(d, "return window.chartwire && window.chartwire.firstDrawAt")
+                t = wait_for(d, "return window.chartwire && window.chartwire.firstDrawAt")
                 times.append(t)
                 sizes.append(d.execute_script(
                     "return performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))"

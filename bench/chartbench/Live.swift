@@ -102,36 +102,36 @@ struct LiveFigures {
     var rows: [(String, Double, (String, Double)?, String)] = []
 }
 
-/// The live monitoring scenario and the fan-out scenarios. Throws when the binaries are
-/// missing or a process fails; the caller then leaves these figures out.
-func runLive(binDir: String, quick: Bool) throws -> LiveFigures {
-    var figures = LiveFigures()
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chartbench-\(getpid())")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let config = dir.appendingPathComponent("monitor.json").path
-    try monitorSpec.write(toFile: config, atomically: true, encoding: .utf8)
+/// A server hosting one of the specs above, its four windows filled with history (
+/// 250,000 points each, 50 a second, ending now), and the ways the scenarios drive it.
+final class Scenario {
+    let binDir: String
+    let server: LiveServer
+    let warmup: Double
 
-    let seconds = quick ? 4.0 : 10.0, warmup = quick ? 1.0 : 2.0
-    let server = try LiveServer.start(binDir: binDir, config: config)
-    defer { server.stop() }
-    let port = String(server.port)
-    let common = ["--port", port, "--session", "monitor"]
+    init(binDir: String, dir: URL, name: String, spec: String, warmup: Double) throws {
+        let config = dir.appendingPathComponent(name + ".json").path
+        try spec.write(toFile: config, atomically: true, encoding: .utf8)
+        self.binDir = binDir
+        self.warmup = warmup
+        server = try LiveServer.start(binDir: binDir, config: config)
+        let start = Date().timeIntervalSince1970 - 250_000 / 50
+        for s in 0..<4 {
+            _ = try load(["ingest", "--series", "s\(s)", "--points", "250000", "--batch", "50000",
+                          "--start", String(start), "--step", "0.02"]).result()
+        }
+    }
 
-    // History: each window full (250,000 points, 50 a second, ending now).
-    let start = Date().timeIntervalSince1970 - 250_000 / 50
-    var jsonIngest: [Double] = []
-    for s in 0..<4 {
-        let r = try Load(binDir: binDir, ["ingest"] + common + ["--series", "s\(s)", "--points", "250000", "--batch", "50000",
-                                                                 "--start", String(start), "--step", "0.02"]).result()
-        jsonIngest.append(number(r, "points_per_s"))
+    /// cwload with this server's port and the monitor session.
+    func load(_ args: [String], session: String = "monitor") throws -> Load {
+        try Load(binDir: binDir, [args[0], "--port", String(server.port), "--session", session] + args.dropFirst())
     }
 
     /// The feed: 50 appends a second to each series, a bounded signal.
     func feed(_ duration: Double) throws -> Load {
-        try Load(binDir: binDir, ["feed"] + common + ["--series", "s0,s1,s2,s3", "--rate", "50", "--duration", String(duration),
-                                                       "--warmup", String(warmup)])
+        try load(["feed", "--series", "s0,s1,s2,s3", "--rate", "50", "--duration", String(duration), "--warmup", String(warmup)])
     }
+
     /// Server CPU (% of one core) over the measured interval of a run that starts now.
     func cpu(during body: () throws -> Void) rethrows -> Double {
         Thread.sleep(forTimeInterval: warmup)
@@ -139,19 +139,31 @@ func runLive(binDir: String, quick: Bool) throws -> LiveFigures {
         try body()
         return (server.cpuSeconds - c0) / Date().timeIntervalSince(t0) * 100
     }
+}
+
+/// The live monitoring scenario and the fan-out scenarios. Throws when the binaries are
+/// missing or a process fails; the caller then leaves these figures out.
+func runLive(binDir: String, quick: Bool) throws -> LiveFigures {
+    var figures = LiveFigures()
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chartbench-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let seconds = quick ? 4.0 : 10.0, warmup = quick ? 1.0 : 2.0
+    let live = try Scenario(binDir: binDir, dir: dir, name: "monitor", spec: monitorSpec, warmup: warmup)
+    defer { live.server.stop() }
 
     // Baseline: the feed alone, nobody watching.
-    let alone = try feed(seconds)
-    let cpuAlone = cpu { Thread.sleep(forTimeInterval: seconds) }
+    let alone = try live.feed(seconds)
+    let cpuAlone = live.cpu { Thread.sleep(forTimeInterval: seconds) }
     _ = try alone.result()
 
     // One viewer at 1600x900.
-    let f1 = try feed(seconds)
-    let v1 = try Load(binDir: binDir, ["viewers"] + common + ["--count", "1", "--width", "1600", "--height", "900",
-                                                              "--duration", String(seconds), "--warmup", String(warmup)])
+    let f1 = try live.feed(seconds)
+    let v1 = try live.load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
+                            "--duration", String(seconds), "--warmup", String(warmup)])
     var viewerResult: JSONValue = .null, feedResult: JSONValue = .null
-    let cpu1 = try cpu { viewerResult = try v1.result(); feedResult = try f1.result() }
-    let stats = try Load(binDir: binDir, ["get"] + common + ["--series", "/api/stats"]).result()
+    let cpu1 = try live.cpu { viewerResult = try v1.result(); feedResult = try f1.result() }
+    let stats = try live.load(["get", "--series", "/api/stats"]).result()
     let session = stats["sessions"]?.arrayValue?.first
     let fps = number(viewerResult, "fps", "mean")
     figures.rows.append(("live_server_cpu_pct_1viewer", cpu1, ("live_server_cpu_pct_feed_only", cpuAlone), "%"))
@@ -163,50 +175,31 @@ func runLive(binDir: String, quick: Bool) throws -> LiveFigures {
                          ("append_latency_p50_ms", number(feedResult, "latency_ms", "p50")), "ms"))
     // Bulk ingest: 10^7 points in batches of 10^6, binary, beside the same in JSON
     // (2 * 10^6 points); request to answer, the client's encoding not counted.
-    let bulk = ["--port", port, "--session", "bulk"]
-    let binary = try Load(binDir: binDir, ["ingest"] + bulk + ["--series", "b", "--points", quick ? "4000000" : "10000000",
-                                                               "--batch", "1000000", "--binary"]).result()
-    let json = try Load(binDir: binDir, ["ingest"] + bulk + ["--series", "j", "--points", "2000000", "--batch", "1000000"]).result()
+    let binary = try live.load(["ingest", "--series", "b", "--points", quick ? "4000000" : "10000000",
+                                "--batch", "1000000", "--binary"], session: "bulk").result()
+    let json = try live.load(["ingest", "--series", "j", "--points", "2000000", "--batch", "1000000"], session: "bulk").result()
     figures.rows.append(("ingest_binary_points_per_s", number(binary, "points_per_s"),
                          ("ingest_json_points_per_s", number(json, "points_per_s")), "/s"))
-    _ = jsonIngest
+    live.server.stop()
 
-    server.stop()
-    return try runFanOut(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup, figures: figures)
+    // Fan-out and a slow viewer, on the scrolling chart.
+    let scrolling = try Scenario(binDir: binDir, dir: dir, name: "scrolling", spec: scrollingSpec, warmup: warmup)
+    defer { scrolling.server.stop() }
+    figures.rows += try runFanOut(scrolling, quick: quick, seconds: seconds).rows
+    return figures
 }
 
-func runFanOut(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: Double, figures input: LiveFigures) throws -> LiveFigures {
-    var figures = input
-    let config = dir.appendingPathComponent("scrolling.json").path
-    try scrollingSpec.write(toFile: config, atomically: true, encoding: .utf8)
-    let server = try LiveServer.start(binDir: binDir, config: config)
-    defer { server.stop() }
-    let common = ["--port", String(server.port), "--session", "monitor"]
-    let start = Date().timeIntervalSince1970 - 250_000 / 50
-    for s in 0..<4 {
-        _ = try Load(binDir: binDir, ["ingest"] + common + ["--series", "s\(s)", "--points", "250000", "--batch", "50000",
-                                                            "--start", String(start), "--step", "0.02"]).result()
-    }
-    func feed(_ duration: Double) throws -> Load {
-        try Load(binDir: binDir, ["feed"] + common + ["--series", "s0,s1,s2,s3", "--rate", "50", "--duration", String(duration),
-                                                       "--warmup", String(warmup)])
-    }
-    func cpu(during body: () throws -> Void) rethrows -> Double {
-        Thread.sleep(forTimeInterval: warmup)
-        let c0 = server.cpuSeconds, t0 = Date()
-        try body()
-        return (server.cpuSeconds - c0) / Date().timeIntervalSince(t0) * 100
-    }
-
+func runFanOut(_ sc: Scenario, quick: Bool, seconds: Double) throws -> LiveFigures {
+    var figures = LiveFigures()
+    let warmup = sc.warmup
     // Fan-out: the most viewers (of those tried) that each get >= 30 frames/s while the
     // feed runs, with the server's CPU at that load, on the scrolling chart.
     var best = 0.0, bestCPU = Double.nan
     for count in quick ? [200, 1000] : [250, 500, 1000, 1500, 2000, 2500] {
-        let f = try feed(seconds + 1)
-        let v = try Load(binDir: binDir, ["viewers"] + common + ["--count", String(count), "--duration", String(seconds),
-                                                                 "--warmup", String(warmup + 1)])
+        let f = try sc.feed(seconds + 1)
+        let v = try sc.load(["viewers", "--count", String(count), "--duration", String(seconds), "--warmup", String(warmup + 1)])
         var r: JSONValue = .null
-        let c = try cpu { Thread.sleep(forTimeInterval: 1); r = try v.result() }
+        let c = try sc.cpu { Thread.sleep(forTimeInterval: 1); r = try v.result() }
         _ = try f.result()
         let connected = number(r, "connected"), minFps = number(r, "fps", "min")
         FileHandle.standardError.write(Data("fan-out \(count): connected \(connected), fps min \(minFps) median \(number(r, "fps", "median")), server \(Int(c)) %\n".utf8))
@@ -218,17 +211,18 @@ func runFanOut(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: D
     // A slow viewer (10 KB/s) among 100: the others' frame rate beside a run without it,
     // and the server's memory before and after.
     func others(throttle: Bool) throws -> (Double, Double) {
-        let f = try feed(seconds)
-        var args = ["viewers"] + common + ["--count", "101", "--duration", String(seconds), "--warmup", String(warmup)]
+        let f = try sc.feed(seconds)
+        var args = ["viewers", "--count", "101", "--duration", String(seconds), "--warmup", String(warmup)]
         if throttle { args += ["--throttle-one", "10000"] }
-        let r = try Load(binDir: binDir, args).result()
+        let r = try sc.load(args).result()
         _ = try f.result()
         return (number(r, "fps", "mean"), number(r, "throttled_fps"))
     }
-    let rssBefore = server.residentMB
+    let rssBefore = sc.server.residentMB
     let (plain, _) = try others(throttle: false)
     let (withSlow, slowFps) = try others(throttle: true)
     figures.rows.append(("slow_viewer_others_fps_ratio", withSlow / plain, ("slow_viewer_fps", slowFps), ""))
-    figures.rows.append(("slow_viewer_server_rss_growth_mb", server.residentMB - rssBefore, ("server_rss_mb", server.residentMB), "MB"))
+    figures.rows.append(("slow_viewer_server_rss_growth_mb", sc.server.residentMB - rssBefore,
+                         ("server_rss_mb", sc.server.residentMB), "MB"))
     return figures
 }
