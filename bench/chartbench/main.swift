@@ -221,24 +221,6 @@ let spec2 = ChartLayoutSpec(size: Size(width: 1920, height: 1080), title: "Layou
 record("layout_ms_8_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec8) },
        baseline: ("layout_ms_2_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec2) }), unit: "ms")
 
-func describe(_ f: Frame, _ tick: Int) {
-    for l in f.layers {
-        switch l {
-        case let .full(layer): print("  tick \(tick) \(layer.id) whole, \(layer.commands.count) commands")
-        case let .patch(p):
-            let ops = p.ops.map { op -> String in
-                switch op {
-                case let .keep(n): return "keep \(n)"
-                case let .skip(n): return "skip \(n)"
-                case let .insert(c): return "insert \(c.map(\.op))"
-                case let .columns(c): return "columns shift \(c.shift) keep \(c.keepFrom)+\(c.keepCount) head \(c.head.count) tail \(c.tail.count)"
-                }
-            }
-            print("  tick \(tick) \(p.id) patch: \(ops)")
-        }
-    }
-}
-
 // Where a live publication's time goes (not a figure: for whoever tunes it).
 if ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "1" {
     let spec = try! ConfigSpec.decode(foundationJSON(monitorSpec))[0]
@@ -263,20 +245,15 @@ if ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "1" {
             try! s.append(seriesId: "s\(i)", xs: [x], ys: [walk[i]]) }
         let t0 = DispatchTime.now().uptimeNanoseconds
         s.publish(now: Double(tick))
-        if case let .binary(b)? = s.nextFrame(for: v) {
-            bytes += b.count; frames += 1
-            if tick % 100 == 5 || b.count > 3000, let f = try? BinaryFrame.decodeFrame(b) {
-                print("  tick \(tick): \(b.count) B, ranges \(s.chart.resolvedRanges())")
-                describe(f, tick)
-            }
-        }
+        if case let .binary(b)? = s.nextFrame(for: v) { bytes += b.count; frames += 1 }
         _ = s.receive(.ack, from: v)
         let t1 = DispatchTime.now().uptimeNanoseconds
         _ = ChartRenderer(measurer: measurer).render(s.chart, size: size, dpr: 1)
         let t2 = DispatchTime.now().uptimeNanoseconds
         totalMs += Double(t1 - t0) / 1e6; renderMs += Double(t2 - t1) / 1e6
     }
-    print("live publication: \(totalMs / 300) ms each (a render alone \(renderMs / 300) ms), \(frames) frames, \(bytes / max(frames, 1)) B a frame")
+    print("live publication: \(totalMs / 300) ms each (a render from scratch \(renderMs / 300) ms), \(frames) frames, "
+          + "\(bytes / max(frames, 1)) B a frame")
 }
 
 // MARK: Live scenarios (a real server, fed and watched by cwload)

@@ -40,7 +40,7 @@ struct FrameCache {
     /// Most sizes kept beyond those of current viewers (frame.json callers, departed viewers).
     let spareSizes = 4
     /// Earlier versions kept per layer, to patch viewers a few frames behind.
-    static let historyDepth = 8
+    static let historyDepth = 4
 
     func entry(_ size: ViewerSize) -> RenderedSize? { entries[size] }
 
