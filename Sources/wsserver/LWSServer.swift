@@ -142,8 +142,7 @@ final class LWSServer {
             let key = ObjectIdentifier(session)
             if seenVersions[key] != session.chart.version {
                 seenVersions[key] = session.chart.version
-                session.noteChange(at: now)
-                session.noteData(wallMs: Date().timeIntervalSince1970 * 1000)
+                session.noteChange(at: now, wallMs: Date().timeIntervalSince1970 * 1000)
             }
             guard let due = session.publishDue(now: now) else { continue }
             if due <= now {

@@ -62,6 +62,21 @@ import LayoutEngine
         #expect(third.layers.count == 3 && third.width == 640 && third.dpr == 2)
     }
 
+    /// Frames carry the time the newest data arrived: appends set it, gestures do not.
+    @Test func dataTimeFollowsDataNotGestures() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        try s.append(seriesId: "s", xs: [100], ys: [1])
+        s.noteChange(at: 1, wallMs: 5_000)
+        #expect(try frame(s, v)?.dataTime == 5_000)
+        _ = s.receive(.doubleClick(DoubleClickEvent(x: 10, y: 10)), from: v)
+        _ = s.receive(.wheel(WheelEvent(x: 300, y: 200, deltaY: -100)), from: v)
+        s.noteChange(at: 2, wallMs: 9_000)
+        let zoomed = try #require(try frame(s, v))
+        #expect(zoomed.dataTime == 5_000)
+    }
+
     @Test func viewersOfOneSizeShareEncodedLayers() throws {
         let s = Fixtures.session(Fixtures.staticChart())
         let a = s.connect(), b = s.connect()

@@ -49,7 +49,7 @@ public final class Session {
     private var lastPublish = -Double.infinity
     /// When the first change since the last publication happened (clock seconds).
     private var pendingChangeAt: Double?
-    /// Wall-clock milliseconds of the newest data (`noteData`), sent in frame headers.
+    /// Wall-clock milliseconds of the newest data (`noteChange`), sent in frame headers.
     public private(set) var dataTime: Double = 0
     public private(set) var stats = SessionStats()
 
@@ -181,15 +181,18 @@ public final class Session {
         stats.publications += 1
     }
 
-    /// Tells the session something changed its chart at clock time `now` (seconds):
-    /// frame ages are measured from the first such change a frame shows.
-    public func noteChange(at now: Double) {
+    /// Tells the session its chart changed at clock time `now` (seconds) and wall-clock
+    /// time `wallMs` (ms since the Unix epoch): frame ages are measured from the first
+    /// such change a frame shows, and when the change brought data (an append or
+    /// generated points, not a gesture), frames carry `wallMs` as their data time, so
+    /// clients can tell how fresh what they show is.
+    public func noteChange(at now: Double, wallMs: Double) {
         if pendingChangeAt == nil, chart.version != publishedVersion { pendingChangeAt = now }
+        if dataArrived { dataTime = wallMs }
+        dataArrived = false
     }
-
-    /// Records the wall-clock time (ms since the Unix epoch) at which the newest data
-    /// arrived; frames carry it so clients can tell how fresh what they show is.
-    public func noteData(wallMs: Double) { dataTime = wallMs }
+    /// Data arrived since the last `noteChange`.
+    private var dataArrived = false
 
     /// True when `viewer` may be sent a frame now: its window has room and it lacks
     /// something of the last publication (or has none at its size yet). Cheap: the
@@ -269,6 +272,7 @@ public final class Session {
             throw .badAppend(.tooMany(count: xs.count, limit: Self.maxAppendPoints))
         }
         do { try chart.append(seriesId: seriesId, xs: xs, ys: ys) } catch { throw .badAppend(error) }
+        if !xs.isEmpty { dataArrived = true }
         return xs.count
     }
 
@@ -278,7 +282,7 @@ public final class Session {
     /// that are due.
     public func advance(to now: Double) {
         if startTime == nil { startTime = now }
-        chart.runGenerators(elapsed: now - startTime!)
+        if chart.runGenerators(elapsed: now - startTime!) > 0 { dataArrived = true }
     }
 }
 
