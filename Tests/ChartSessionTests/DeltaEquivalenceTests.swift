@@ -110,7 +110,7 @@ import TestSupport
     /// The JSON form of a frame read back (what a JSON viewer decodes).
     static func decodeJSONFrame(_ json: JSONValue) throws -> Frame {
         let text = json.compactText
-        let value = try foundationJSON(text)
+        let value = foundationJSON(text)
         return try JSONFrameReader.frame(value)
     }
 }
