@@ -51,7 +51,11 @@ import TestSupport
 
     struct Case: CustomTestStringConvertible, Sendable {
         var points: Int, width: Double, dpr: Double, window: (Double, Double), gaps: Bool, capacity: Int?, sparse: Bool
-        var testDescription: String { "\(points) pts, \(width) px @\(dpr), window \(window), gaps \(gaps), cap \(capacity.map(String.init) ?? "-"), sparse \(sparse)" }
+        var flipped = false
+        var testDescription: String {
+            "\(points) pts, \(width) px @\(dpr), window \(window), gaps \(gaps), cap \(capacity.map(String.init) ?? "-"), sparse \(sparse)"
+                + (flipped ? ", flipped" : "")
+        }
     }
 
     static let cases: [Case] = [
@@ -62,6 +66,8 @@ import TestSupport
         Case(points: 300, width: 640, dpr: 2, window: (0.45, 0.47), gaps: false, capacity: nil, sparse: true),
         Case(points: 50_000, width: 250, dpr: 1, window: (0.97, 1.2), gaps: true, capacity: 20_000, sparse: false),
         Case(points: 2_000, width: 500, dpr: 1, window: (-0.3, 0.01), gaps: false, capacity: nil, sparse: true),
+        Case(points: 30_000, width: 600, dpr: 1.25, window: (0.1, 0.7), gaps: true, capacity: nil, sparse: false, flipped: true),
+        Case(points: 500, width: 300, dpr: 3, window: (0.2, 0.3), gaps: false, capacity: nil, sparse: true, flipped: true),
     ]
 
     @Test(arguments: cases)
@@ -81,7 +87,8 @@ import TestSupport
         let span = last - first
         let xr = DoubleRange(first + span * c.window.0, first + span * c.window.1)
         let plot = Rect(x: 40, y: 20, width: c.width, height: 300)
-        let xc = LinearCoordinateCalculator(range: xr, pixelStart: plot.minX, pixelEnd: plot.maxX)
+        let xc = LinearCoordinateCalculator(range: xr, pixelStart: c.flipped ? plot.maxX : plot.minX,
+                                            pixelEnd: c.flipped ? plot.minX : plot.maxX)
         let yr = try #require(data.yRange(indices: 0..<data.count))
         // A y range somewhat narrower than the data: some of the line leaves the plot.
         let yc = LinearCoordinateCalculator(range: DoubleRange(yr.min + (yr.max - yr.min) * 0.1, yr.max),
