@@ -23,8 +23,11 @@ public struct ChartRenderer: Sendable {
     /// width of one device pixel, so columns of data keep their pixels from frame to
     /// frame and a scroll moves them by whole pixels.
     public func layout(_ chart: Chart, size: Size, dpr: Double) -> ChartLayout {
+        layout(chart, size: size, dpr: dpr, resolved: chart.resolvedRanges())
+    }
+
+    func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange]) -> ChartLayout {
         let engine = ChartLayoutEngine(measurer: measurer)
-        let resolved = chart.resolvedRanges()
         var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved))
         let following = chart.axes.filter { $0.isXAxis && $0.userRange == nil && $0.config.mode == .follow }
         guard !following.isEmpty else { return layout }
@@ -47,17 +50,48 @@ public struct ChartRenderer: Sendable {
     }
 
     public func render(_ chart: Chart, size: Size, dpr: Double) -> Output {
-        var caches: [String: ColumnReducer.Cache] = [:]
-        return render(chart, size: size, dpr: dpr, caches: &caches)
+        var memo = Memo()
+        return render(chart, size: size, dpr: dpr, memo: &memo)
     }
 
-    /// The same, reusing (and updating) each line series' previous reduction at this
-    /// size (`ColumnReducer.Cache`, by series id).
-    public func render(_ chart: Chart, size: Size, dpr: Double, caches: inout [String: ColumnReducer.Cache]) -> Output {
-        let layout = self.layout(chart, size: size, dpr: dpr)
+    /// What the previous render at one canvas size can lend the next: each line
+    /// series' reduction (`ColumnReducer.Cache`, by series id), and the layout and
+    /// background, which stand while the ranges, size, title, axes and theme do (a live
+    /// chart with stable ranges lays out once, not at every publication).
+    public struct Memo: Sendable {
+        var reductions: [String: ColumnReducer.Cache] = [:]
+        var layoutKey: LayoutKey?
+        var layout: ChartLayout?
+        var background: [DrawCommand]?
+        public init() {}
+    }
+
+    /// Everything the layout and the background layer depend on.
+    struct LayoutKey: Equatable, Sendable {
+        var ranges: [String: DoubleRange]
+        var title: String?
+        var axes: [AxisConfig]
+        var userRanges: [DoubleRange?]
+        var theme: Theme
+        var size: Size
+        var dpr: Double
+    }
+
+    /// The same, reusing (and updating) what `memo` holds from the previous render.
+    public func render(_ chart: Chart, size: Size, dpr: Double, memo: inout Memo) -> Output {
+        let key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
+                            userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr)
+        let layout: ChartLayout, background: [DrawCommand]
+        if key == memo.layoutKey, let l = memo.layout, let b = memo.background {
+            layout = l; background = b
+        } else {
+            layout = self.layout(chart, size: size, dpr: dpr, resolved: key.ranges)
+            background = backgroundCommands(chart, layout: layout, dpr: dpr)
+            memo.layoutKey = key; memo.layout = layout; memo.background = background
+        }
         return Output(layout: layout,
-                      layers: [.background: backgroundCommands(chart, layout: layout, dpr: dpr),
-                               .series: seriesCommands(chart, layout: layout, dpr: dpr, caches: &caches),
+                      layers: [.background: background,
+                               .series: seriesCommands(chart, layout: layout, dpr: dpr, caches: &memo.reductions),
                                .overlay: overlayCommands(chart, layout: layout)])
     }
 

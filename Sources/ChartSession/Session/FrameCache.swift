@@ -14,8 +14,8 @@ struct RenderedSize {
     var history: [LayerID: [Layer]] = [:]
     /// Encodings of the current version: whole (key nil) or patched from a base version.
     var encoded: [LayerID: [UInt32?: EncodedLayer]] = [:]
-    /// Each line series' last reduction at this size, for the next render.
-    var reductions: [String: ColumnReducer.Cache] = [:]
+    /// What the last render at this size lends the next (reductions, layout).
+    var memo = ChartRenderer.Memo()
     /// Whole binary frames already assembled, by the layer versions the viewer held:
     /// viewers that keep up hold the same versions and are sent the same bytes.
     var assembled: [[UInt32?]: [UInt8]] = [:]
@@ -52,11 +52,12 @@ struct FrameCache {
             if hit.generation != generation { entries[size]!.generation = generation }
             return entries[size]!
         }
-        var reductions = entries[size]?.reductions ?? [:]
+        var memo = entries[size]?.memo ?? ChartRenderer.Memo()
+        entries[size]?.memo = ChartRenderer.Memo()   // the local copy is the only one: no copy on write
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
-                                     dpr: size.dpr, caches: &reductions)
+                                     dpr: size.dpr, memo: &memo)
         var entry = entries[size] ?? RenderedSize(chartVersion: 0, generation: 0, dataTime: 0, layout: output.layout)
-        entry.reductions = reductions
+        entry.memo = memo
         entry.chartVersion = chart.version
         entry.generation = generation
         entry.dataTime = dataTime
