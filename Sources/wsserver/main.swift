@@ -25,6 +25,11 @@ currentServer = server
 
 nonisolated(unsafe) var stopRequested: sig_atomic_t = 0
 signal(SIGPIPE, SIG_IGN)
+// Series grow by doubling their arrays; glibc's adaptive mmap threshold would let the
+// outgrown buffers (tens of MB) come from the heap and stay resident after they are
+// freed. A fixed 1 MiB threshold keeps large buffers in their own mappings, returned
+// to the system when freed.
+_ = cw_set_mmap_threshold(1 << 20)
 for sig in [SIGINT, SIGTERM] {
     signal(sig) { _ in
         stopRequested = 1
