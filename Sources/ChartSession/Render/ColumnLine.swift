@@ -17,8 +17,8 @@
 ///   ends of the data's segment;
 /// - within an entry the pen goes to the nearer of `lo`/`hi` first, then the other.
 ///
-/// Every pixel the full-resolution line covers is covered within one device pixel in
-/// x and a quarter device pixel in y (tested against the full line).
+/// Every pixel the full-resolution line covers is covered within one device pixel in x
+/// and in y, values quantised to a quarter of one (tested against the full line).
 public struct ColumnLine: Equatable, Sendable {
     public struct Entry: Equatable, Sendable {
         /// Column relative to the line's first column (>= 0, non-decreasing; a column
