@@ -157,31 +157,26 @@
   // paint); before the font is ready, frames wait and are drawn together.
   function scheduleDraw() {
     if (!state.fontsReady) return;
-    drawNow();
+    for (const id of dirty) if (state.layers[id]) draw(id);
+    dirty.clear();
+    const now = performance.now();
+    if (!state.firstDrawAt) state.firstDrawAt = now;
+    state.lastDrawAt = now;
+    state.draws++;
+    // For anyone measuring from the page (bench/browser): how old the newest data drawn
+    // is, and how long after a gesture the frame answering it arrived and was drawn.
+    if (state.dataTime) keep(state.drawLog, performance.timeOrigin + now - state.dataTime);
+    if (pendingInput !== null && lastFrameAt >= pendingInput) {
+      keep(state.inputLog, now - pendingInput);
+      keep(state.inputArrivalLog, lastFrameAt - pendingInput);
+      pendingInput = null;
+    }
+    for (; unacked > 0; unacked--) { send({ type: "ack" }); state.acks++; }
   }
 
-  function drawNow() {
-    {
-      for (const id of dirty) if (state.layers[id]) draw(id);
-      dirty.clear();
-      const now = performance.now();
-      if (!state.firstDrawAt) state.firstDrawAt = now;
-      state.lastDrawAt = now;
-      state.draws++;
-      // For anyone measuring from the page (bench/browser): how old the newest data
-      // drawn is, and how long after a gesture its frame was painted.
-      if (state.dataTime) {
-        state.drawLog.push(performance.timeOrigin + now - state.dataTime);
-        if (state.drawLog.length > 2000) state.drawLog.shift();
-      }
-      if (pendingInput !== null && lastFrameAt >= pendingInput) {
-        state.inputLog.push(now - pendingInput);
-        state.inputArrivalLog.push(lastFrameAt - pendingInput);
-        if (state.inputLog.length > 2000) state.inputLog.shift();
-        pendingInput = null;
-      }
-      for (; unacked > 0; unacked--) { send({ type: "ack" }); state.acks++; }
-    }
+  function keep(log, value) {
+    log.push(value);
+    if (log.length > 2000) log.shift();
   }
 
   // ---- patches (docs/protocol.md, "Patches") --------------------------------------
