@@ -21,7 +21,7 @@
   const input = canvases.overlay;
 
   // State visible to tests and curious users (window.chartwire).
-  const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, patches: 0, layers: {}, welcome: null,
+  const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
                   fontsReady: false, drawLog: [], inputLog: [], inputArrivalLog: [], size: null };
   window.chartwire = state;
@@ -337,7 +337,26 @@
 
   // ---- drawing ----------------------------------------------------------------
 
+  // Text in a script whose font subset has not loaded yet (the page preloads only the
+  // Latin ones) would be drawn in a fallback font the server did not measure: load
+  // that subset, then draw the layer again.
+  const fontLoads = new Set();
+  function ensureFonts(id) {
+    for (const cmd of state.layers[id].commands) {
+      if (cmd.op !== "text" || document.fonts.check(cmd.font, cmd.text)) continue;
+      const key = cmd.font + "\u0000" + cmd.text;
+      if (fontLoads.has(key)) continue;
+      fontLoads.add(key);
+      document.fonts.load(cmd.font, cmd.text).catch(() => {}).then(() => {
+        fontLoads.delete(key);
+        state.fontRedraws++;
+        if (state.layers[id]) draw(id);
+      });
+    }
+  }
+
   function draw(id) {
+    ensureFonts(id);
     const c = canvases[id], ctx = c.getContext("2d");
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, c.width, c.height);

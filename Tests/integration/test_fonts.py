@@ -98,3 +98,27 @@ def test_server_widths_match_chromium_in_every_subset(demo_server):
                 assert abs(chromium - server["width"]) <= 1, (s, bold, server["width"], chromium)
     finally:
         d.quit()
+
+
+def test_canvas_text_in_other_scripts_is_drawn_with_its_own_subset():
+    """Greek and Cyrillic titles and legend names: the page loads those subsets when a
+    layer needs them and draws the layer again, so no text stays in a fallback font."""
+    from conftest import FIXTURES, Server
+    server = Server("--config", str(FIXTURES / "scripts.json")).start()
+    d = browser()
+    try:
+        d.get(f"{server.http}/s/scripts")
+        wait_for(d, "return window.chartwire && window.chartwire.draws > 0", message="first frame")
+        wait_for(d, "return window.chartwire.fontRedraws > 0", message="a redraw once a subset loaded")
+        missing = wait_for(d, """
+            const texts = Object.values(window.chartwire.layers).flatMap(l => l.commands.filter(c => c.op === 'text'));
+            const missing = texts.filter(c => !document.fonts.check(c.font, c.text)).map(c => c.text);
+            return missing.length === 0 ? ['none'] : null;""", message="every text's subset loaded")
+        assert missing == ["none"]
+        fonts = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)"
+                                 ".filter(n => n.includes('/fonts/'))")
+        assert any("greek" in f for f in fonts) and any("cyrillic" in f for f in fonts), fonts
+        d.save_screenshot(str(ROOT / "artifacts" / "scripts.png"))
+    finally:
+        d.quit()
+        server.stop()
