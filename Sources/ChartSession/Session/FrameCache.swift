@@ -5,8 +5,6 @@ import LayoutEngine
 /// shared by every viewer of that size.
 struct RenderedSize {
     var chartVersion: UInt64
-    /// Publication the layers belong to (`Session.generation`).
-    var generation: UInt64
     var dataTime: Double
     var layout: ChartLayout
     var layers: [LayerID: Layer] = [:]
@@ -46,20 +44,15 @@ struct FrameCache {
 
     /// Renders `size` at the chart's current state unless it already shows it.
     @discardableResult
-    mutating func render(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer, generation: UInt64,
-                         dataTime: Double) -> RenderedSize {
-        if let hit = entries[size], hit.chartVersion == chart.version {
-            if hit.generation != generation { entries[size]!.generation = generation }
-            return entries[size]!
-        }
+    mutating func render(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer, dataTime: Double) -> RenderedSize {
+        if let hit = entries[size], hit.chartVersion == chart.version { return hit }
         var memo = entries[size]?.memo ?? ChartRenderer.Memo()
         entries[size]?.memo = ChartRenderer.Memo()   // the local copy is the only one: no copy on write
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
                                      dpr: size.dpr, memo: &memo)
-        var entry = entries[size] ?? RenderedSize(chartVersion: 0, generation: 0, dataTime: 0, layout: output.layout)
+        var entry = entries[size] ?? RenderedSize(chartVersion: 0, dataTime: 0, layout: output.layout)
         entry.memo = memo
         entry.chartVersion = chart.version
-        entry.generation = generation
         entry.dataTime = dataTime
         entry.layout = output.layout
         entry.assembled = [:]
@@ -96,13 +89,16 @@ struct FrameCache {
         return chosen
     }
 
+    /// The layers a viewer at `size` holding `held` (versions in `LayerID.allCases`
+    /// order) lacks, bottom to top, each whole or patched.
+    mutating func lacking(size: ViewerSize, held: [UInt32?]) -> [EncodedLayer] {
+        zip(LayerID.allCases, held).compactMap { id, version in layer(id, size: size, held: version) }
+    }
+
     /// The binary frame for a viewer at `size` holding `held` (versions in
     /// `LayerID.allCases` order), assembled once; nil when it lacks nothing.
     mutating func binaryFrame(size: ViewerSize, held: [UInt32?]) -> (bytes: [UInt8], layers: [FrameLayer])? {
-        var layers: [EncodedLayer] = []
-        for (id, version) in zip(LayerID.allCases, held) {
-            if let l = layer(id, size: size, held: version) { layers.append(l) }
-        }
+        let layers = lacking(size: size, held: held)
         guard !layers.isEmpty, let entry = entries[size] else { return nil }
         if let bytes = entry.assembled[held] { return (bytes, layers.map(\.layer)) }
         let bytes = BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime,

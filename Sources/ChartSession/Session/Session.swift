@@ -43,8 +43,6 @@ public final class Session {
     public let window: Int
     /// Most publications (frames) per second.
     public let maxFps: Double
-    /// Publications so far: each renders every viewer size once from the state then.
-    public private(set) var generation: UInt64 = 0
     private var publishedVersion: UInt64 = 0
     private var lastPublish = -Double.infinity
     /// When the first change since the last publication happened (clock seconds).
@@ -166,13 +164,12 @@ public final class Session {
     /// publication carries every change since the one before.
     public func publish(now: Double) {
         chart.commitRanges()
-        generation += 1
         let changedAt = pendingChangeAt ?? now
         pendingChangeAt = nil
         publishedVersion = chart.version
         lastPublish = now
         for size in liveSizes {
-            cache.render(chart, size: size, renderer: renderer, generation: generation, dataTime: dataTime)
+            cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
         }
         // A viewer this publication left behind waits from the first change it shows.
         for v in viewers.values where v.pendingSince == nil && v.sentSize != nil && lacksLayers(v) {
@@ -216,8 +213,8 @@ public final class Session {
     public func nextFrame(for viewerID: ViewerID, now: Double = 0) -> Outgoing? {
         guard let v = viewers[viewerID], let size = v.size, v.unacked < window else { return nil }
         if cache.entry(size) == nil {
-            if generation == 0 { publish(now: now) }
-            cache.render(chart, size: size, renderer: renderer, generation: generation, dataTime: dataTime)
+            if stats.publications == 0 { publish(now: now) }
+            cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
         }
         guard let entry = cache.entry(size) else { return nil }
         if v.sentSize != size { v.held = [:] }
@@ -231,10 +228,7 @@ public final class Session {
             out = .binary(frame.bytes)
             sent = frame.layers
         case .json:
-            var layers: [FrameLayer] = []
-            for id in LayerID.allCases {
-                if let l = cache.layer(id, size: size, held: v.held[id]) { layers.append(l.layer) }
-            }
+            let layers = cache.lacking(size: size, held: held).map(\.layer)
             guard !layers.isEmpty else { return nil }
             let frame = Frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime, layers: layers)
             guard case let .object(fields) = frame.json else { return nil }
@@ -252,7 +246,7 @@ public final class Session {
 
     /// The whole display list a viewer of this size would get now (frame.json).
     public func displayList(size: ViewerSize) -> DisplayList {
-        let rendered = cache.render(chart, size: size, renderer: renderer, generation: generation, dataTime: dataTime)
+        let rendered = cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
         defer { cache.trim(keeping: liveSizes) }
         return DisplayList(width: size.width, height: size.height, dpr: size.dpr,
                            layers: LayerID.allCases.compactMap { rendered.layers[$0] })
