@@ -30,8 +30,14 @@ final class LWSServer {
     static let maxMessage = 64 * 1024
     /// Replies queued for one client before further ones are dropped.
     static let maxOutbox = 64
-    /// Period of the session clock (data generators) and frame scheduling.
+    /// Period of the session clock while some series has a data generator.
     static let tickMicros: Int64 = 20_000
+    /// Period of the clock otherwise: it only sends heartbeats (publication is
+    /// driven by events and its own timer, see `pump`).
+    static let idleTickMicros: Int64 = 250_000
+    /// When the tick and publish timers fall due (`lws_now_usecs`), for `run`.
+    private var tickDeadline = Int64.max
+    private var publishDeadline = Int64.max
 
     init(options: Options, resources: ServerResources) {
         self.options = options
@@ -97,6 +103,13 @@ final class LWSServer {
     func run(until shouldStop: () -> Bool) {
         guard let ctx = context else { return }
         while !shouldStop() {
+            // lws waits in poll() with its next timer's distance truncated to whole
+            // milliseconds, so in the last millisecond before one of our timers it
+            // polls with a zero timeout again and again (measured: ~20 polls, most of
+            // the server's CPU with a few appends a second). Sleep that remainder
+            // instead; input arriving meanwhile waits at most a millisecond.
+            let wait = min(tickDeadline, publishDeadline) - lws_now_usecs()
+            if wait > 0 && wait <= 1000 { usleep(useconds_t(wait)) }
             if lws_service(ctx, 0) < 0 { break }
         }
         signalContext = nil
@@ -111,7 +124,9 @@ final class LWSServer {
 
     private func scheduleTick() {
         guard let ctx = context, let timer = tickTimer else { return }
-        lws_sul_schedule(ctx, 0, timer, lwsTick, Self.tickMicros)
+        let period = hub.hasGenerators ? Self.tickMicros : Self.idleTickMicros
+        tickDeadline = lws_now_usecs() + period
+        lws_sul_schedule(ctx, 0, timer, lwsTick, period)
     }
 
     /// Runs every `tickMicros`: advances the session clocks (generators), queues
@@ -136,6 +151,7 @@ final class LWSServer {
     /// a change is published at once unless the session's `maxFps` holds it back, and
     /// then exactly when it may be.
     func pump() {
+        publishDeadline = .max
         let now = ProcessInfo.processInfo.systemUptime
         var earliest = Double.infinity
         for session in hub.sessions {
@@ -155,7 +171,11 @@ final class LWSServer {
             }
         }
         if earliest.isFinite, let ctx = context, let timer = publishTimer {
-            lws_sul_schedule(ctx, 0, timer, lwsPublish, max(1, Int64((earliest - now) * 1e6)))
+            let delay = max(1, Int64((earliest - now) * 1e6))
+            publishDeadline = lws_now_usecs() + delay
+            lws_sul_schedule(ctx, 0, timer, lwsPublish, delay)
+        } else if let timer = publishTimer {
+            lws_sul_cancel(timer)
         }
     }
 

@@ -56,6 +56,9 @@ public final class Chart {
         if !xs.isEmpty { touch() }
     }
 
+    /// Whether any series is fed by a generator (and so needs the session clock).
+    public var hasGenerators: Bool { series.contains { $0.generator != nil } }
+
     /// Runs every series' generator up to `elapsed` seconds after the session started.
     /// Returns the number of points added.
     @discardableResult

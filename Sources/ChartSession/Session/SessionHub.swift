@@ -14,6 +14,9 @@ public final class SessionHub {
     /// Advances every session's clock.
     public func advance(to now: Double) { for s in sessions { s.advance(to: now) } }
 
+    /// Whether some session generates its own data, so its clock must run often.
+    public var hasGenerators: Bool { sessions.contains { $0.chart.hasGenerators } }
+
     /// `GET /api/sessions`.
     public var listing: JSONValue {
         .object([("sessions", .array(sessions.map { s in
