@@ -33,6 +33,8 @@ public enum ColumnReducer {
         var dpr: Double, plot: Rect
         var firstSequence: Int, endSequence: Int
         var raws: [Raw]
+        /// `raws` quantised, entry for entry (nil when a connection had to be clipped).
+        var entries: [ColumnLine.Entry]?
     }
 
     /// The columns of `data` between the plot edges, or nil when the X axis does not
@@ -116,7 +118,7 @@ public enum ColumnReducer {
         /// The near edge and the visible columns up to `upTo` (inclusive); returns the
         /// first point past them.
         func front(upTo: Int) -> Int {
-            var s = data.lowerBound(Double(firstColumn + 1) * w)   // first point of the first visible column
+            let s = data.lowerBound(Double(firstColumn + 1) * w)   // first point of the first visible column
             if s > 0 {
                 if column(s - 1) == firstColumn {
                     emitColumn(firstColumn, data.lowerBound(Double(firstColumn) * w), s)
@@ -156,31 +158,50 @@ public enum ColumnReducer {
         // What the previous reduction at this scale can give: the columns strictly
         // between the oldest point's (if points were evicted) and the previous newest
         // point's (if points were appended).
-        var reused = false
+        // (When reused: the cached raws kept, and where they sit in `raws`.)
+        var kept: (from: Range<Int>, at: Int)? = nil
         if let c = cache, c.x == x, c.y == y, c.dpr == dpr, c.plot == plot,
            data.firstSequence >= c.firstSequence, data.endSequence >= c.endSequence, c.endSequence > data.firstSequence {
             let evictedTo = data.firstSequence > c.firstSequence ? column(0) - firstColumn : Int.min
             let appendedFrom = data.endSequence > c.endSequence ? column(c.endSequence - 1 - data.firstSequence) - firstColumn : Int.max
-            let keep = c.raws.filter { $0.column > evictedTo && $0.column < appendedFrom }
-            if !keep.isEmpty, keep.count > c.raws.count / 2 {
+            // Raws are in column order: the kept ones are one stretch.
+            let lo = partition(c.raws) { $0.column > evictedTo }
+            let hi = max(lo, partition(c.raws) { $0.column >= appendedFrom })
+            if hi > lo, hi - lo > c.raws.count / 2 {
                 // Evictions left of the near edge change nothing in view.
                 if evictedTo >= 0 { _ = front(upTo: evictedTo + firstColumn) }
-                raws += keep
-                lastEmitted = keep.last!.lastSequence - data.firstSequence
+                kept = (lo..<hi, raws.count)
+                raws += c.raws[lo..<hi]
+                lastEmitted = c.raws[hi - 1].lastSequence - data.firstSequence
                 // Appends beyond the far edge change nothing in view (the kept far-edge
                 // entry stands); otherwise recompute from the previous newest point's column.
                 let k = appendedFrom == Int.max ? Int.max : appendedFrom + firstColumn
                 if k <= lastColumn { back(columns(from: data.lowerBound(Double(k) * w), k: k, upTo: lastColumn - 1)) }
-                reused = true
             }
         }
-        if !reused { back(front(upTo: lastColumn - 1)) }
-        cache = Cache(x: x, y: y, dpr: dpr, plot: plot, firstSequence: data.firstSequence, endSequence: data.endSequence,
-                      raws: raws)
+        if kept == nil { back(front(upTo: lastColumn - 1)) }
 
         let dy = max(0.25 / dpr, plot.height / 32_768)
         let y0 = plot.minY - Double(margin) * dy
-        let entries = quantise(clipGapConnections(raws, low: y0, high: y0 + 65_535 * dy), y0: y0, dy: dy)
+        let (low, high) = (y0, y0 + 65_535 * dy)
+        let entries: [ColumnLine.Entry]
+        var entriesMatchRaws = true
+        let outside = { (r: Raw) in r.lo < low || r.hi > high }
+        if let (from, at) = kept, let cached = cache?.entries,
+           !raws[..<at].contains(where: outside), !raws[(at + from.count)...].contains(where: outside) {
+            // Same scale, nothing to clip: the kept columns' entries stand as they were.
+            var e = quantise(raws[..<at], y0: y0, dy: dy)
+            e.reserveCapacity(raws.count)
+            e += cached[from]
+            e += quantise(raws[(at + from.count)...], y0: y0, dy: dy)
+            entries = e
+        } else {
+            let clipped = clipGapConnections(raws, low: low, high: high)
+            entriesMatchRaws = clipped.count == raws.count
+            entries = quantise(clipped[...], y0: y0, dy: dy)
+        }
+        cache = Cache(x: x, y: y, dpr: dpr, plot: plot, firstSequence: data.firstSequence, endSequence: data.endSequence,
+                      raws: raws, entries: entriesMatchRaws ? entries : nil)
         let sign: Double = devicePerUnit > 0 ? 1 : -1
         var line = ColumnLine(stroke: stroke, width: width, dash: dash,
                               x0: Float(x.pixel((Double(firstColumn) + 0.5) * w)), dx: Float(sign / dpr),
@@ -256,10 +277,23 @@ public enum ColumnReducer {
         return out
     }
 
-    static func quantise(_ raws: [Raw], y0: Double, dy: Double) -> [ColumnLine.Entry] {
+    /// The first index of `raws` (in column order) whose entry satisfies `isPast`, a
+    /// predicate false up to some column and true from it on.
+    static func partition(_ raws: [Raw], _ isPast: (Raw) -> Bool) -> Int {
+        var a = 0, b = raws.count
+        while a < b {
+            let m = (a + b) / 2
+            if isPast(raws[m]) { b = m } else { a = m + 1 }
+        }
+        return a
+    }
+
+    static func quantise(_ raws: ArraySlice<Raw>, y0: Double, dy: Double) -> [ColumnLine.Entry] {
         @inline(__always) func q(_ v: Double) -> UInt16 {
-            let r = ((v - y0) / dy).rounded()
-            return r <= 0 ? 0 : r >= 65_535 ? 65_535 : UInt16(r)
+            // Rounds half up as `rounded()` does for these non-negative values, without
+            // a call into libm per value.
+            let t = (v - y0) / dy
+            return t <= 0 ? 0 : t >= 65_534.5 ? 65_535 : UInt16(truncatingIfNeeded: Int(t + 0.5))
         }
         return raws.map { r in
             let a = q(r.lo), b = q(r.hi)
