@@ -23,7 +23,7 @@
   // State visible to tests and curious users (window.chartwire).
   const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
-                  fontsReady: false, drawLog: [], inputLog: [], inputArrivalLog: [], size: null };
+                  fontsReady: false, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], drawMsLog: [], size: null };
   window.chartwire = state;
 
   let ws = null, size = measure(), backoff = 500, reconnectTimer = null;
@@ -56,7 +56,10 @@
   }
 
   function sendInput(msg, ev) {
-    if (pendingInput === null) pendingInput = ev.timeStamp;
+    if (pendingInput === null) {
+      pendingInput = ev.timeStamp;
+      keep(state.inputDelayLog, performance.now() - ev.timeStamp);
+    }
     send(msg);
   }
 
@@ -157,9 +160,11 @@
   // paint); before the font is ready, frames wait and are drawn together.
   function scheduleDraw() {
     if (!state.fontsReady) return;
+    const start = performance.now();
     for (const id of dirty) if (state.layers[id]) draw(id);
     dirty.clear();
     const now = performance.now();
+    keep(state.drawMsLog, now - start);
     if (!state.firstDrawAt) state.firstDrawAt = now;
     state.lastDrawAt = now;
     state.draws++;
@@ -482,6 +487,7 @@
   input.addEventListener("pointercancel", (ev) => pointer("cancel", ev));
   input.addEventListener("wheel", (ev) => {
     ev.preventDefault();
+    if (ev.deltaX === 0 && ev.deltaY === 0) return;   // moves nothing (WebDriver scrolls into view with one)
     const unit = ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? size.height : 1;   // lines, pages -> pixels
     const p = pos(ev);
     sendInput({ type: "wheel", x: p.x, y: p.y, deltaX: ev.deltaX * unit, deltaY: ev.deltaY * unit,
