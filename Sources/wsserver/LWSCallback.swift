@@ -103,6 +103,7 @@ extension LWSServer {
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let client = clients[wsi] else { return 0 }
+            let owedBefore = client.session.viewersOwed
             let next: Outgoing? = client.outbox.isEmpty
                 ? client.session.nextFrame(for: client.viewer, now: ProcessInfo.processInfo.systemUptime)
                 : client.outbox.removeFirst()
@@ -117,6 +118,8 @@ extension LWSServer {
                 guard ok else { return -1 }
                 client.lastWrite = ProcessInfo.processInfo.systemUptime
             }
+            // The last viewer owed the previous publication got it: the next may go.
+            if owedBefore > 0, client.session.viewersOwed == 0 { pump() }
             if client.wantsWrite { lws_callback_on_writable(wsi) }
             return 0
 
@@ -201,7 +204,6 @@ extension LWSServer {
     /// Largest response body written in the same callback as its headers.
     static let inlineBody = 4096
 
-    /// Writes bytes with the LWS_PRE headroom lws needs before them.
     /// Writes bytes with the LWS_PRE headroom lws needs before them, through one
     /// scratch buffer the server keeps (a write per frame per viewer allocates nothing).
     private func write(_ wsi: OpaquePointer, _ bytes: [UInt8], range: Range<Int>? = nil, mode: lws_write_protocol) -> Bool {

@@ -62,6 +62,42 @@ import LayoutEngine
         #expect(third.layers.count == 3 && third.width == 640 && third.dpr == 2)
     }
 
+    /// A publication waits (at most `maxHold`) for the previous one to reach every
+    /// viewer that was ready for it, and never for a viewer whose window is full.
+    @Test func publicationWaitsForReadyViewersNotForSlowOnes() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let (a, b, slow) = (s.connect(), s.connect(), s.connect())
+        for v in [a, b, slow] { _ = s.receive(Fixtures.hello(), from: v) }
+        s.publish(now: 10)
+        for v in [a, b, slow] { #expect(s.nextFrame(for: v, now: 10) != nil) }
+        _ = s.receive(.ack, from: a)
+        _ = s.receive(.ack, from: b)           // `slow` never acknowledges
+        try s.append(seriesId: "s", xs: [100], ys: [50])
+        s.publish(now: 11)
+        #expect(s.viewersOwed == 3)
+        #expect(s.nextFrame(for: slow, now: 11) != nil)   // its window is now full
+        #expect(s.viewersOwed == 2)
+
+        try s.append(seriesId: "s", xs: [101], ys: [51])
+        #expect(s.publishDue(now: 11.02) == 11 + Session.maxHold)   // a and b not served yet
+        #expect(s.nextFrame(for: a, now: 11.02) != nil)
+        #expect(s.publishDue(now: 11.02) == 11 + Session.maxHold)
+        #expect(s.nextFrame(for: b, now: 11.03) != nil)
+        #expect(s.viewersOwed == 0)
+        #expect(s.publishDue(now: 11.03) == 11.03)         // past 1/maxFps: due now
+        s.publish(now: 11.03)
+        #expect(s.viewersOwed == 2)                         // not `slow`: its window is full
+        #expect(s.nextFrame(for: slow, now: 11.03) == nil)
+
+        // A viewer that leaves is not waited for either.
+        s.disconnect(a)
+        #expect(s.viewersOwed == 1)
+        // And the hold ends by itself.
+        try s.append(seriesId: "s", xs: [102], ys: [52])
+        #expect(s.publishDue(now: 11.05) == 11.03 + Session.maxHold)
+        #expect(s.publishDue(now: 11.2) == 11.2)
+    }
+
     /// Frames carry the time the newest data arrived: appends set it, gestures do not.
     @Test func dataTimeFollowsDataNotGestures() throws {
         let s = Fixtures.session(Fixtures.staticChart())

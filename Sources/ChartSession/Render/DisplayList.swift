@@ -42,6 +42,15 @@ public enum LayerID: String, CaseIterable, Sendable {
     /// Above the series: the legend (later: cursors, selection boxes, annotations).
     case overlay
 
+    /// Its position in drawing order (and in arrays indexed by layer).
+    public var index: Int {
+        switch self {
+        case .background: return 0
+        case .series: return 1
+        case .overlay: return 2
+        }
+    }
+
     /// The byte that stands for the layer in the binary encoding.
     public var code: UInt8 {
         switch self {

@@ -24,13 +24,17 @@ public final class Session {
         /// What this viewer holds: the size it was last sent frames for, and the
         /// version of each layer it has.
         var sentSize: ViewerSize?
-        var held: [LayerID: UInt32] = [:]
+        var held = Viewer.holdsNothing
         /// When the first change it has not been sent yet happened (clock seconds), set at
         /// the publication that made its layers stale: frame ages start there.
         var pendingSince: Double?
         /// Frames sent and not yet acknowledged.
         var unacked = 0
+        /// Counted in `viewersOwed`: the last publication found it ready for a frame.
+        var owed = false
         init(id: ViewerID) { self.id = id }
+        /// `held` before any frame: indexed by `LayerID.index`.
+        static let holdsNothing = [UInt32?](repeating: nil, count: LayerID.allCases.count)
     }
 
     private var viewers: [ViewerID: Viewer] = [:]
@@ -83,7 +87,8 @@ public final class Session {
     }
 
     public func disconnect(_ viewer: ViewerID) {
-        guard viewers.removeValue(forKey: viewer) != nil else { return }
+        guard let v = viewers.removeValue(forKey: viewer) else { return }
+        if v.owed { viewersOwed -= 1 }
         for m in chart.modifiers { m.viewerLeft(viewer) }
         cache.trim(keeping: liveSizes)
     }
@@ -98,7 +103,7 @@ public final class Session {
             viewer.size = size
             viewer.format = format
             viewer.sentSize = nil
-            viewer.held = [:]
+            viewer.held = Viewer.holdsNothing
             viewer.unacked = 0
             return [.text(welcome(viewer))]
         }
@@ -153,10 +158,25 @@ public final class Session {
 
     /// When the next publication is due (clock seconds, never before `now`), or nil
     /// when the chart has not changed since the last one.
+    ///
+    /// A publication also waits (up to `maxHold` seconds after the previous one) until
+    /// the previous one has been handed to every viewer that was ready for it. When
+    /// the server, not the viewers, is the bottleneck (thousands of viewers), frames
+    /// then come at the rate it can deliver to all of them, every viewer alike,
+    /// instead of some viewers getting every frame and others every other one. Viewers
+    /// whose window is full are not waited for: a slow viewer holds back nobody.
     public func publishDue(now: Double) -> Double? {
         guard chart.version != publishedVersion else { return nil }
-        return max(now, lastPublish + 1 / maxFps)
+        let due = lastPublish + 1 / maxFps
+        return max(now, viewersOwed > 0 ? max(due, lastPublish + Self.maxHold) : due)
     }
+
+    /// Longest a publication waits for the previous one to reach its viewers.
+    public static let maxHold = 0.1
+    /// Viewers the last publication found ready (window open, lacking its layers)
+    /// that have not been sent a frame since. The transport publishes again when this
+    /// drops to zero (see `publishDue`).
+    public private(set) var viewersOwed = 0
 
     /// Publishes the chart's current state: renders it once for every viewer size.
     /// Viewers then collect it (`nextFrame`) as their windows allow. The transport
@@ -172,8 +192,12 @@ public final class Session {
             cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
         }
         // A viewer this publication left behind waits from the first change it shows.
-        for v in viewers.values where v.pendingSince == nil && v.sentSize != nil && lacksLayers(v) {
-            v.pendingSince = changedAt
+        viewersOwed = 0
+        for v in viewers.values {
+            v.owed = false
+            guard v.sentSize != nil, lacksLayers(v) else { continue }
+            if v.pendingSince == nil { v.pendingSince = changedAt }
+            if v.unacked < window { v.owed = true; viewersOwed += 1 }
         }
         stats.publications += 1
     }
@@ -202,7 +226,7 @@ public final class Session {
     /// True when the viewer lacks a layer of its size's newest rendering (or has none).
     private func lacksLayers(_ v: Viewer) -> Bool {
         guard let size = v.size, let entry = cache.entry(size), v.sentSize == size else { return true }
-        for (id, layer) in entry.layers where v.held[id] != layer.version { return true }
+        for (id, layer) in entry.layers where v.held[id.index] != layer.version { return true }
         return false
     }
 
@@ -212,14 +236,15 @@ public final class Session {
     /// seconds) dates the frame for `stats`.
     public func nextFrame(for viewerID: ViewerID, now: Double = 0) -> Outgoing? {
         guard let v = viewers[viewerID], let size = v.size, v.unacked < window else { return nil }
+        if v.owed { v.owed = false; viewersOwed -= 1 }
         if cache.entry(size) == nil {
             if stats.publications == 0 { publish(now: now) }
             cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
         }
         guard let entry = cache.entry(size) else { return nil }
-        if v.sentSize != size { v.held = [:] }
+        if v.sentSize != size { v.held = Viewer.holdsNothing }
         v.sentSize = size
-        let held = LayerID.allCases.map { v.held[$0] }
+        let held = v.held
         let out: Outgoing
         let sent: [FrameLayer]
         switch v.format {
@@ -235,7 +260,7 @@ public final class Session {
             out = .text(.object([("type", "frame")] + fields))
             sent = layers
         }
-        for l in sent { v.held[l.id] = l.version }
+        for l in sent { v.held[l.id.index] = l.version }
         if let since = v.pendingSince { stats.recordAge(now - since) }
         v.pendingSince = nil
         v.unacked += 1
