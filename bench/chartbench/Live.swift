@@ -196,7 +196,9 @@ func runFanOut(_ sc: Scenario, quick: Bool, seconds: Double) throws -> LiveFigur
     // feed runs, with the server's CPU at that load, on the scrolling chart.
     var best = 0.0, bestCPU = Double.nan
     for count in quick ? [200, 1000] : [250, 500, 1000, 1500, 2000, 2500] {
-        let f = try sc.feed(seconds + 1)
+        // cwload opens 500 connections a second and measures once all are open: the
+        // feed must run through that too, or the last seconds measured have no data.
+        let f = try sc.feed(Double(count) / 500 + seconds + 2)
         let v = try sc.load(["viewers", "--count", String(count), "--duration", String(seconds), "--warmup", String(warmup + 1)])
         var r: JSONValue = .null
         let c = try sc.cpu { Thread.sleep(forTimeInterval: 1); r = try v.result() }
