@@ -134,7 +134,7 @@ final class LWSServer {
     /// something.
     fileprivate func tick() {
         let now = ProcessInfo.processInfo.systemUptime
-        hub.advance(to: now)
+        hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
         for (wsi, client) in clients {
             if options.heartbeat > 0, client.outbox.isEmpty, now - client.lastWrite >= options.heartbeat {
                 client.outbox.append(.text(["type": "heartbeat"]))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ChartSession
 
 /// Golden display lists: a known chart rendered at known sizes, compared with the
@@ -22,10 +23,33 @@ import Testing
 
     @Test(arguments: [(400, 300, 1.0), (1024, 600, 2.0)])
     func staticChart(width: Int, height: Int, dpr: Double) throws {
-        let session = Fixtures.session(Fixtures.staticChart())
+        try check(Fixtures.session(Fixtures.staticChart()), "static", width: width, height: height, dpr: dpr)
+    }
+
+    /// A date-time X axis in Berlin across the night summer time begins (29 March
+    /// 2026: no 02:00), and a Y axis of hundreds of millions labelled with suffixes.
+    @Test func timeAxisAcrossSummerTime() throws {
+        let start = 1_774_720_800.0   // 2026-03-28T18:00:00Z
+        let xs = (0...36).map { start + Double($0) * 3600 }
+        let ys = xs.indices.map { 1.0e8 + 2.0e7 * Double(($0 * 7) % 11) }
+        let spec = #"{"sessions":[{"id":"t","chart":{"title":"Summer time","legend":{"placement":"topLeft"},"#
+            + #""xAxes":[{"id":"t","type":"time","timeZone":"Europe/Berlin","title":"Berlin"}],"#
+            + #""yAxes":[{"id":"v","mode":"visible","growBy":[0,0]}],"#
+            + #""series":[{"id":"s","name":"Load","data":{"x":["# + xs.map { "\(Int($0))" }.joined(separator: ",")
+            + #"],"y":["# + ys.map { "\(Int($0))" }.joined(separator: ",") + "]}}]}}]}"
+        let session = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        try check(session, "time-axis", width: 800, height: 400, dpr: 1)
+        let labels = session.displayList(size: ViewerSize(width: 800, height: 400, dpr: 1)).layers[0].commands.compactMap {
+            if case let .text(_, _, text, _, _, _, _, _) = $0 { return text } else { return nil }
+        }
+        #expect(labels.contains("Mar 29") && labels.contains("150M"))
+        #expect(!labels.contains("02:00"))
+    }
+
+    func check(_ session: Session, _ name: String, width: Int, height: Int, dpr: Double) throws {
         let list = session.displayList(size: ViewerSize(width: width, height: height, dpr: dpr))
         let actual = Self.text(list)
-        let file = Self.dir.appendingPathComponent("static-\(width)x\(height)@\(Int(dpr))x.json")
+        let file = Self.dir.appendingPathComponent("\(name)-\(width)x\(height)@\(Int(dpr))x.json")
         if ProcessInfo.processInfo.environment["CHARTWIRE_RECORD_GOLDEN"] == "1" {
             try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
             try actual.write(to: file, atomically: true, encoding: .utf8)

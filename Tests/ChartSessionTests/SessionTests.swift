@@ -1,5 +1,6 @@
 import Testing
 import LayoutEngine
+import TestSupport
 @testable import ChartSession
 
 @Suite struct SessionTests {
@@ -277,6 +278,21 @@ import LayoutEngine
         _ = s.receive(.doubleClick(DoubleClickEvent(x: plot.midX, y: plot.midY)), from: v)
         #expect(s.chart.isFollowingData)
         #expect(xRange(s) == DoubleRange(15, 25))
+    }
+
+    /// A generator of Unix time counts from the wall clock the session started at, and
+    /// its time axis labels that clock.
+    @Test func unixTimeGeneratorFeedsATimeAxis() throws {
+        let spec = #"{"sessions":[{"id":"u","chart":{"xAxes":[{"id":"t","type":"time","mode":"follow","window":60}],"#
+            + #""series":[{"id":"s","generator":{"kind":"sine","rate":10,"time":"unix"}}]}}]}"#
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let start = 1_795_444_200.0     // 2026-11-23T14:30:00Z
+        s.advance(to: 500, unixTime: start)
+        s.advance(to: 560, unixTime: start + 60)
+        #expect(s.chart.series[0].data.x(0) == start)
+        #expect(s.chart.series[0].data.lastX == start + 60)
+        let labels = s.layout(size: Fixtures.size).axis("t")!.ticks.map(\.label)
+        #expect(labels.contains("14:30:30") && labels.allSatisfy { $0.hasPrefix("14:3") })
     }
 
     @Test func viewerLeavingMidDragLeavesNoState() {

@@ -54,6 +54,11 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[1,"2"],"y":[1,1]}}]}}]}"#, "$.sessions[0].chart.series[0].data.x[1]", "expected a number, found a string"),
         (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","generator":{"kind":"sine","rate":0}}]}}]}"#, "$.sessions[0].chart.series[0].generator.rate", "must be at least 0.1"),
         (#"{"sessions":[{"id":"a","chart":{"modifiers":[{"type":"rotate"}]}}]}"#, "$.sessions[0].chart.modifiers[0].type", #"unknown value "rotate"; expected one of "zoomPan", "mouseWheelZoom", "zoomExtents""#),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"time","timeZone":"Mars/Olympus"}]}}]}"#, "$.sessions[0].chart.xAxes[0].timeZone", #"unknown time zone "Mars/Olympus" (use an IANA name such as "Europe/Berlin", or "UTC")"#),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","timeZone":"UTC"}]}}]}"#, "$.sessions[0].chart.xAxes[0].timeZone", #"only applies with type "time""#),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"time","labelFormat":"si"}]}}]}"#, "$.sessions[0].chart.xAxes[0].labelFormat", "only applies to numeric axes"),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","labelFormat":"roman"}]}}]}"#, "$.sessions[0].chart.yAxes[0].labelFormat", #"unknown value "roman"; expected one of "decimal", "si", "auto""#),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"date"}]}}]}"#, "$.sessions[0].chart.xAxes[0].type", #"unknown value "date"; expected one of "numeric", "time""#),
         (#"{"sessions":[{"id":"a","chart":{"legend":{"placement":"middle"}}}]}"#, "$.sessions[0].chart.legend.placement", #"unknown value "middle"; expected one of "topLeft", "topRight", "bottomLeft", "bottomRight""#),
     ])
     func badSpecsNameTheirFault(json: String, path: String, message: String) {

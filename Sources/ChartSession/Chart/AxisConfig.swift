@@ -13,6 +13,14 @@ public enum AxisRangeMode: String, CaseIterable, Sendable {
     case fixed
 }
 
+/// What an axis' values are.
+public enum AxisType: String, CaseIterable, Sendable {
+    /// Numbers.
+    case numeric
+    /// Instants in Unix seconds (UTC), ticked and labelled in the axis' `timeZone`.
+    case time
+}
+
 /// The declared form of one axis.
 public struct AxisConfig: Equatable, Sendable {
     public var id: String
@@ -29,23 +37,31 @@ public struct AxisConfig: Equatable, Sendable {
     public var titleSize: Double
     public var flipped: Bool
     public var showGridLines: Bool
+    public var type: AxisType
+    /// How a numeric axis writes its values.
+    public var labelFormat: NumberLabelFormat
+    /// For `.time`: an IANA time zone name ("UTC", "Europe/Berlin").
+    public var timeZone: String
 
     public init(
         id: String, alignment: AxisAlignment, title: String? = nil, mode: AxisRangeMode = .extents,
         window: Double? = nil, range: DoubleRange? = nil, growBy: (lower: Double, upper: Double) = (0, 0),
-        labelSize: Double = 12, titleSize: Double = 13, flipped: Bool = false, showGridLines: Bool = true
+        labelSize: Double = 12, titleSize: Double = 13, flipped: Bool = false, showGridLines: Bool = true,
+        type: AxisType = .numeric, labelFormat: NumberLabelFormat = .auto, timeZone: String = "UTC"
     ) {
         self.id = id; self.alignment = alignment; self.title = title; self.mode = mode
         self.window = window; self.range = range; self.growBy = growBy
         self.labelSize = labelSize; self.titleSize = titleSize; self.flipped = flipped
         self.showGridLines = showGridLines
+        self.type = type; self.labelFormat = labelFormat; self.timeZone = timeZone
     }
 
     public static func == (a: AxisConfig, b: AxisConfig) -> Bool {
         a.id == b.id && a.alignment == b.alignment && a.title == b.title && a.mode == b.mode
             && a.window == b.window && a.range == b.range && a.growBy == b.growBy
             && a.labelSize == b.labelSize && a.titleSize == b.titleSize && a.flipped == b.flipped
-            && a.showGridLines == b.showGridLines
+            && a.showGridLines == b.showGridLines && a.type == b.type && a.labelFormat == b.labelFormat
+            && a.timeZone == b.timeZone
     }
 }
 

@@ -59,13 +59,15 @@ public final class Chart {
     /// Whether any series is fed by a generator (and so needs the session clock).
     public var hasGenerators: Bool { series.contains { $0.generator != nil } }
 
-    /// Runs every series' generator up to `elapsed` seconds after the session started.
+    /// Runs every series' generator up to `elapsed` seconds after the session started,
+    /// `startedAt` being that start in Unix seconds (for generators of Unix time).
     /// Returns the number of points added.
     @discardableResult
-    public func runGenerators(elapsed: Double) -> Int {
+    public func runGenerators(elapsed: Double, startedAt: Double = 0) -> Int {
         var added = 0
         for i in series.indices where series[i].generator != nil {
-            let (xs, ys) = series[i].generator!.points(upTo: elapsed)
+            var (xs, ys) = series[i].generator!.points(upTo: elapsed)
+            if series[i].generator!.time == .unix { xs = xs.map { startedAt + $0 } }
             for k in 0..<xs.count {
                 // Someone may have appended to a generated series (the append API):
                 // generated points behind its newest x are dropped, never reordered.
@@ -168,13 +170,21 @@ public final class Chart {
 
     // MARK: Layout
 
+    func axisKind(_ c: AxisConfig, range: DoubleRange) -> AxisKind {
+        switch c.type {
+        case .numeric: return .numeric(c.labelFormat)
+        case .time: return .dateTime(TimeZones.offsets(c.timeZone, over: range))
+        }
+    }
+
     /// The layout spec for a canvas of `size`, with the ranges resolved now.
     public func layoutSpec(size: Size, ranges: [String: DoubleRange]) -> ChartLayoutSpec {
         let axisSpecs = axes.map { axis in
             AxisSpec(id: axis.id, alignment: axis.config.alignment,
                      visibleRange: ranges[axis.id] ?? DoubleRange(0, 1), title: axis.config.title,
                      labelStyle: TextStyle(size: axis.config.labelSize),
-                     titleStyle: TextStyle(size: axis.config.titleSize), flipped: axis.config.flipped)
+                     titleStyle: TextStyle(size: axis.config.titleSize), flipped: axis.config.flipped,
+                     kind: axisKind(axis.config, range: ranges[axis.id] ?? DoubleRange(0, 1)))
         }
         return ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
     }

@@ -4,6 +4,9 @@ import Foundation
 /// the generator started. Deterministic for a given seed, so tests can predict it.
 public struct DataGenerator: Equatable, Sendable {
     public enum Kind: String, CaseIterable, Sendable { case sine, square, sawtooth, randomWalk }
+    /// What x the points get: seconds since the session started, or Unix seconds
+    /// (the session's start on the wall clock plus those), for date-time axes.
+    public enum Time: String, CaseIterable, Sendable { case elapsed, unix }
 
     public var kind: Kind
     public var rate: Double
@@ -11,6 +14,7 @@ public struct DataGenerator: Equatable, Sendable {
     public var period: Double
     public var offset: Double
     public var noise: Double
+    public var time: Time = .elapsed
     public private(set) var emitted: Int = 0
     private var rng: SplitMix64
     private var walk: Double = 0

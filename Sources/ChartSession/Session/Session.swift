@@ -299,10 +299,13 @@ public final class Session {
 
     /// Advances the session's clock (seconds, any origin): generators add the points
     /// that are due.
-    public func advance(to now: Double) {
-        if startTime == nil { startTime = now }
-        if chart.runGenerators(elapsed: now - startTime!) > 0 { dataArrived = true }
+    /// `unixTime` is the wall clock at `now` (Unix seconds): generators of Unix time
+    /// count from the first one the session is given.
+    public func advance(to now: Double, unixTime: Double = 0) {
+        if startTime == nil { startTime = now; startUnixTime = unixTime }
+        if chart.runGenerators(elapsed: now - startTime!, startedAt: startUnixTime) > 0 { dataArrived = true }
     }
+    private var startUnixTime = 0.0
 }
 
 public enum SessionError: Error, Equatable, CustomStringConvertible, Sendable {

@@ -12,7 +12,9 @@ public final class SessionHub {
     }
 
     /// Advances every session's clock.
-    public func advance(to now: Double) { for s in sessions { s.advance(to: now) } }
+    public func advance(to now: Double, unixTime: Double = 0) {
+        for s in sessions { s.advance(to: now, unixTime: unixTime) }
+    }
 
     /// Whether some session generates its own data, so its clock must run often.
     public var hasGenerators: Bool { sessions.contains { $0.chart.hasGenerators } }

@@ -194,11 +194,25 @@ public enum ConfigSpec {
             throw JSONReadError(path: "\(r.path).window", message: "only applies with mode \"follow\"")
         }
         let gridLines = try r.bool("gridLines")
+        let type = try r.oneOf("type", AxisType.self) ?? .numeric
+        let labelFormat = try r.oneOf("labelFormat", NumberLabelFormat.self)
+        let timeZone = try r.string("timeZone")
+        if labelFormat != nil, type != .numeric {
+            throw JSONReadError(path: "\(r.path).labelFormat", message: "only applies to numeric axes")
+        }
+        if let z = timeZone {
+            guard type == .time else {
+                throw JSONReadError(path: "\(r.path).timeZone", message: "only applies with type \"time\"")
+            }
+            guard TimeZones.isKnown(z) else {
+                throw JSONReadError(path: "\(r.path).timeZone", message: "unknown time zone \"\(z)\" (use an IANA name such as \"Europe/Berlin\", or \"UTC\")")
+            }
+        }
         let config = AxisConfig(
             id: id, alignment: alignment, title: try r.string("title"), mode: mode, window: window, range: range,
             growBy: growBy, labelSize: try r.number("labelSize", min: 6, max: 72) ?? 12,
             titleSize: try r.number("titleSize", min: 6, max: 72) ?? 13, flipped: try r.bool("flipped") ?? false,
-            showGridLines: gridLines ?? true)
+            showGridLines: gridLines ?? true, type: type, labelFormat: labelFormat ?? .auto, timeZone: timeZone ?? "UTC")
         return (config, gridLines)
     }
 
@@ -216,13 +230,15 @@ public enum ConfigSpec {
         do { try XYData().validate(xs: xs, ys: ys) } catch { throw JSONReadError(path: dataPath, message: error.description) }
         let generator: DataGenerator? = try r.object("generator") { g in
             guard let kind = try g.oneOf("kind", DataGenerator.Kind.self) else { throw g.fail("field \"kind\" is required") }
-            return DataGenerator(
+            var generator = DataGenerator(
                 kind: kind, rate: try g.number("rate", min: 0.1, max: 10_000) ?? 50,
                 amplitude: try g.number("amplitude") ?? 1, period: try g.number("period", min: 0.001) ?? 4,
                 offset: try g.number("offset") ?? 0, noise: try g.number("noise", min: 0) ?? 0,
                 seed: UInt64(try g.integer("seed", min: 0) ?? 1))
+            generator.time = try g.oneOf("time", DataGenerator.Time.self) ?? .elapsed
+            return generator
         }
-        if generator != nil, let last = xs.last, last > 0 {
+        if let generator, generator.time == .elapsed, let last = xs.last, last > 0 {
             throw JSONReadError(path: "\(r.path).generator",
                                 message: "a generator emits x from 0 upwards; initial data must end at x <= 0")
         }

@@ -37,7 +37,7 @@ public enum DemoSpec {
       "chart": {
         "title": "Plant monitor",
         "xAxes": [
-          { "id": "time", "alignment": "bottom", "title": "Time (s)", "mode": "follow", "window": 60 }
+          { "id": "time", "alignment": "bottom", "title": "Time (UTC)", "type": "time", "mode": "follow", "window": 60 }
         ],
         "yAxes": [
           { "id": "temp", "alignment": "left", "title": "Temperature (°C)", "mode": "visible" },
@@ -45,9 +45,9 @@ public enum DemoSpec {
         ],
         "series": [
           { "id": "temp", "name": "Temperature", "color": "#ff7f0e", "yAxis": "temp", "capacity": 500000,
-            "generator": { "kind": "sine", "rate": 20, "amplitude": 3, "period": 30, "offset": 21, "noise": 0.3, "seed": 3 } },
+            "generator": { "kind": "sine", "rate": 20, "amplitude": 3, "period": 30, "offset": 21, "noise": 0.3, "seed": 3, "time": "unix" } },
           { "id": "pressure", "name": "Pressure", "color": "#9467bd", "yAxis": "pressure", "capacity": 500000,
-            "generator": { "kind": "randomWalk", "rate": 20, "amplitude": 2, "offset": 101.3, "seed": 11 } }
+            "generator": { "kind": "randomWalk", "rate": 20, "amplitude": 2, "offset": 101.3, "seed": 11, "time": "unix" } }
         ],
         "legend": { "placement": "topRight" },
         "modifiers": [

@@ -5,6 +5,14 @@ public enum AxisAlignment: String, CaseIterable, Sendable {
     public var isHorizontal: Bool { self == .top || self == .bottom }
 }
 
+/// What an axis' values are, which decides its ticks and labels.
+public enum AxisKind: Equatable, Hashable, Sendable {
+    /// Numbers, ticked at 1, 2 or 5 times a power of ten.
+    case numeric(NumberLabelFormat)
+    /// Instants in Unix seconds, ticked on calendar boundaries in a time zone.
+    case dateTime(TimeZoneOffsets)
+}
+
 /// Everything the measure and layout passes need to know about one axis.
 public struct AxisSpec: Equatable, Sendable {
     public var id: String
@@ -23,12 +31,13 @@ public struct AxisSpec: Equatable, Sendable {
     public var tickPolicy: TickPolicy
     /// Values grow towards the left (horizontal) or downwards (vertical) when true.
     public var flipped: Bool
+    public var kind: AxisKind
 
     public init(
         id: String, alignment: AxisAlignment, visibleRange: DoubleRange, title: String? = nil,
         labelStyle: TextStyle = TextStyle(size: 12), titleStyle: TextStyle = TextStyle(size: 13),
         tickLength: Double = 5, labelPadding: Double = 4, titlePadding: Double = 6,
-        tickPolicy: TickPolicy? = nil, flipped: Bool = false
+        tickPolicy: TickPolicy? = nil, flipped: Bool = false, kind: AxisKind = .numeric(.auto)
     ) {
         self.id = id; self.alignment = alignment; self.visibleRange = visibleRange
         self.title = title; self.labelStyle = labelStyle; self.titleStyle = titleStyle
@@ -37,6 +46,7 @@ public struct AxisSpec: Equatable, Sendable {
             ? TickPolicy(targetSpacing: 90, minLabelGap: 12)
             : TickPolicy(targetSpacing: 50, minLabelGap: 6))
         self.flipped = flipped
+        self.kind = kind
     }
 }
 

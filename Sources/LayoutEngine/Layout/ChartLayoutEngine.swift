@@ -102,12 +102,21 @@ public struct ChartLayoutEngine: Sendable {
             : LinearCoordinateCalculator(range: axis.visibleRange, pixelStart: start, pixelEnd: end)
     }
 
-    func ticks(_ axis: AxisSpec, plot: Rect) -> (step: TickStep, ticks: [Tick])? {
+    /// The axis' ticks, and its step when it is numeric.
+    func ticks(_ axis: AxisSpec, plot: Rect) -> (step: TickStep?, ticks: [Tick])? {
         let horizontal = axis.alignment.isHorizontal
-        return TickGenerator.ticks(
-            range: axis.visibleRange, calculator: calculator(axis, plot: plot),
-            length: horizontal ? plot.width : plot.height, horizontal: horizontal,
-            policy: axis.tickPolicy, measure: { measurer.size(of: $0, style: axis.labelStyle) })
+        let calc = calculator(axis, plot: plot), length = horizontal ? plot.width : plot.height
+        let measure = { (s: String) in measurer.size(of: s, style: axis.labelStyle) }
+        switch axis.kind {
+        case let .numeric(format):
+            return TickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
+                                       policy: axis.tickPolicy, format: format, measure: measure)
+                .map { ($0.step, $0.ticks) }
+        case let .dateTime(zone):
+            return TimeTickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
+                                           policy: axis.tickPolicy, zone: zone, measure: measure)
+                .map { (nil, $0.ticks) }
+        }
     }
 
     // MARK: Layout

@@ -35,6 +35,7 @@ public enum TickGenerator {
         length: Double,
         horizontal: Bool,
         policy: TickPolicy,
+        format: NumberLabelFormat = .decimal,
         measure: (String) -> Size
     ) -> (step: TickStep, ticks: [Tick])? {
         let r = range.widenedIfEmpty()
@@ -46,8 +47,8 @@ public enum TickGenerator {
                 var ticks: [Tick] = []
                 ticks.reserveCapacity(indices.count)
                 var extent = 0.0
-                for i in indices {
-                    let label = TickLabelFormatter.label(index: i, step: step)
+                let labels = TickLabelFormatter.labels(indices: Array(indices), step: step, format: format)
+                for (i, label) in zip(indices, labels) {
                     let size = measure(label)
                     let v = step.value(at: i)
                     extent = max(extent, horizontal ? size.width : size.height)

@@ -3,6 +3,16 @@
 /// All labels of one axis share the step's number of decimals ("0.0, 0.5, 1.0"), so
 /// they line up. Very large or very small magnitudes switch to exponent form
 /// ("2.5e-12", "1e18"), still built from integer digits, never from a rounded double.
+/// How a numeric axis writes its tick values.
+public enum NumberLabelFormat: String, CaseIterable, Sendable {
+    /// Plain digits ("120000000"); exponent form past 15 digits.
+    case decimal
+    /// With an SI suffix from a thousand up ("120M", "2.5K").
+    case si
+    /// Plain below a million, SI suffixes from a million up (the default).
+    case auto
+}
+
 public enum TickLabelFormatter {
     /// Beyond these, plain digits get unreadable and the exponent form is used.
     public static let maxPlainDecimals = 9
@@ -31,6 +41,27 @@ public enum TickLabelFormatter {
         let cut = padded.index(padded.endIndex, offsetBy: -decimals)
         return sign + padded[..<cut] + "." + padded[cut...]
     }
+
+    /// The labels of one axis' ticks in `format`. With SI suffixes every label of the
+    /// axis takes the suffix of its largest tick (0, 20M, 40M ... 120M; 0.5M, 1.0M,
+    /// 1.5M), still exact: the step's power is shifted, no double is rounded.
+    public static func labels(indices: [Int64], step: TickStep, format: NumberLabelFormat) -> [String] {
+        let largest = indices.map { Double($0.magnitude) * step.value }.max() ?? 0
+        let group = largest >= 1000 ? min(18, Int((largest.log10Value / 3).rounded(.down)) * 3) : 0
+        let useSI: Bool
+        switch format {
+        case .decimal: useSI = false
+        case .si: useSI = group > 0
+        case .auto: useSI = group >= 6
+        }
+        guard useSI else { return indices.map { label(index: $0, step: step) } }
+        let shifted = TickStep(factor: step.factor, power: step.power - group)
+        let suffix = siSuffixes[group / 3]
+        return indices.map { i in i == 0 ? "0" : label(index: i, step: shifted) + suffix }
+    }
+
+    /// K = 10^3, M = 10^6, G = 10^9, T, P, E.
+    static let siSuffixes = ["", "K", "M", "G", "T", "P", "E"]
 
     /// "d.ddde±x" from significant digits; trailing zeros of the mantissa dropped.
     static func exponentForm(digits: String, exponent: Int) -> String {

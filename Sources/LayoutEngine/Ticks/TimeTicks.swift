@@ -1,0 +1,154 @@
+/// Calendar units a date-time axis steps by.
+public enum TimeUnit: Int, Comparable, Sendable, CaseIterable {
+    case millisecond, second, minute, hour, day, week, month, year
+
+    /// Length in seconds (months and years: their Gregorian average).
+    public var seconds: Double {
+        switch self {
+        case .millisecond: return 0.001
+        case .second: return 1
+        case .minute: return 60
+        case .hour: return 3600
+        case .day: return 86_400
+        case .week: return 604_800
+        case .month: return 2_629_746
+        case .year: return 31_556_952
+        }
+    }
+
+    public static func < (a: TimeUnit, b: TimeUnit) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// A step between date-time ticks: `count` calendar units, ticks falling on the unit's
+/// boundaries in the axis' time zone (midnight, the 1st of the month, 1 January) at
+/// multiples of `count` (every 6 hours from midnight, every quarter from January).
+public struct TimeStep: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var unit: TimeUnit
+    public var count: Int
+
+    public init(_ count: Int, _ unit: TimeUnit) { self.unit = unit; self.count = count }
+
+    public var approximateSeconds: Double { Double(count) * unit.seconds }
+
+    public var description: String { "\(count) \(unit)" }
+
+    /// Every step a date-time axis may take, finest first.
+    public static let ladder: [TimeStep] = {
+        var steps: [TimeStep] = []
+        for c in [1, 2, 5, 10, 20, 50, 100, 200, 500] { steps.append(TimeStep(c, .millisecond)) }
+        for c in [1, 2, 5, 10, 15, 30] { steps.append(TimeStep(c, .second)) }
+        for c in [1, 2, 5, 10, 15, 30] { steps.append(TimeStep(c, .minute)) }
+        for c in [1, 2, 3, 6, 12] { steps.append(TimeStep(c, .hour)) }
+        for c in [1, 2] { steps.append(TimeStep(c, .day)) }
+        for c in [1, 2] { steps.append(TimeStep(c, .week)) }
+        for c in [1, 2, 3, 6] { steps.append(TimeStep(c, .month)) }
+        for c in [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000] { steps.append(TimeStep(c, .year)) }
+        return steps
+    }()
+}
+
+/// Ticks and labels for a date-time axis (values: Unix seconds).
+public enum TimeTickGenerator {
+    /// The finest step of the ladder whose ticks are at least `policy.targetSpacing`
+    /// apart and whose labels keep `policy.minLabelGap` between them.
+    public static func ticks(
+        range: DoubleRange, calculator: LinearCoordinateCalculator, length: Double, horizontal: Bool,
+        policy: TickPolicy, zone: TimeZoneOffsets, measure: (String) -> Size
+    ) -> (step: TimeStep, ticks: [Tick])? {
+        let r = range.widenedIfEmpty()
+        guard r.isValid, length > 0, r.min > -1e13, r.max < 1e13 else { return nil }
+        let pixelsPerSecond = length / r.span
+        let first = TimeStep.ladder.firstIndex { $0.approximateSeconds * pixelsPerSecond >= policy.targetSpacing }
+            ?? TimeStep.ladder.count - 1
+        for step in TimeStep.ladder[first...] {
+            // Months vary in length: allow a little more than the average count.
+            guard r.span / step.approximateSeconds <= Double(policy.maxTicks) * 1.2 else { continue }
+            let values = instants(in: r, step: step, zone: zone, limit: policy.maxTicks + 1)
+            guard values.count <= policy.maxTicks else { continue }
+            var ticks: [Tick] = []
+            var extent = 0.0
+            for v in values {
+                let label = self.label(v, step: step, zone: zone)
+                let size = measure(label)
+                extent = max(extent, horizontal ? size.width : size.height)
+                ticks.append(Tick(value: v, pixel: calculator.pixel(v), label: label, labelSize: size))
+            }
+            var closest = Double.infinity
+            for i in ticks.indices.dropFirst() { closest = min(closest, abs(ticks[i].pixel - ticks[i - 1].pixel)) }
+            if ticks.count < 2 || closest >= extent + policy.minLabelGap { return (step, ticks) }
+        }
+        return nil
+    }
+
+    /// The UTC instants in `range` where local time in `zone` is on a boundary of `step`.
+    public static func instants(in range: DoubleRange, step: TimeStep, zone: TimeZoneOffsets, limit: Int) -> [Double] {
+        var out: [Double] = []
+        func add(_ local: Double, exact: Bool) -> Bool {
+            guard let u = zone.utc(fromLocal: local) ?? (exact ? nil : zone.utc(fromLocal: local + 3600)) else { return true }
+            if u > range.max { return false }
+            if u >= range.min, out.last.map({ u > $0 }) ?? true { out.append(u) }
+            return out.count <= limit
+        }
+        let lo = zone.local(range.min) - 86_400, hi = zone.local(range.max) + 86_400
+        switch step.unit {
+        case .millisecond, .second, .minute, .hour:
+            // Multiples of the step in local time (a reading skipped by summer time has
+            // no tick; one repeated when it ends has its first instant).
+            let s = step.approximateSeconds
+            var k = ((zone.local(range.min) - s) / s).rounded(.down)
+            let end = zone.local(range.max) + s
+            while k * s <= end {
+                let local = step.unit == .millisecond ? k * Double(step.count) / 1000 : k * s
+                if !add(local, exact: true) { break }
+                k += 1
+            }
+        case .day, .week:
+            // Midnights: every `count` days counted from 1970-01-01, weeks from Monday
+            // 5 January 1970.
+            let per = step.unit == .week ? 7 * step.count : step.count
+            let origin = step.unit == .week ? 4 : 0
+            var d = Int((lo / 86_400).rounded(.down)) - origin
+            d -= ((d % per) + per) % per
+            d += origin
+            while Double(d) * 86_400 <= hi {
+                if !add(Double(d) * 86_400, exact: false) { break }
+                d += per
+            }
+        case .month, .year:
+            let months = step.unit == .year ? 12 * step.count : step.count
+            let start = CivilTime(seconds: lo)
+            var m = start.year * 12 + (start.month - 1)
+            m -= ((m % months) + months) % months
+            while true {
+                let local = Double(CivilTime.days(year: Int((Double(m) / 12).rounded(.down)), month: ((m % 12) + 12) % 12 + 1, day: 1)) * 86_400
+                if local > hi || !add(local, exact: false) { break }
+                m += months
+            }
+        }
+        return out
+    }
+
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The label of a tick at `value` on an axis stepping by `step`: as much of the
+    /// date and time as the step resolves ("2026", "Nov 2026", "Nov 23", "14:30",
+    /// "14:30:15", "30:15.250"); a tick of a sub-day step at midnight shows the date.
+    public static func label(_ value: Double, step: TimeStep, zone: TimeZoneOffsets) -> String {
+        let t = CivilTime(seconds: zone.local(value))
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let date = monthNames[t.month - 1] + " \(t.day)"
+        switch step.unit {
+        case .year: return "\(t.year)"
+        case .month: return monthNames[t.month - 1] + " \(t.year)"
+        case .week, .day: return date
+        case .hour, .minute:
+            return t.hour == 0 && t.minute == 0 ? date : "\(two(t.hour)):\(two(t.minute))"
+        case .second:
+            return t.hour == 0 && t.minute == 0 && t.second == 0 ? date : "\(two(t.hour)):\(two(t.minute)):\(two(t.second))"
+        case .millisecond:
+            let ms = min(999, Int((t.fraction * 1000).rounded()))
+            let frac = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
+            return "\(two(t.minute)):\(two(t.second)).\(frac)"
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import LayoutEngine
+
+/// A small deterministic generator for property tests.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The European Union's summer time as plain offsets (CET/CEST): from 01:00 UTC on the
+/// last Sunday of March to 01:00 UTC on the last Sunday of October.
+func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
+    func lastSunday(_ year: Int, _ month: Int) -> Double {
+        let last = CivilTime(year: year, month: month, day: 31)
+        return Double(last.days - (last.weekday % 7)) * 86_400 + 3600
+    }
+    var t: [TimeZoneOffsets.Transition] = []
+    for y in years {
+        t.append(.init(at: lastSunday(y, 3), offset: 7200))
+        t.append(.init(at: lastSunday(y, 10), offset: 3600))
+    }
+    return TimeZoneOffsets(initial: 3600, transitions: t)
+}
+
+@Suite struct CivilTimeTests {
+    @Test func knownDates() {
+        #expect(CivilTime.days(year: 1970, month: 1, day: 1) == 0)
+        #expect(CivilTime.days(year: 2000, month: 3, day: 1) == 11_017)
+        #expect(CivilTime.days(year: 1969, month: 12, day: 31) == -1)
+        #expect(CivilTime(year: 2026, month: 11, day: 23).weekday == 1)   // a Monday
+        #expect(CivilTime(seconds: 1_795_444_215.25).description == "2026-11-23T14:30:15")
+        #expect(CivilTime(seconds: -1).description == "1969-12-31T23:59:59")
+    }
+
+    @Test func daysRoundTrip() {
+        var rng = SplitMix(seed: 1)
+        for _ in 0..<5000 {
+            let d = Int(rng.next() % 2_000_000) - 1_000_000
+            let (y, m, day) = CivilTime.civil(fromDays: d)
+            #expect(CivilTime.days(year: y, month: m, day: day) == d)
+            #expect((1...12).contains(m) && (1...31).contains(day))
+        }
+    }
+
+    @Test func summerTimeReadings() throws {
+        let berlin = centralEuropean(years: 2026...2026)
+        // 29 March 2026: 02:00 -> 03:00 local; 02:30 never happens.
+        let gap = CivilTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30).seconds
+        #expect(berlin.utc(fromLocal: gap) == nil)
+        let after = CivilTime(year: 2026, month: 3, day: 29, hour: 3, minute: 30).seconds
+        #expect(berlin.utc(fromLocal: after) == CivilTime(year: 2026, month: 3, day: 29, hour: 1, minute: 30).seconds)
+        // 25 October 2026: 02:30 happens twice; the first is 00:30 UTC.
+        let twice = CivilTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30).seconds
+        #expect(berlin.utc(fromLocal: twice) == CivilTime(year: 2026, month: 10, day: 25, hour: 0, minute: 30).seconds)
+        #expect(berlin.offset(atUTC: CivilTime(year: 2026, month: 7, day: 1).seconds) == 7200)
+    }
+}
+
+@Suite struct TimeAxisTests {
+    let measurer = TestFonts.measurer
+    let policy = TickPolicy(targetSpacing: 90, minLabelGap: 12)
+
+    func ticks(_ r: DoubleRange, length: Double, zone: TimeZoneOffsets = .utc) -> (step: TimeStep, ticks: [Tick])? {
+        TimeTickGenerator.ticks(range: r, calculator: LinearCoordinateCalculator(range: r, pixelStart: 0, pixelEnd: length),
+                                length: length, horizontal: true, policy: policy, zone: zone,
+                                measure: { measurer.size(of: $0, style: TextStyle(size: 12)) })
+    }
+
+    @Test func labelsSayWhatTheStepResolves() {
+        let t = CivilTime(year: 2026, month: 11, day: 23, hour: 14, minute: 30, second: 15, fraction: 0.25).seconds
+        let midnight = CivilTime(year: 2026, month: 11, day: 23).seconds
+        func label(_ v: Double, _ step: TimeStep) -> String { TimeTickGenerator.label(v, step: step, zone: .utc) }
+        #expect(label(t, TimeStep(1, .year)) == "2026")
+        #expect(label(t, TimeStep(3, .month)) == "Nov 2026")
+        #expect(label(t, TimeStep(1, .day)) == "Nov 23")
+        #expect(label(t, TimeStep(15, .minute)) == "14:30")
+        #expect(label(midnight, TimeStep(6, .hour)) == "Nov 23")
+        #expect(label(t, TimeStep(5, .second)) == "14:30:15")
+        #expect(label(t, TimeStep(50, .millisecond)) == "30:15.250")
+        // In Berlin (CET in November) the same instant reads an hour later.
+        #expect(TimeTickGenerator.label(t, step: TimeStep(15, .minute), zone: centralEuropean(years: 2026...2026)) == "15:30")
+    }
+
+    @Test func anHourOfData() throws {
+        let start = CivilTime(year: 2026, month: 11, day: 23, hour: 14, minute: 3).seconds
+        let result = try #require(self.ticks(DoubleRange(start, start + 3600), length: 1200))
+        #expect(result.step == TimeStep(5, .minute))
+        #expect(result.ticks.first?.label == "14:05" && result.ticks.last?.label == "15:00")
+    }
+
+    /// Over random ranges from a millisecond to a century, sizes and two time zones:
+    /// ticks fall on calendar boundaries of their step in the axis' zone, stay inside
+    /// the range in order, labels keep apart, and the same input gives the same output.
+    @Test func ticksFallOnCalendarBoundaries() throws {
+        let zones = [TimeZoneOffsets.utc, centralEuropean(years: 1965...2140)]
+        var rng = SplitMix(seed: 42)
+        var checked = 0
+        for i in 0..<3000 {
+            let zone = zones[i % 2]
+            let span = pow(10, -3 + Double(rng.next() % 10_000) / 10_000 * 12.5)   // 1 ms ... ~100 years
+            let start = 0.5e9 + Double(rng.next() % 3_000_000_000)  // 1985 ... 2080
+            let length = 100 + Double(rng.next() % 1900)
+            let r = DoubleRange(start, start + span)
+            guard let (step, ticks) = self.ticks(r, length: length, zone: zone) else {
+                Issue.record("no ticks for \(r) on \(length) px"); continue
+            }
+            #expect(ticks.map(\.value) == self.ticks(r, length: length, zone: zone)?.ticks.map(\.value))
+            for (k, t) in ticks.enumerated() {
+                #expect(t.value >= r.min && t.value <= r.max && t.pixel.isFinite)
+                if k > 0 {
+                    let p = ticks[k - 1]
+                    #expect(t.value > p.value)
+                    #expect(abs(t.pixel - p.pixel) >= (t.labelSize.width + p.labelSize.width) / 2,
+                            "labels \(p.label) and \(t.label) overlap (\(step), \(r), \(length) px)")
+                }
+                let c = CivilTime(seconds: zone.local(t.value))
+                let onBoundary: Bool
+                switch step.unit {
+                case .millisecond:
+                    let ms = (c.fraction * 1000).rounded()
+                    onBoundary = abs(c.fraction * 1000 - ms) < 1e-3 && Int(ms) % step.count == 0
+                case .second: onBoundary = c.fraction < 1e-6 && c.second % step.count == 0
+                case .minute: onBoundary = c.fraction < 1e-6 && c.second == 0 && c.minute % step.count == 0
+                case .hour: onBoundary = c.fraction < 1e-6 && c.second == 0 && c.minute == 0 && c.hour % step.count == 0
+                case .day: onBoundary = c.fraction == 0 && c.hour == 0 && c.minute == 0 && c.second == 0
+                case .week:
+                    onBoundary = c.fraction == 0 && c.hour == 0 && c.minute == 0 && c.second == 0 && c.weekday == 1
+                        && ((c.days - 4) / 7) % step.count == 0
+                case .month: onBoundary = c.hour == 0 && c.minute == 0 && c.day == 1 && (c.month - 1) % step.count == 0
+                case .year: onBoundary = c.hour == 0 && c.day == 1 && c.month == 1 && c.year % step.count == 0
+                }
+                #expect(onBoundary, "\(t.label) at \(c) is not on a \(step) boundary")
+            }
+            // Ticks cover the range: with room for six steps there are at least two.
+            if length >= 6 * policy.targetSpacing { #expect(ticks.count >= 2, "\(r) on \(length) px: \(ticks.map(\.label))") }
+            checked += ticks.count
+        }
+        #expect(checked > 3000)
+    }
+}
+
+@Suite struct NumberLabelFormatTests {
+    func labels(_ indices: ClosedRange<Int64>, factor: Int, power: Int, _ format: NumberLabelFormat) -> [String] {
+        TickLabelFormatter.labels(indices: Array(indices), step: TickStep(factor: factor, power: power), format: format)
+    }
+
+    @Test func suffixesFromAMillionByDefault() {
+        #expect(labels(0...6, factor: 2, power: 7, .auto) == ["0", "20M", "40M", "60M", "80M", "100M", "120M"])
+        #expect(labels(1...3, factor: 5, power: 5, .auto) == ["0.5M", "1.0M", "1.5M"])
+        #expect(labels(1...3, factor: 2, power: 5, .auto) == ["200000", "400000", "600000"])
+        #expect(labels(5...6, factor: 5, power: 8, .auto) == ["2.5G", "3.0G"])
+    }
+
+    @Test func siAndDecimalOnRequest() {
+        #expect(labels(4...5, factor: 5, power: 2, .si) == ["2.0K", "2.5K"])
+        #expect(labels(0...2, factor: 2, power: 2, .si) == ["0", "200", "400"])
+        #expect(labels(5...6, factor: 2, power: 7, .decimal) == ["100000000", "120000000"])
+        #expect(labels(-2...(-1), factor: 5, power: 6, .auto) == ["-10M", "-5M"])
+    }
+}
