@@ -295,6 +295,30 @@ import TestSupport
         #expect(labels.contains("14:30:30") && labels.allSatisfy { $0.hasPrefix("14:3") })
     }
 
+    /// The issue's complaint: an append that widened the Y labels moved the plot. By
+    /// default an axis keeps the room of the widest labels it has shown; with
+    /// `"labelSpace": "current"` the plot follows the labels both ways.
+    @Test(arguments: [("maxPresentedSize", true), ("current", false)])
+    func plotKeepsItsPlaceAsLabelsNarrow(mode: String, keeps: Bool) throws {
+        let spec = #"{"sessions":[{"id":"l","chart":{"yAxes":[{"id":"y","mode":"visible","labelSpace":""# + mode + #""}],"#
+            + #""series":[{"id":"s","capacity":3,"data":{"x":[0,1,2],"y":[1,2,3]}}]}}]}"#
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        func left() throws -> Double {
+            publish(s)
+            _ = try #require(s.nextFrame(for: v))
+            _ = s.receive(.ack, from: v)
+            return s.layout(size: Fixtures.size).plotRect.minX
+        }
+        let narrow = try left()
+        try s.append(seriesId: "s", xs: [3, 4, 5], ys: [123_456.5, 2, 3])   // wide labels
+        let wide = try left()
+        #expect(wide > narrow)
+        try s.append(seriesId: "s", xs: [6, 7, 8], ys: [1, 2, 3])            // narrow again (FIFO of 3)
+        #expect(try left() == (keeps ? wide : narrow))
+    }
+
     @Test func viewerLeavingMidDragLeavesNoState() {
         let pan = ZoomPanModifier()
         let s = Fixtures.session(Fixtures.staticChart(modifiers: [pan]))

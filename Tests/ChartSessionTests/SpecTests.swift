@@ -59,6 +59,8 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"time","labelFormat":"si"}]}}]}"#, "$.sessions[0].chart.xAxes[0].labelFormat", "only applies to numeric axes"),
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","labelFormat":"roman"}]}}]}"#, "$.sessions[0].chart.yAxes[0].labelFormat", #"unknown value "roman"; expected one of "decimal", "si", "auto""#),
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"date"}]}}]}"#, "$.sessions[0].chart.xAxes[0].type", #"unknown value "date"; expected one of "numeric", "time""#),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","labelSpace":-5}]}}]}"#, "$.sessions[0].chart.yAxes[0].labelSpace", "must be at least 0"),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","labelSpace":"wide"}]}}]}"#, "$.sessions[0].chart.yAxes[0].labelSpace", #"unknown value "wide"; expected one of "current", "minPresentedSize", "maxPresentedSize""#),
         (#"{"sessions":[{"id":"a","chart":{"legend":{"placement":"middle"}}}]}"#, "$.sessions[0].chart.legend.placement", #"unknown value "middle"; expected one of "topLeft", "topRight", "bottomLeft", "bottomRight""#),
     ])
     func badSpecsNameTheirFault(json: String, path: String, message: String) {

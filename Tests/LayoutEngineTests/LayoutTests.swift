@@ -106,3 +106,33 @@ import TestSupport
         #expect(empty.pixel(3) == 50)
     }
 }
+
+/// SwiftCharts' label-space reservation: how much room a Y axis keeps for its labels
+/// when they get narrower or wider.
+@Suite struct LabelSpaceTests {
+    let engine = ChartLayoutEngine(measurer: TestFonts.measurer)
+
+    func plotLeft(_ range: DoubleRange, _ space: LabelSpaceReservation, presented: ClosedRange<Double>? = nil) -> (Double, Double) {
+        let axes = [AxisSpec(id: "x", alignment: .bottom, visibleRange: DoubleRange(0, 10)),
+                    AxisSpec(id: "y", alignment: .left, visibleRange: range, labelSpace: space, presentedLabelExtent: presented)]
+        let l = engine.layout(ChartLayoutSpec(size: Size(width: 600, height: 400), axes: axes))
+        return (l.plotRect.minX, l.axis("y")!.labelExtent)
+    }
+
+    @Test func modes() {
+        let (narrowLeft, narrow) = plotLeft(DoubleRange(0, 1), .current)
+        let (wideLeft, wide) = plotLeft(DoubleRange(0, 1_000_000.5), .current)
+        #expect(wide > narrow && wideLeft > narrowLeft)
+        // Having shown wide labels, maxPresentedSize keeps their room for narrow ones.
+        #expect(plotLeft(DoubleRange(0, 1), .maxPresentedSize, presented: narrow...wide).0 == wideLeft)
+        #expect(plotLeft(DoubleRange(0, 1), .current, presented: narrow...wide).0 == narrowLeft)
+        // minPresentedSize never goes below the narrowest shown, but grows with the labels.
+        #expect(plotLeft(DoubleRange(0, 1_000_000.5), .minPresentedSize, presented: narrow...wide).0 == wideLeft)
+        #expect(plotLeft(DoubleRange(0, 0.1), .minPresentedSize, presented: narrow...wide).0 >= narrowLeft)
+        // A fixed size is that size, whatever the labels.
+        let (fixedLeft, _) = plotLeft(DoubleRange(0, 1_000_000.5), .fixed(100))
+        #expect(fixedLeft == (10 + 5 + 4 + 100).rounded(.up))
+        // The measured extent is reported as it is, whatever is reserved.
+        #expect(plotLeft(DoubleRange(0, 1), .fixed(100)).1 == narrow)
+    }
+}

@@ -42,18 +42,23 @@ public struct AxisConfig: Equatable, Sendable {
     public var labelFormat: NumberLabelFormat
     /// For `.time`: an IANA time zone name ("UTC", "Europe/Berlin").
     public var timeZone: String
+    /// Room kept for tick labels (default: never less than the widest shown so far,
+    /// so a live chart's plot does not move as its labels change).
+    public var labelSpace: LabelSpaceReservation
 
     public init(
         id: String, alignment: AxisAlignment, title: String? = nil, mode: AxisRangeMode = .extents,
         window: Double? = nil, range: DoubleRange? = nil, growBy: (lower: Double, upper: Double) = (0, 0),
         labelSize: Double = 12, titleSize: Double = 13, flipped: Bool = false, showGridLines: Bool = true,
-        type: AxisType = .numeric, labelFormat: NumberLabelFormat = .auto, timeZone: String = "UTC"
+        type: AxisType = .numeric, labelFormat: NumberLabelFormat = .auto, timeZone: String = "UTC",
+        labelSpace: LabelSpaceReservation = .maxPresentedSize
     ) {
         self.id = id; self.alignment = alignment; self.title = title; self.mode = mode
         self.window = window; self.range = range; self.growBy = growBy
         self.labelSize = labelSize; self.titleSize = titleSize; self.flipped = flipped
         self.showGridLines = showGridLines
         self.type = type; self.labelFormat = labelFormat; self.timeZone = timeZone
+        self.labelSpace = labelSpace
     }
 
     public static func == (a: AxisConfig, b: AxisConfig) -> Bool {
@@ -61,7 +66,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.window == b.window && a.range == b.range && a.growBy == b.growBy
             && a.labelSize == b.labelSize && a.titleSize == b.titleSize && a.flipped == b.flipped
             && a.showGridLines == b.showGridLines && a.type == b.type && a.labelFormat == b.labelFormat
-            && a.timeZone == b.timeZone
+            && a.timeZone == b.timeZone && a.labelSpace == b.labelSpace
     }
 }
 

@@ -170,6 +170,18 @@ public final class Chart {
 
     // MARK: Layout
 
+    /// The narrowest and widest labels each axis has shown (by axis id), for its
+    /// `labelSpace`. Not a change of the chart: it follows what was drawn.
+    public private(set) var presentedLabelExtents: [String: ClosedRange<Double>] = [:]
+
+    /// Records the label extents of a layout that is being shown.
+    public func notePresented(_ layout: ChartLayout) {
+        for a in layout.axes where a.labelExtent > 0 {
+            let r = presentedLabelExtents[a.id]
+            presentedLabelExtents[a.id] = min(r?.lowerBound ?? .infinity, a.labelExtent)...max(r?.upperBound ?? 0, a.labelExtent)
+        }
+    }
+
     func axisKind(_ c: AxisConfig, range: DoubleRange) -> AxisKind {
         switch c.type {
         case .numeric: return .numeric(c.labelFormat)
@@ -184,7 +196,8 @@ public final class Chart {
                      visibleRange: ranges[axis.id] ?? DoubleRange(0, 1), title: axis.config.title,
                      labelStyle: TextStyle(size: axis.config.labelSize),
                      titleStyle: TextStyle(size: axis.config.titleSize), flipped: axis.config.flipped,
-                     kind: axisKind(axis.config, range: ranges[axis.id] ?? DoubleRange(0, 1)))
+                     kind: axisKind(axis.config, range: ranges[axis.id] ?? DoubleRange(0, 1)),
+                     labelSpace: axis.config.labelSpace, presentedLabelExtent: presentedLabelExtents[axis.id])
         }
         return ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
     }

@@ -50,6 +50,7 @@ struct FrameCache {
         entries[size]?.memo = ChartRenderer.Memo()   // the local copy is the only one: no copy on write
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
                                      dpr: size.dpr, memo: &memo)
+        chart.notePresented(output.layout)
         var entry = entries[size] ?? RenderedSize(chartVersion: 0, dataTime: 0, layout: output.layout)
         entry.memo = memo
         entry.chartVersion = chart.version

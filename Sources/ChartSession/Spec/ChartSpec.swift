@@ -208,11 +208,23 @@ public enum ConfigSpec {
                 throw JSONReadError(path: "\(r.path).timeZone", message: "unknown time zone \"\(z)\" (use an IANA name such as \"Europe/Berlin\", or \"UTC\")")
             }
         }
+        // `labelSpace`: a mode by name, or a fixed size in pixels.
+        var labelSpace = LabelSpaceReservation.maxPresentedSize
+        if r.value["labelSpace"]?.doubleValue != nil {
+            labelSpace = .fixed(try r.number("labelSpace", min: 0, max: 1000)!)
+        } else if let mode = try r.oneOf("labelSpace", LabelSpaceMode.self) {
+            labelSpace = switch mode {
+            case .current: .current
+            case .minPresentedSize: .minPresentedSize
+            case .maxPresentedSize: .maxPresentedSize
+            }
+        }
         let config = AxisConfig(
             id: id, alignment: alignment, title: try r.string("title"), mode: mode, window: window, range: range,
             growBy: growBy, labelSize: try r.number("labelSize", min: 6, max: 72) ?? 12,
             titleSize: try r.number("titleSize", min: 6, max: 72) ?? 13, flipped: try r.bool("flipped") ?? false,
-            showGridLines: gridLines ?? true, type: type, labelFormat: labelFormat ?? .auto, timeZone: timeZone ?? "UTC")
+            showGridLines: gridLines ?? true, type: type, labelFormat: labelFormat ?? .auto, timeZone: timeZone ?? "UTC",
+            labelSpace: labelSpace)
         return (config, gridLines)
     }
 
@@ -290,3 +302,6 @@ extension SessionSpec {
         return Session(id: id, title: title, chart: c, measurer: measurer, maxFps: maxFps)
     }
 }
+
+/// The named forms of an axis' `labelSpace` (a number is a fixed size).
+enum LabelSpaceMode: String, CaseIterable { case current, minPresentedSize, maxPresentedSize }

@@ -13,6 +13,17 @@ public enum AxisKind: Equatable, Hashable, Sendable {
     case dateTime(TimeZoneOffsets)
 }
 
+/// How much room across the axis its labels are given (SwiftCharts'
+/// `ChartAxisLabelsSpaceReservationMode`): what they need now, or never less than
+/// the narrowest or widest labels it has shown so far (so that the plot does not move
+/// as labels change while a chart scrolls or pans), or a fixed number of pixels.
+public enum LabelSpaceReservation: Equatable, Hashable, Sendable {
+    case current
+    case minPresentedSize
+    case maxPresentedSize
+    case fixed(Double)
+}
+
 /// Everything the measure and layout passes need to know about one axis.
 public struct AxisSpec: Equatable, Sendable {
     public var id: String
@@ -32,12 +43,17 @@ public struct AxisSpec: Equatable, Sendable {
     /// Values grow towards the left (horizontal) or downwards (vertical) when true.
     public var flipped: Bool
     public var kind: AxisKind
+    public var labelSpace: LabelSpaceReservation
+    /// The smallest and largest label extent (`AxisLayout.labelExtent`) this axis has
+    /// shown so far, kept by the caller; nil before its first layout.
+    public var presentedLabelExtent: ClosedRange<Double>?
 
     public init(
         id: String, alignment: AxisAlignment, visibleRange: DoubleRange, title: String? = nil,
         labelStyle: TextStyle = TextStyle(size: 12), titleStyle: TextStyle = TextStyle(size: 13),
         tickLength: Double = 5, labelPadding: Double = 4, titlePadding: Double = 6,
-        tickPolicy: TickPolicy? = nil, flipped: Bool = false, kind: AxisKind = .numeric(.auto)
+        tickPolicy: TickPolicy? = nil, flipped: Bool = false, kind: AxisKind = .numeric(.auto),
+        labelSpace: LabelSpaceReservation = .current, presentedLabelExtent: ClosedRange<Double>? = nil
     ) {
         self.id = id; self.alignment = alignment; self.visibleRange = visibleRange
         self.title = title; self.labelStyle = labelStyle; self.titleStyle = titleStyle
@@ -47,6 +63,18 @@ public struct AxisSpec: Equatable, Sendable {
             : TickPolicy(targetSpacing: 50, minLabelGap: 6))
         self.flipped = flipped
         self.kind = kind
+        self.labelSpace = labelSpace
+        self.presentedLabelExtent = presentedLabelExtent
+    }
+
+    /// The room given to labels whose extent across the axis is `measured`.
+    public func reservedLabelExtent(measured: Double) -> Double {
+        switch labelSpace {
+        case .current: return measured
+        case .minPresentedSize: return max(measured, presentedLabelExtent?.lowerBound ?? 0)
+        case .maxPresentedSize: return max(measured, presentedLabelExtent?.upperBound ?? 0)
+        case let .fixed(px): return px
+        }
     }
 }
 
@@ -79,6 +107,9 @@ public struct AxisLayout: Equatable, Sendable {
     public var labels: [PlacedText]
     public var title: PlacedText?
     public var tickLength: Double
+    /// How far across the axis its current labels reach (widest label of a vertical
+    /// axis, a line of a horizontal one), before any reservation.
+    public var labelExtent: Double
 }
 
 /// The chart as a whole, as the layout pass places it.

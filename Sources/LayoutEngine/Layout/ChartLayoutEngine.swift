@@ -59,13 +59,7 @@ public struct ChartLayoutEngine: Sendable {
 
     /// The thickness (pixels across the axis) that `axis` needs beside `plot`.
     public func measure(_ axis: AxisSpec, plot: Rect) -> Double {
-        let labelLine = measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size)
-        var labels = 0.0
-        if axis.alignment.isHorizontal {
-            labels = labelLine
-        } else if let t = ticks(axis, plot: plot) {
-            labels = t.ticks.map(\.labelSize.width).max() ?? 0
-        }
+        let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks(axis, plot: plot)?.ticks ?? []))
         var total = axis.tickLength + axis.labelPadding + labels
         if let title = axis.title, !title.isEmpty {
             total += axis.titlePadding + measurer.metrics(for: axis.titleStyle).lineHeight(size: axis.titleStyle.size)
@@ -119,6 +113,14 @@ public struct ChartLayoutEngine: Sendable {
         }
     }
 
+    /// How far across the axis `ticks`' labels reach: the widest label of a vertical
+    /// axis, a line of text for a horizontal one.
+    func labelExtent(_ axis: AxisSpec, ticks: [Tick]) -> Double {
+        axis.alignment.isHorizontal
+            ? measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size)
+            : ticks.map(\.labelSize.width).max() ?? 0
+    }
+
     // MARK: Layout
 
     static func plotRect(content: Rect, axes: [AxisSpec], thickness: [Double]) -> Rect {
@@ -150,7 +152,8 @@ public struct ChartLayoutEngine: Sendable {
         let inset = axis.tickLength + axis.labelPadding
 
         var labels: [PlacedText] = []
-        var labelExtent = 0.0
+        let measured = labelExtent(axis, ticks: generated?.ticks ?? [])
+        let labelExtent = axis.reservedLabelExtent(measured: measured)
         for tick in generated?.ticks ?? [] {
             let s = tick.labelSize
             let placed: PlacedText
@@ -169,7 +172,6 @@ public struct ChartLayoutEngine: Sendable {
                                     bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
             }
             guard canvas.contains(placed.bounds) else { continue }
-            labelExtent = max(labelExtent, axis.alignment.isHorizontal ? s.height : s.width)
             labels.append(placed)
         }
 
@@ -209,6 +211,6 @@ public struct ChartLayoutEngine: Sendable {
 
         return AxisLayout(id: axis.id, alignment: axis.alignment, rect: band, calculator: calc,
                           step: generated?.step, ticks: generated?.ticks ?? [], labels: labels, title: title,
-                          tickLength: axis.tickLength)
+                          tickLength: axis.tickLength, labelExtent: measured)
     }
 }
