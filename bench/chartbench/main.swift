@@ -221,6 +221,22 @@ let spec2 = ChartLayoutSpec(size: Size(width: 1920, height: 1080), title: "Layou
 record("layout_ms_8_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec8) },
        baseline: ("layout_ms_2_axes", medianMs(runs: runs * 20) { _ = engine.layout(spec2) }), unit: "ms")
 
+// Date-time ticks: the worst of spans from a millisecond to a century (one axis of
+// 1920 px in Berlin, labels measured), beside numeric ticks over the same ranges.
+do {
+    let berlin = TimeZones.offsets("Europe/Berlin", over: DoubleRange(1.7e9 - 3.2e9, 1.7e9 + 3.2e9))
+    let spans = [0.001, 1, 60, 3600, 86_400, 604_800, 2_629_746, 31_556_952, 315_569_520, 3_155_695_200]
+    func worst(_ kind: AxisKind) -> Double {
+        spans.map { span in
+            let axis = AxisSpec(id: "t", alignment: .bottom, visibleRange: DoubleRange(1.7e9, 1.7e9 + span), kind: kind)
+            let spec = ChartLayoutSpec(size: Size(width: 1920, height: 300), axes: [axis])
+            return medianMs(runs: runs * 5) { _ = engine.layout(spec) }
+        }.max()!
+    }
+    record("layout_ms_time_axis_worst_span", worst(.dateTime(berlin)),
+           baseline: ("layout_ms_numeric_axis_worst_span", worst(.numeric(.auto))), unit: "ms")
+}
+
 // Where a live publication's time goes (not a figure: for whoever tunes it).
 if ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "1" {
     let spec = try! ConfigSpec.decode(foundationJSON(monitorSpec))[0]

@@ -59,7 +59,9 @@ public struct ChartLayoutEngine: Sendable {
 
     /// The thickness (pixels across the axis) that `axis` needs beside `plot`.
     public func measure(_ axis: AxisSpec, plot: Rect) -> Double {
-        let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks(axis, plot: plot)?.ticks ?? []))
+        // A horizontal axis' labels are a line of text whatever they say: no ticks needed.
+        let ticks = axis.alignment.isHorizontal ? [] : ticks(axis, plot: plot)?.ticks ?? []
+        let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks))
         var total = axis.tickLength + axis.labelPadding + labels
         if let title = axis.title, !title.isEmpty {
             total += axis.titlePadding + measurer.metrics(for: axis.titleStyle).lineHeight(size: axis.titleStyle.size)
