@@ -8,7 +8,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
 @Suite struct SpecTests {
     @Test func demoSpecDecodesAndMatchesTheExampleFile() throws {
         let specs = try ConfigSpec.decode(parseJSON(DemoSpec.json))
-        #expect(specs.map(\.id) == ["demo", "monitor"])
+        #expect(specs.map(\.id) == ["demo", "monitor", "axes"])
         #expect(specs[0].chart.series.map(\.id) == ["sine", "walk", "saw"])
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("examples/demo.json")
@@ -61,6 +61,8 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"date"}]}}]}"#, "$.sessions[0].chart.xAxes[0].type", #"unknown value "date"; expected one of "numeric", "time""#),
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","labelSpace":-5}]}}]}"#, "$.sessions[0].chart.yAxes[0].labelSpace", "must be at least 0"),
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","labelSpace":"wide"}]}}]}"#, "$.sessions[0].chart.yAxes[0].labelSpace", #"unknown value "wide"; expected one of "current", "minPresentedSize", "maxPresentedSize""#),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x","axisPositionValue":0}]}}]}"#, "$.sessions[0].chart.xAxes[0].axisPositionValue", #"only applies with "isCenterAxis": true"#),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x","isCenterAxis":true,"positionAxis":"x2"}]}}]}"#, "$.sessions[0].chart.xAxes[0].positionAxis", #"no y axis "x2""#),
         (#"{"sessions":[{"id":"a","chart":{"legend":{"placement":"middle"}}}]}"#, "$.sessions[0].chart.legend.placement", #"unknown value "middle"; expected one of "topLeft", "topRight", "bottomLeft", "bottomRight""#),
     ])
     func badSpecsNameTheirFault(json: String, path: String, message: String) {

@@ -79,7 +79,7 @@ import TestSupport
                         }
                         let l = engine.layout(spec(width: w, height: h, axes: axes, title: titled ? "Title" : nil))
                         #expect(l.invariantViolations() == [], "\(w)x\(h) \(r) \(set) titled=\(titled)")
-                        #expect(l.passes <= engine.maxPasses)
+                        #expect(l.passes <= DefaultLayoutManager().maxPasses)
                     }
                 }
             }
@@ -134,5 +134,85 @@ import TestSupport
         #expect(fixedLeft == (10 + 5 + 4 + 100).rounded(.up))
         // The measured extent is reported as it is, whatever is reserved.
         #expect(plotLeft(DoubleRange(0, 1), .fixed(100)).1 == narrow)
+    }
+}
+
+/// The seed's pinned example: a top-aligned X axis with `isCenterAxis`, placed by a
+/// custom inner strategy at the centre of the chart (SciChart's
+/// `CenteredAxisLayoutStrategy`, written against this API).
+struct CenteredAxisLayoutStrategy: AxisLayoutStrategy {
+    let base = InnerAxisLayoutStrategy(.top)
+    func measure(_ axes: [MeasuredAxis], state: ChartLayoutState) -> Double { base.measure(axes, state: state) }
+    func layout(_ axes: [MeasuredAxis], state: ChartLayoutState) -> [Rect] {
+        // Pin the stack of the top-aligned X axes to the centre of the chart.
+        let v = state.viewport
+        return AxisStacking.topToBottom(axes, left: v.minX, top: v.midY, right: v.maxX)
+    }
+}
+
+@Suite struct AxisLayoutStrategyTests {
+    let measurer = TestFonts.measurer
+
+    func spec(_ axes: [AxisSpec]) -> ChartLayoutSpec {
+        ChartLayoutSpec(size: Size(width: 800, height: 500), title: "Central", axes: axes)
+    }
+
+    @Test func pinnedCentralAxis() throws {
+        var manager = DefaultLayoutManager()
+        manager.topInnerAxisLayoutStrategy = CenteredAxisLayoutStrategy()
+        let engine = ChartLayoutEngine(measurer: measurer, manager: manager)
+        let axes = [AxisSpec(id: "x", alignment: .top, visibleRange: DoubleRange(0, 10), isCenterAxis: true),
+                    AxisSpec(id: "y", alignment: .left, visibleRange: DoubleRange(-5, 5))]
+        let l = engine.layout(spec(axes))
+        let x = try #require(l.axis("x"))
+        #expect(x.isInner && x.facing == .bottom)
+        #expect(x.rect.minY == l.plotRect.midY)                         // the line at the centre
+        // Its labels hang below the line, inside the plot (those at the ends stick out
+        // sideways by half their width, as they do on an outer axis).
+        #expect(x.labels.allSatisfy { $0.bounds.minY > l.plotRect.midY && $0.bounds.maxY < l.plotRect.maxY })
+        #expect(x.labels.allSatisfy { l.plotRect.minX...l.plotRect.maxX ~= $0.anchor.x })
+        #expect(l.invariantViolations() == [])
+        // The X axis takes no room: the plot reaches as low as the canvas allows.
+        let outer = ChartLayoutEngine(measurer: measurer).layout(spec([
+            AxisSpec(id: "x", alignment: .top, visibleRange: DoubleRange(0, 10)), axes[1]]))
+        #expect(l.plotRect.height > outer.plotRect.height)
+        // The default inner strategy keeps it at the plot's top edge instead.
+        let edge = try #require(ChartLayoutEngine(measurer: measurer).layout(spec(axes)).axis("x"))
+        #expect(edge.rect.minY == ChartLayoutEngine(measurer: measurer).layout(spec(axes)).plotRect.minY)
+    }
+
+    @Test func innerAxesFaceIntoThePlot() throws {
+        let engine = ChartLayoutEngine(measurer: measurer)
+        let axes = [AxisSpec(id: "x", alignment: .bottom, visibleRange: DoubleRange(0, 10)),
+                    AxisSpec(id: "y", alignment: .left, visibleRange: DoubleRange(0, 100), isCenterAxis: true),
+                    AxisSpec(id: "y2", alignment: .right, visibleRange: DoubleRange(0, 1), isCenterAxis: true)]
+        let l = engine.layout(spec(axes))
+        let y = try #require(l.axis("y")), y2 = try #require(l.axis("y2"))
+        #expect(y.facing == .right && y.rect.minX == l.plotRect.minX)
+        #expect(y2.facing == .left && y2.rect.maxX == l.plotRect.maxX)
+        for label in y.labels {
+            #expect(label.bounds.minX > l.plotRect.minX && label.bounds.maxX < l.plotRect.midX)
+            #expect(l.plotRect.minY...l.plotRect.maxY ~= label.bounds.midY)
+        }
+        for label in y2.labels {
+            #expect(label.bounds.maxX < l.plotRect.maxX && label.bounds.minX > l.plotRect.midX)
+        }
+        #expect(l.invariantViolations() == [])
+    }
+
+    /// ShinobiCharts' `axisPositionValue`: an X axis floating at y = 0, held at the
+    /// plot's edge when 0 leaves the Y range.
+    @Test(arguments: [(-1.0, 3.0, true), (1.0, 3.0, false), (-3.0, -1.0, false)])
+    func floatingAxis(yMin: Double, yMax: Double, inRange: Bool) throws {
+        let engine = ChartLayoutEngine(measurer: measurer)
+        let axes = [AxisSpec(id: "x", alignment: .top, visibleRange: DoubleRange(-5, 5), isCenterAxis: true, positionValue: 0),
+                    AxisSpec(id: "y", alignment: .left, visibleRange: DoubleRange(yMin, yMax))]
+        let l = engine.layout(spec(axes))
+        let x = try #require(l.axis("x")), y = try #require(l.axis("y"))
+        if inRange {
+            #expect(x.rect.minY == y.calculator.pixel(0))
+        } else {
+            #expect(x.rect.minY == (yMin > 0 ? l.plotRect.maxY : l.plotRect.minY))
+        }
     }
 }

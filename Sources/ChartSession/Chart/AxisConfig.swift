@@ -45,13 +45,20 @@ public struct AxisConfig: Equatable, Sendable {
     /// Room kept for tick labels (default: never less than the widest shown so far,
     /// so a live chart's plot does not move as its labels change).
     public var labelSpace: LabelSpaceReservation
+    /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
+    public var isCenterAxis: Bool
+    /// For a centre axis: floats at this value of `positionAxis` (nil: the first axis
+    /// of the other direction), ShinobiCharts' `axisPositionValue`.
+    public var axisPositionValue: Double?
+    public var positionAxis: String?
 
     public init(
         id: String, alignment: AxisAlignment, title: String? = nil, mode: AxisRangeMode = .extents,
         window: Double? = nil, range: DoubleRange? = nil, growBy: (lower: Double, upper: Double) = (0, 0),
         labelSize: Double = 12, titleSize: Double = 13, flipped: Bool = false, showGridLines: Bool = true,
         type: AxisType = .numeric, labelFormat: NumberLabelFormat = .auto, timeZone: String = "UTC",
-        labelSpace: LabelSpaceReservation = .maxPresentedSize
+        labelSpace: LabelSpaceReservation = .maxPresentedSize, isCenterAxis: Bool = false,
+        axisPositionValue: Double? = nil, positionAxis: String? = nil
     ) {
         self.id = id; self.alignment = alignment; self.title = title; self.mode = mode
         self.window = window; self.range = range; self.growBy = growBy
@@ -59,6 +66,7 @@ public struct AxisConfig: Equatable, Sendable {
         self.showGridLines = showGridLines
         self.type = type; self.labelFormat = labelFormat; self.timeZone = timeZone
         self.labelSpace = labelSpace
+        self.isCenterAxis = isCenterAxis; self.axisPositionValue = axisPositionValue; self.positionAxis = positionAxis
     }
 
     public static func == (a: AxisConfig, b: AxisConfig) -> Bool {
@@ -66,7 +74,8 @@ public struct AxisConfig: Equatable, Sendable {
             && a.window == b.window && a.range == b.range && a.growBy == b.growBy
             && a.labelSize == b.labelSize && a.titleSize == b.titleSize && a.flipped == b.flipped
             && a.showGridLines == b.showGridLines && a.type == b.type && a.labelFormat == b.labelFormat
-            && a.timeZone == b.timeZone && a.labelSpace == b.labelSpace
+            && a.timeZone == b.timeZone && a.labelSpace == b.labelSpace && a.isCenterAxis == b.isCenterAxis
+            && a.axisPositionValue == b.axisPositionValue && a.positionAxis == b.positionAxis
     }
 }
 

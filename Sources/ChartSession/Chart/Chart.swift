@@ -21,6 +21,13 @@ public final class Chart {
     public var legend: LegendConfig?
     public var theme: Theme
     public var modifiers: [any ChartModifier]
+    /// Lays the axes out (SciChart's layout manager): replace it, or one of the
+    /// strategies of a `DefaultLayoutManager`, to place axes otherwise (docs/axes.md).
+    public var layoutManager: any ChartLayoutManager = DefaultLayoutManager() {
+        didSet { layoutManagerGeneration &+= 1; touch() }
+    }
+    /// Counts replacements of `layoutManager` (a manager is not comparable).
+    public private(set) var layoutManagerGeneration = 0
     public private(set) var version: UInt64 = 1
     /// The automatic range each axis showed last (see `commitRanges`): new automatic
     /// ranges are stabilised against it.
@@ -197,7 +204,9 @@ public final class Chart {
                      labelStyle: TextStyle(size: axis.config.labelSize),
                      titleStyle: TextStyle(size: axis.config.titleSize), flipped: axis.config.flipped,
                      kind: axisKind(axis.config, range: ranges[axis.id] ?? DoubleRange(0, 1)),
-                     labelSpace: axis.config.labelSpace, presentedLabelExtent: presentedLabelExtents[axis.id])
+                     labelSpace: axis.config.labelSpace, presentedLabelExtent: presentedLabelExtents[axis.id],
+                     isCenterAxis: axis.config.isCenterAxis, positionValue: axis.config.axisPositionValue,
+                     positionAxis: axis.config.positionAxis)
         }
         return ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
     }

@@ -27,7 +27,7 @@ public struct ChartRenderer: Sendable {
     }
 
     func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange]) -> ChartLayout {
-        let engine = ChartLayoutEngine(measurer: measurer)
+        let engine = ChartLayoutEngine(measurer: measurer, manager: chart.layoutManager)
         var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved))
         let following = chart.axes.filter { $0.isXAxis && $0.userRange == nil && $0.config.mode == .follow }
         guard !following.isEmpty else { return layout }
@@ -75,12 +75,14 @@ public struct ChartRenderer: Sendable {
         var theme: Theme
         var size: Size
         var dpr: Double
+        var layoutManagerGeneration: Int
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
     public func render(_ chart: Chart, size: Size, dpr: Double, memo: inout Memo) -> Output {
         let key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
-                            userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr)
+                            userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
+                            layoutManagerGeneration: chart.layoutManagerGeneration)
         let layout: ChartLayout, background: [DrawCommand]
         if key == memo.layoutKey, let l = memo.layout, let b = memo.background {
             layout = l; background = b
@@ -143,7 +145,8 @@ public struct ChartRenderer: Sendable {
             var lines: [Float] = []
             let r = axis.rect
             let t = axis.tickLength
-            switch axis.alignment {
+            // The line is the band's edge opposite to where ticks and labels point.
+            switch axis.facing {
             case .bottom:
                 let y = Self.crisp(r.minY, dpr: dpr)
                 lines += [Float(plot.minX), y, Float(plot.maxX), y]

@@ -110,6 +110,15 @@ public enum ConfigSpec {
             let (list, k) = i < xAxes.count ? ("xAxes", i) : ("yAxes", i - xAxes.count)
             throw JSONReadError(path: "\(r.path).\(list)[\(k)].id", message: "duplicate axis id \"\(a.id)\"")
         }
+        // A floating axis floats on an axis of the other direction.
+        for (i, a) in (xAxes + yAxes).enumerated() {
+            guard let other = a.positionAxis else { continue }
+            let (list, k, others) = i < xAxes.count ? ("xAxes", i, yAxes) : ("yAxes", i - xAxes.count, xAxes)
+            guard others.contains(where: { $0.id == other }) else {
+                throw JSONReadError(path: "\(r.path).\(list)[\(k)].positionAxis",
+                                    message: "no \(i < xAxes.count ? "y" : "x") axis \"\(other)\"")
+            }
+        }
 
         let series = try r.objects("series", readSeries) ?? []
         var seriesIds: Set<String> = []
@@ -219,12 +228,19 @@ public enum ConfigSpec {
             case .maxPresentedSize: .maxPresentedSize
             }
         }
+        let isCenterAxis = try r.bool("isCenterAxis") ?? false
+        let positionValue = try r.number("axisPositionValue")
+        let positionAxis = try r.string("positionAxis")
+        if positionValue != nil || positionAxis != nil, !isCenterAxis {
+            throw JSONReadError(path: "\(r.path).\(positionValue != nil ? "axisPositionValue" : "positionAxis")",
+                                message: "only applies with \"isCenterAxis\": true")
+        }
         let config = AxisConfig(
             id: id, alignment: alignment, title: try r.string("title"), mode: mode, window: window, range: range,
             growBy: growBy, labelSize: try r.number("labelSize", min: 6, max: 72) ?? 12,
             titleSize: try r.number("titleSize", min: 6, max: 72) ?? 13, flipped: try r.bool("flipped") ?? false,
             showGridLines: gridLines ?? true, type: type, labelFormat: labelFormat ?? .auto, timeZone: timeZone ?? "UTC",
-            labelSpace: labelSpace)
+            labelSpace: labelSpace, isCenterAxis: isCenterAxis, axisPositionValue: positionValue, positionAxis: positionAxis)
         return (config, gridLines)
     }
 

@@ -3,6 +3,16 @@ public enum AxisAlignment: String, CaseIterable, Sendable {
     case left, right, top, bottom
 
     public var isHorizontal: Bool { self == .top || self == .bottom }
+
+    /// The other side of the same direction.
+    public var opposite: AxisAlignment {
+        switch self {
+        case .left: return .right
+        case .right: return .left
+        case .top: return .bottom
+        case .bottom: return .top
+        }
+    }
 }
 
 /// What an axis' values are, which decides its ticks and labels.
@@ -44,6 +54,14 @@ public struct AxisSpec: Equatable, Sendable {
     public var flipped: Bool
     public var kind: AxisKind
     public var labelSpace: LabelSpaceReservation
+    /// Inside the plot (SciChart's `isCenterAxis`): laid out by the inner strategy of
+    /// its alignment, taking no room from the plot, ticks and labels facing into it.
+    public var isCenterAxis: Bool
+    /// For an inner axis: the value of another axis (`positionAxis`; nil: the first
+    /// axis of the other direction) where its line floats (ShinobiCharts'
+    /// `axisPositionValue`).
+    public var positionValue: Double?
+    public var positionAxis: String?
     /// The smallest and largest label extent (`AxisLayout.labelExtent`) this axis has
     /// shown so far, kept by the caller; nil before its first layout.
     public var presentedLabelExtent: ClosedRange<Double>?
@@ -53,7 +71,8 @@ public struct AxisSpec: Equatable, Sendable {
         labelStyle: TextStyle = TextStyle(size: 12), titleStyle: TextStyle = TextStyle(size: 13),
         tickLength: Double = 5, labelPadding: Double = 4, titlePadding: Double = 6,
         tickPolicy: TickPolicy? = nil, flipped: Bool = false, kind: AxisKind = .numeric(.auto),
-        labelSpace: LabelSpaceReservation = .current, presentedLabelExtent: ClosedRange<Double>? = nil
+        labelSpace: LabelSpaceReservation = .current, presentedLabelExtent: ClosedRange<Double>? = nil,
+        isCenterAxis: Bool = false, positionValue: Double? = nil, positionAxis: String? = nil
     ) {
         self.id = id; self.alignment = alignment; self.visibleRange = visibleRange
         self.title = title; self.labelStyle = labelStyle; self.titleStyle = titleStyle
@@ -65,7 +84,12 @@ public struct AxisSpec: Equatable, Sendable {
         self.kind = kind
         self.labelSpace = labelSpace
         self.presentedLabelExtent = presentedLabelExtent
+        self.isCenterAxis = isCenterAxis; self.positionValue = positionValue; self.positionAxis = positionAxis
     }
+
+    /// The side its ticks and labels point to: away from the plot for an outer axis,
+    /// into it for an inner one.
+    public var facing: AxisAlignment { isCenterAxis ? alignment.opposite : alignment }
 
     /// The room given to labels whose extent across the axis is `measured`.
     public func reservedLabelExtent(measured: Double) -> Double {
@@ -95,7 +119,13 @@ public struct PlacedText: Equatable, Sendable {
 public struct AxisLayout: Equatable, Sendable {
     public var id: String
     public var alignment: AxisAlignment
-    /// The band the axis occupies beside the plot area (ticks, labels, title).
+    /// Where its ticks and labels point (`AxisSpec.facing`); the axis line is the
+    /// band's edge on the other side.
+    public var facing: AxisAlignment
+    /// Laid out inside the plot (`AxisSpec.isCenterAxis`).
+    public var isInner: Bool { facing != alignment }
+    /// The band the axis occupies (ticks, labels, title): beside the plot area, or
+    /// inside it for an inner axis.
     public var rect: Rect
     /// Maps data values to canvas pixels along this axis.
     public var calculator: LinearCoordinateCalculator

@@ -6,8 +6,9 @@ extension ChartLayout {
         let canvas = Rect(x: 0, y: 0, width: size.width, height: size.height)
         if !canvas.contains(plotRect) { problems.append("plot \(plotRect) leaves the canvas") }
         for axis in axes {
-            if axis.rect.intersects(plotRect) { problems.append("axis \(axis.id) overlaps the plot area") }
-            for other in axes where other.id < axis.id && other.rect.intersects(axis.rect) {
+            // Inner axes belong inside the plot, and may cross each other there.
+            if !axis.isInner, axis.rect.intersects(plotRect) { problems.append("axis \(axis.id) overlaps the plot area") }
+            for other in axes where !axis.isInner && !other.isInner && other.id < axis.id && other.rect.intersects(axis.rect) {
                 problems.append("axes \(other.id) and \(axis.id) overlap")
             }
             for (a, b) in zip(axis.labels, axis.labels.dropFirst()) where a.bounds.intersects(b.bounds) {
@@ -15,7 +16,7 @@ extension ChartLayout {
             }
             for label in axis.labels {
                 if !canvas.contains(label.bounds) { problems.append("axis \(axis.id): label '\(label.text)' leaves the canvas") }
-                if label.bounds.intersects(plotRect) { problems.append("axis \(axis.id): label '\(label.text)' enters the plot") }
+                if !axis.isInner, label.bounds.intersects(plotRect) { problems.append("axis \(axis.id): label '\(label.text)' enters the plot") }
             }
             for tick in axis.ticks {
                 let inside = axis.alignment.isHorizontal
@@ -25,7 +26,7 @@ extension ChartLayout {
             }
             if let t = axis.title {
                 if !canvas.contains(t.bounds) { problems.append("axis \(axis.id): title leaves the canvas") }
-                if t.bounds.intersects(plotRect) { problems.append("axis \(axis.id): title enters the plot") }
+                if !axis.isInner, t.bounds.intersects(plotRect) { problems.append("axis \(axis.id): title enters the plot") }
                 for label in axis.labels where label.bounds.intersects(t.bounds) {
                     problems.append("axis \(axis.id): title overlaps label '\(label.text)'")
                 }

@@ -1,58 +1,34 @@
-/// The measure pass and the layout pass.
+/// The measure pass and the layout pass, and what they are made of.
 ///
 /// Measure: each axis reports how thick it must be (ticks, labels, title) for the
-/// length it would get. Layout: the axes are stacked outwards from the plot area, side
-/// by side in the order given, and the plot area gets what is left. Because a vertical
-/// axis' thickness depends on its labels, and its labels on the plot height left by
-/// the horizontal axes (and vice versa), the two passes repeat until the thicknesses
-/// settle, at most `maxPasses` times (as uPlot does).
+/// length it would get. Layout: the manager's strategies place the axes (outer ones
+/// stacked outwards from the plot area, in the order given, inner ones inside it) and
+/// the plot area gets what is left. Because a vertical axis' thickness depends on its
+/// labels, and its labels on the plot height left by the horizontal axes (and vice
+/// versa), the two passes repeat until the thicknesses settle, at most `maxPasses`
+/// times (as uPlot does). See `DefaultLayoutManager`.
 public struct ChartLayoutEngine: Sendable {
     public let measurer: TextMeasurer
-    public var maxPasses = 4
+    /// Runs the passes; replace it (or one of its strategies) to lay axes out otherwise.
+    public var manager: any ChartLayoutManager
 
-    public init(measurer: TextMeasurer) { self.measurer = measurer }
+    public init(measurer: TextMeasurer, manager: any ChartLayoutManager = DefaultLayoutManager()) {
+        self.measurer = measurer
+        self.manager = manager
+    }
 
-    public func layout(_ spec: ChartLayoutSpec) -> ChartLayout {
-        let canvas = Rect(x: 0, y: 0, width: spec.size.width, height: spec.size.height)
-        var content = canvas.inset(by: spec.padding)
+    public func layout(_ spec: ChartLayoutSpec) -> ChartLayout { manager.layout(spec, engine: self) }
 
-        var title: PlacedText? = nil
-        if let text = spec.title, !text.isEmpty {
-            let m = measurer.metrics(for: spec.titleStyle)
-            let h = m.lineHeight(size: spec.titleStyle.size)
-            let w = m.width(of: text, size: spec.titleStyle.size)
-            let anchor = Point(x: content.midX, y: content.minY + m.ascent(size: spec.titleStyle.size))
-            title = PlacedText(text: text, anchor: anchor, align: .center, angle: 0, style: spec.titleStyle,
+    /// The chart title at the top of `content`, and what is left below it.
+    public func placeTitle(_ spec: ChartLayoutSpec, in content: Rect) -> (PlacedText?, Rect) {
+        guard let text = spec.title, !text.isEmpty else { return (nil, content) }
+        let m = measurer.metrics(for: spec.titleStyle)
+        let h = m.lineHeight(size: spec.titleStyle.size)
+        let w = m.width(of: text, size: spec.titleStyle.size)
+        let anchor = Point(x: content.midX, y: content.minY + m.ascent(size: spec.titleStyle.size))
+        let title = PlacedText(text: text, anchor: anchor, align: .center, angle: 0, style: spec.titleStyle,
                                bounds: Rect(x: content.midX - w / 2, y: content.minY, width: w, height: h))
-            content = content.inset(by: EdgeInsets(top: (h + spec.titlePadding).rounded(.up)))
-        }
-
-        var thickness = [Double](repeating: 0, count: spec.axes.count)
-        var reserve = EdgeInsets()
-        var plot = content
-        var passes = 0
-        while passes < maxPasses {
-            passes += 1
-            plot = Self.plotRect(content: content.inset(by: reserve), axes: spec.axes, thickness: thickness)
-            let measured = spec.axes.map { measure($0, plot: plot) }
-            let overhang = labelOverhang(spec.axes, plot: plot, padding: spec.padding, hasTitle: title != nil)
-            if measured == thickness && overhang == reserve { break }
-            thickness = measured
-            reserve = overhang
-            if passes == maxPasses {
-                plot = Self.plotRect(content: content.inset(by: reserve), axes: spec.axes, thickness: thickness)
-            }
-        }
-
-        var axes: [AxisLayout] = []
-        var offsets: [AxisAlignment: Double] = [:]
-        for (i, axis) in spec.axes.enumerated() {
-            let offset = offsets[axis.alignment, default: 0]
-            offsets[axis.alignment] = offset + thickness[i]
-            let band = Self.band(for: axis.alignment, plot: plot, offset: offset, thickness: thickness[i])
-            axes.append(place(axis, band: band, plot: plot, canvas: canvas))
-        }
-        return ChartLayout(size: spec.size, plotRect: plot, title: title, axes: axes, passes: passes)
+        return (title, content.inset(by: EdgeInsets(top: (h + spec.titlePadding).rounded(.up))))
     }
 
     // MARK: Measure
@@ -74,7 +50,8 @@ public struct ChartLayoutEngine: Sendable {
     /// side makes room anyway (label-space reservation). Half the widest label of the
     /// horizontal axes left and right, half a label's height above; the canvas
     /// padding counts towards it. Whole pixels, so the plot keeps whole-pixel edges.
-    func labelOverhang(_ axes: [AxisSpec], plot: Rect, padding: EdgeInsets, hasTitle: Bool) -> EdgeInsets {
+    public func labelOverhang(_ axes: [AxisSpec], plot: Rect, padding: EdgeInsets, hasTitle: Bool,
+                              sides: Set<AxisAlignment>) -> EdgeInsets {
         var half = 0.0, halfHeight = 0.0
         for axis in axes {
             if axis.alignment.isHorizontal {
@@ -83,7 +60,6 @@ public struct ChartLayoutEngine: Sendable {
                 halfHeight = max(halfHeight, measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size) / 2)
             }
         }
-        let sides = Set(axes.map(\.alignment))
         return EdgeInsets(
             top: sides.contains(.top) || hasTitle ? 0 : max(0, halfHeight - padding.top).rounded(.up),
             left: sides.contains(.left) ? 0 : max(0, half - padding.left).rounded(.up),
@@ -91,7 +67,7 @@ public struct ChartLayoutEngine: Sendable {
             right: sides.contains(.right) ? 0 : max(0, half - padding.right).rounded(.up))
     }
 
-    func calculator(_ axis: AxisSpec, plot: Rect) -> LinearCoordinateCalculator {
+    public func calculator(_ axis: AxisSpec, plot: Rect) -> LinearCoordinateCalculator {
         let (start, end) = axis.alignment.isHorizontal ? (plot.minX, plot.maxX) : (plot.maxY, plot.minY)
         return axis.flipped
             ? LinearCoordinateCalculator(range: axis.visibleRange, pixelStart: end, pixelEnd: start)
@@ -125,28 +101,8 @@ public struct ChartLayoutEngine: Sendable {
 
     // MARK: Layout
 
-    static func plotRect(content: Rect, axes: [AxisSpec], thickness: [Double]) -> Rect {
-        var sums: [AxisAlignment: Double] = [:]
-        for (i, a) in axes.enumerated() { sums[a.alignment, default: 0] += thickness[i] }
-        var plot = content.inset(by: EdgeInsets(
-            top: sums[.top, default: 0], left: sums[.left, default: 0],
-            bottom: sums[.bottom, default: 0], right: sums[.right, default: 0]))
-        // On a canvas too small for its axes the plot collapses, but stays on it.
-        plot.x = min(plot.x, content.maxX)
-        plot.y = min(plot.y, content.maxY)
-        return plot
-    }
-
-    static func band(for alignment: AxisAlignment, plot: Rect, offset: Double, thickness: Double) -> Rect {
-        switch alignment {
-        case .left: return Rect(x: plot.minX - offset - thickness, y: plot.minY, width: thickness, height: plot.height)
-        case .right: return Rect(x: plot.maxX + offset, y: plot.minY, width: thickness, height: plot.height)
-        case .top: return Rect(x: plot.minX, y: plot.minY - offset - thickness, width: plot.width, height: thickness)
-        case .bottom: return Rect(x: plot.minX, y: plot.maxY + offset, width: plot.width, height: thickness)
-        }
-    }
-
-    func place(_ axis: AxisSpec, band: Rect, plot: Rect, canvas: Rect) -> AxisLayout {
+    /// The axis laid out in `band`: its calculator over `plot`, ticks, labels, title.
+    public func place(_ axis: AxisSpec, band: Rect, plot: Rect, canvas: Rect) -> AxisLayout {
         let calc = calculator(axis, plot: plot)
         let generated = ticks(axis, plot: plot)
         let m = measurer.metrics(for: axis.labelStyle)
@@ -159,18 +115,18 @@ public struct ChartLayoutEngine: Sendable {
         for tick in generated?.ticks ?? [] {
             let s = tick.labelSize
             let placed: PlacedText
-            switch axis.alignment {
+            switch axis.facing {
             case .bottom, .top:
-                let top = axis.alignment == .bottom ? band.minY + inset : band.maxY - inset - s.height
+                let top = axis.facing == .bottom ? band.minY + inset : band.maxY - inset - s.height
                 placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + ascent), align: .center,
                                     angle: 0, style: axis.labelStyle,
                                     bounds: Rect(x: tick.pixel - s.width / 2, y: top, width: s.width, height: s.height))
             case .left, .right:
                 let baseline = tick.pixel + (ascent - descent) / 2
-                let left = axis.alignment == .left ? band.maxX - inset - s.width : band.minX + inset
+                let left = axis.facing == .left ? band.maxX - inset - s.width : band.minX + inset
                 placed = PlacedText(text: tick.label,
-                                    anchor: Point(x: axis.alignment == .left ? left + s.width : left, y: baseline),
-                                    align: axis.alignment == .left ? .right : .left, angle: 0, style: axis.labelStyle,
+                                    anchor: Point(x: axis.facing == .left ? left + s.width : left, y: baseline),
+                                    align: axis.facing == .left ? .right : .left, angle: 0, style: axis.labelStyle,
                                     bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
             }
             guard canvas.contains(placed.bounds) else { continue }
@@ -185,7 +141,7 @@ public struct ChartLayoutEngine: Sendable {
             let a = tm.ascent(size: size), d = tm.descent(size: size)
             // The title's band: just outside the labels, `h` thick.
             let out = inset + labelExtent + axis.titlePadding
-            switch axis.alignment {
+            switch axis.facing {
             case .bottom:
                 let top = band.minY + out
                 title = PlacedText(text: text, anchor: Point(x: plot.midX, y: top + a), align: .center, angle: 0,
@@ -211,7 +167,7 @@ public struct ChartLayoutEngine: Sendable {
         // A title with no room on the canvas is left out, as labels are.
         if let t = title, !canvas.contains(t.bounds) { title = nil }
 
-        return AxisLayout(id: axis.id, alignment: axis.alignment, rect: band, calculator: calc,
+        return AxisLayout(id: axis.id, alignment: axis.alignment, facing: axis.facing, rect: band, calculator: calc,
                           step: generated?.step, ticks: generated?.ticks ?? [], labels: labels, title: title,
                           tickLength: axis.tickLength, labelExtent: measured)
     }
