@@ -87,11 +87,11 @@ import TestSupport
         let span = last - first
         let xr = DoubleRange(first + span * c.window.0, first + span * c.window.1)
         let plot = Rect(x: 40, y: 20, width: c.width, height: 300)
-        let xc = LinearCoordinateCalculator(range: xr, pixelStart: c.flipped ? plot.maxX : plot.minX,
+        let xc = CoordinateCalculator(range: xr, pixelStart: c.flipped ? plot.maxX : plot.minX,
                                             pixelEnd: c.flipped ? plot.minX : plot.maxX)
         let yr = try #require(data.yRange(indices: 0..<data.count))
         // A y range somewhat narrower than the data: some of the line leaves the plot.
-        let yc = LinearCoordinateCalculator(range: DoubleRange(yr.min + (yr.max - yr.min) * 0.1, yr.max),
+        let yc = CoordinateCalculator(range: DoubleRange(yr.min + (yr.max - yr.min) * 0.1, yr.max),
                                             pixelStart: plot.maxY, pixelEnd: plot.minY)
         let line = try #require(ColumnReducer.reduce(data, x: xc, y: yc, dpr: c.dpr, plot: plot, stroke: "red", width: 1, dash: []))
 
@@ -136,8 +136,8 @@ import TestSupport
                 let lo = max(0, x - 60 - rng.nextUnit() * 200)
                 range = DoubleRange(lo, lo + 20 + rng.nextUnit() * 250)
             } else { reusedScale += 1 }
-            let xc = LinearCoordinateCalculator(range: range, pixelStart: plot.minX, pixelEnd: plot.maxX)
-            let yc = LinearCoordinateCalculator(range: DoubleRange(-30, 30), pixelStart: plot.maxY, pixelEnd: plot.minY)
+            let xc = CoordinateCalculator(range: range, pixelStart: plot.minX, pixelEnd: plot.maxX)
+            let yc = CoordinateCalculator(range: DoubleRange(-30, 30), pixelStart: plot.maxY, pixelEnd: plot.minY)
             let dpr = step % 3 == 0 ? 1.0 : 1.0
             let incremental = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, stroke: "s", width: 1, dash: [],
                                                    cache: &cache)
@@ -155,8 +155,8 @@ import TestSupport
         for i in 0..<10_000 { data.append(x: Double(i) * 0.01, y: sin(Double(i) * 0.013)) }
         let plot = Rect(x: 0, y: 0, width: 500, height: 200)
         func reduce(_ hi: Double) -> ColumnLine {
-            let xc = LinearCoordinateCalculator(range: DoubleRange(hi - 50, hi), pixelStart: 0, pixelEnd: 500)
-            let yc = LinearCoordinateCalculator(range: DoubleRange(-1, 1), pixelStart: 200, pixelEnd: 0)
+            let xc = CoordinateCalculator(range: DoubleRange(hi - 50, hi), pixelStart: 0, pixelEnd: 500)
+            let yc = CoordinateCalculator(range: DoubleRange(-1, 1), pixelStart: 200, pixelEnd: 0)
             return ColumnReducer.reduce(data, x: xc, y: yc, dpr: 1, plot: plot, stroke: "red", width: 1, dash: [])!
         }
         let a = reduce(data.lastX!)

@@ -4,9 +4,9 @@ import LayoutEngine
 
 @Suite struct LineDecimatorTests {
     func reduce(_ xs: [Double], _ ys: [Double], width: Double, dpr: Double = 1, flipped: Bool = false) -> [Float] {
-        let x = LinearCoordinateCalculator(range: DoubleRange(xs.first!, xs.last!), pixelStart: flipped ? width : 0,
+        let x = CoordinateCalculator(range: DoubleRange(xs.first!, xs.last!), pixelStart: flipped ? width : 0,
                                            pixelEnd: flipped ? 0 : width)
-        let y = LinearCoordinateCalculator(range: DoubleRange(-1000, 1000), pixelStart: 1000, pixelEnd: 0)
+        let y = CoordinateCalculator(range: DoubleRange(-1000, 1000), pixelStart: 1000, pixelEnd: 0)
         var data = XYData()
         try! data.append(xs: xs, ys: ys)
         var out: [Float] = []
@@ -37,7 +37,7 @@ import LayoutEngine
             return out
         }
         // Map the full line's points to the narrow width's columns.
-        let x = LinearCoordinateCalculator(range: DoubleRange(0, Double(count - 1)), pixelStart: flipped ? width : 0,
+        let x = CoordinateCalculator(range: DoubleRange(0, Double(count - 1)), pixelStart: flipped ? width : 0,
                                            pixelEnd: flipped ? 0 : width)
         var fullInNarrow: [Float] = []
         for i in 0..<count { fullInNarrow += [Float(x.pixel(xs[i])), full[2 * i + 1]] }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import LayoutEngine
 import TestSupport
@@ -317,6 +318,37 @@ import TestSupport
         #expect(wide > narrow)
         try s.append(seriesId: "s", xs: [6, 7, 8], ys: [1, 2, 3])            // narrow again (FIFO of 3)
         #expect(try left() == (keeps ? wide : narrow))
+    }
+
+    /// Exponential data on a logarithmic Y axis is drawn as a straight line, labelled
+    /// at powers of ten; a wheel zoom keeps the value under the pointer.
+    @Test func logarithmicAxisStraightensExponentials() throws {
+        let xs = (0...200).map { Double($0) / 2 }
+        let ys = xs.map { pow(10, $0 / 20) }      // 1 ... 100000
+        let spec = #"{"sessions":[{"id":"g","chart":{"yAxes":[{"id":"y","type":"logarithmic","mode":"extents","growBy":[0,0]}],"#
+            + #""modifiers":[{"type":"mouseWheelZoom","direction":"y"}],"#
+            + #""series":[{"id":"s","data":{"x":["# + xs.map { "\($0)" }.joined(separator: ",") + #"],"y":["#
+            + ys.map { "\($0)" }.joined(separator: ",") + "]}}]}}]}"
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let layout = s.layout(size: Fixtures.size)
+        #expect(layout.axis("y")!.ticks.map(\.label) == ["1", "10", "100", "1000", "10000", "100000"])
+        let list = s.displayList(size: Fixtures.size)
+        let line = try #require(list.layers.first { $0.id == .series }?.commands.compactMap { cmd -> ColumnLine? in
+            if case let .columns(c) = cmd { return c } else { return nil }
+        }.first)
+        let points = line.polylines.flatMap { p in stride(from: 0, to: p.count, by: 2).map { (Double(p[$0]), Double(p[$0 + 1])) } }
+        let (a, b) = (points.first!, points.last!)
+        for (x, y) in points {     // on the chord from first to last, within a device pixel
+            let onChord = a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0)
+            #expect(abs(y - onChord) <= 1.01, "(\(x), \(y)) is off the line")
+        }
+        // Zoom in about the pixel of 100: 100 stays there.
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        let y100 = layout.axis("y")!.calculator.pixel(100)
+        _ = s.receive(.wheel(WheelEvent(x: layout.plotRect.midX, y: y100, deltaX: 0, deltaY: -300)), from: v)
+        let after = s.layout(size: Fixtures.size).axis("y")!.calculator
+        #expect(after.range.span < 9e4 && abs(after.value(y100) - 100) < 1e-6)
     }
 
     @Test func viewerLeavingMidDragLeavesNoState() {

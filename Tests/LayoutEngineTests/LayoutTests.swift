@@ -99,10 +99,10 @@ import TestSupport
     }
 
     @Test func coordinateCalculatorRoundTrips() {
-        let c = LinearCoordinateCalculator(range: DoubleRange(-2, 6), pixelStart: 400, pixelEnd: 0)
+        let c = CoordinateCalculator(range: DoubleRange(-2, 6), pixelStart: 400, pixelEnd: 0)
         #expect(c.pixel(-2) == 400 && c.pixel(6) == 0 && c.pixel(2) == 200)
         #expect(c.value(100) == 4)
-        let empty = LinearCoordinateCalculator(range: DoubleRange(3, 3), pixelStart: 0, pixelEnd: 100)
+        let empty = CoordinateCalculator(range: DoubleRange(3, 3), pixelStart: 0, pixelEnd: 100)
         #expect(empty.pixel(3) == 50)
     }
 }

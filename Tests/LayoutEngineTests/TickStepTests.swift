@@ -71,7 +71,7 @@ import TestSupport
     let measurer = TestFonts.measurer
 
     func ticks(_ range: DoubleRange, length: Double, horizontal: Bool) -> (step: TickStep, ticks: [Tick])? {
-        let calc = LinearCoordinateCalculator(range: range, pixelStart: 0, pixelEnd: length)
+        let calc = CoordinateCalculator(range: range, pixelStart: 0, pixelEnd: length)
         let policy = horizontal ? TickPolicy(targetSpacing: 90, minLabelGap: 12) : TickPolicy(targetSpacing: 50, minLabelGap: 6)
         return TickGenerator.ticks(range: range, calculator: calc, length: length, horizontal: horizontal,
                                    policy: policy, measure: { measurer.size(of: $0, style: TextStyle(size: 12)) })

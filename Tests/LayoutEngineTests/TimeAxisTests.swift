@@ -70,7 +70,7 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
     let policy = TickPolicy(targetSpacing: 90, minLabelGap: 12)
 
     func ticks(_ r: DoubleRange, length: Double, zone: TimeZoneOffsets = .utc) -> (step: TimeStep, ticks: [Tick])? {
-        TimeTickGenerator.ticks(range: r, calculator: LinearCoordinateCalculator(range: r, pixelStart: 0, pixelEnd: length),
+        TimeTickGenerator.ticks(range: r, calculator: CoordinateCalculator(range: r, pixelStart: 0, pixelEnd: length),
                                 length: length, horizontal: true, policy: policy, zone: zone,
                                 measure: { measurer.size(of: $0, style: TextStyle(size: 12)) })
     }
@@ -165,5 +165,68 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
         #expect(labels(0...2, factor: 2, power: 2, .si) == ["0", "200", "400"])
         #expect(labels(5...6, factor: 2, power: 7, .decimal) == ["100000000", "120000000"])
         #expect(labels(-2...(-1), factor: 5, power: 6, .auto) == ["-10M", "-5M"])
+    }
+}
+
+@Suite struct LogAxisTests {
+    let measurer = TestFonts.measurer
+
+    @Test func calculatorMapsPowersEvenly() {
+        let c = CoordinateCalculator(range: DoubleRange(1, 1000), pixelStart: 0, pixelEnd: 300, logBase: 10)
+        #expect(abs(c.pixel(1)) < 1e-9 && abs(c.pixel(10) - 100) < 1e-9 && abs(c.pixel(1000) - 300) < 1e-9)
+        #expect(abs(c.value(200) - 100) < 1e-9)
+        #expect(c.pixel(0).isFinite && c.pixel(-5) < -1000)    // no place on the axis, but no NaN either
+        // Zooming about a pixel keeps the value under it; panning moves by pixels.
+        let z = c.range(zoomedBy: 0.5, aboutPixel: 100)
+        let zc = CoordinateCalculator(range: z, pixelStart: 0, pixelEnd: 300, logBase: 10)
+        #expect(abs(zc.value(100) - 10) < 1e-9)
+        let p = c.range(pannedFrom: 100, to: 200)
+        #expect(abs(p.min - 0.1) < 1e-12 && abs(p.max - 100) < 1e-9)
+        // Linear calculators zoom and pan as before.
+        let l = CoordinateCalculator(range: DoubleRange(0, 10), pixelStart: 0, pixelEnd: 100)
+        #expect(l.range(zoomedBy: 0.5, aboutPixel: 50) == DoubleRange(2.5, 7.5))
+        #expect(l.range(pannedFrom: 10, to: 0) == DoubleRange(1, 11))
+    }
+
+    func ticks(_ r: DoubleRange, length: Double, base: Double = 10, horizontal: Bool = false) -> [Tick]? {
+        let c = CoordinateCalculator(range: r, pixelStart: length, pixelEnd: 0, logBase: base)
+        return LogTickGenerator.ticks(calculator: c, length: length, horizontal: horizontal,
+                                      policy: horizontal ? TickPolicy(targetSpacing: 90, minLabelGap: 12) : TickPolicy(targetSpacing: 50, minLabelGap: 6),
+                                      base: base, format: .auto, measure: { measurer.size(of: $0, style: TextStyle(size: 12)) })
+    }
+
+    @Test func decadesAreLabelledExactly() throws {
+        #expect(try #require(ticks(DoubleRange(1, 1e6), length: 500)).map(\.label) == ["1", "10", "100", "1000", "10000", "100000", "1M"])
+        #expect(try #require(ticks(DoubleRange(1e-3, 1), length: 300)).map(\.label) == ["0.001", "0.01", "0.1", "1"])
+        #expect(try #require(ticks(DoubleRange(1, 1e12), length: 200)).map(\.label) == ["1", "1000", "1M", "1G", "1T"])
+        #expect(try #require(ticks(DoubleRange(1, 1024), length: 500, base: 2)).map(\.label).first == "1")
+        // Less than a decade: nice linear steps.
+        #expect(try #require(ticks(DoubleRange(2, 8), length: 400)).map(\.label) == ["2", "3", "4", "5", "6", "7", "8"])
+    }
+
+    /// Over random positive ranges and sizes: ticks in range and in order, labels apart,
+    /// and across a decade or more, every tick a whole power of the base.
+    @Test func ticksAreSound() throws {
+        var rng = SplitMix(seed: 9)
+        for i in 0..<2000 {
+            let base = [10.0, 2, M_E][i % 3]
+            let lo = pow(10, -6 + Double(rng.next() % 1000) / 1000 * 12)
+            let hi = lo * pow(10, Double(rng.next() % 1000) / 1000 * 10 + 0.01)
+            let length = 60 + Double(rng.next() % 1500)
+            let horizontal = i % 2 == 0
+            guard let t = ticks(DoubleRange(lo, hi), length: length, base: base, horizontal: horizontal) else { continue }
+            for (a, b) in zip(t, t.dropFirst()) {
+                #expect(b.value > a.value)
+                let need = horizontal ? (a.labelSize.width + b.labelSize.width) / 2 : (a.labelSize.height + b.labelSize.height) / 2
+                #expect(abs(b.pixel - a.pixel) >= need, "\(a.label) / \(b.label) overlap on [\(lo), \(hi)] base \(base)")
+            }
+            for tick in t {
+                #expect(tick.value >= lo * (1 - 1e-9) && tick.value <= hi * (1 + 1e-9) && tick.pixel.isFinite)
+                if log(hi / lo) / log(base) >= 1 + 1e-6 {
+                    let e = log(tick.value) / log(base)
+                    #expect(abs(e - e.rounded()) < 1e-9, "\(tick.value) is not a power of \(base)")
+                }
+            }
+        }
     }
 }

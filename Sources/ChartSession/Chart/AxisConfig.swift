@@ -19,6 +19,8 @@ public enum AxisType: String, CaseIterable, Sendable {
     case numeric
     /// Instants in Unix seconds (UTC), ticked and labelled in the axis' `timeZone`.
     case time
+    /// Positive numbers on a logarithmic scale of base `logBase`.
+    case logarithmic
 }
 
 /// The declared form of one axis.
@@ -45,6 +47,8 @@ public struct AxisConfig: Equatable, Sendable {
     /// Room kept for tick labels (default: never less than the widest shown so far,
     /// so a live chart's plot does not move as its labels change).
     public var labelSpace: LabelSpaceReservation
+    /// For `.logarithmic`: the base (> 1).
+    public var logBase: Double
     /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
     public var isCenterAxis: Bool
     /// For a centre axis: floats at this value of `positionAxis` (nil: the first axis
@@ -58,7 +62,7 @@ public struct AxisConfig: Equatable, Sendable {
         labelSize: Double = 12, titleSize: Double = 13, flipped: Bool = false, showGridLines: Bool = true,
         type: AxisType = .numeric, labelFormat: NumberLabelFormat = .auto, timeZone: String = "UTC",
         labelSpace: LabelSpaceReservation = .maxPresentedSize, isCenterAxis: Bool = false,
-        axisPositionValue: Double? = nil, positionAxis: String? = nil
+        axisPositionValue: Double? = nil, positionAxis: String? = nil, logBase: Double = 10
     ) {
         self.id = id; self.alignment = alignment; self.title = title; self.mode = mode
         self.window = window; self.range = range; self.growBy = growBy
@@ -67,6 +71,7 @@ public struct AxisConfig: Equatable, Sendable {
         self.type = type; self.labelFormat = labelFormat; self.timeZone = timeZone
         self.labelSpace = labelSpace
         self.isCenterAxis = isCenterAxis; self.axisPositionValue = axisPositionValue; self.positionAxis = positionAxis
+        self.logBase = logBase
     }
 
     public static func == (a: AxisConfig, b: AxisConfig) -> Bool {
@@ -75,7 +80,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.labelSize == b.labelSize && a.titleSize == b.titleSize && a.flipped == b.flipped
             && a.showGridLines == b.showGridLines && a.type == b.type && a.labelFormat == b.labelFormat
             && a.timeZone == b.timeZone && a.labelSpace == b.labelSpace && a.isCenterAxis == b.isCenterAxis
-            && a.axisPositionValue == b.axisPositionValue && a.positionAxis == b.positionAxis
+            && a.axisPositionValue == b.axisPositionValue && a.positionAxis == b.positionAxis && a.logBase == b.logBase
     }
 }
 

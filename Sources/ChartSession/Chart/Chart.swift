@@ -95,6 +95,7 @@ public final class Chart {
     public func setUserRange(_ axisId: String, _ range: DoubleRange) {
         let magnitude = max(abs(range.min), abs(range.max))
         guard let i = axes.firstIndex(where: { $0.id == axisId }), range.isValid, range.span.isFinite,
+              axes[i].config.type != .logarithmic || range.min > 0,
               range.span > max(magnitude * Self.minRelativeSpan, Double.leastNormalMagnitude),
               magnitude < Self.maxMagnitude, axes[i].userRange != range else { return }
         axes[i].userRange = range
@@ -124,7 +125,9 @@ public final class Chart {
     }
 
     private func stable(_ axis: Axis, _ range: DoubleRange) -> DoubleRange {
-        guard axis.userRange == nil, axis.config.mode == .extents || axis.config.mode == .visible else { return range }
+        // (Stabilising rounds to decimal bounds: not for a logarithmic axis.)
+        guard axis.userRange == nil, axis.config.mode == .extents || axis.config.mode == .visible,
+              axis.config.type != .logarithmic else { return range }
         return range.stabilized(previous: shownAutoRanges[axis.id])
     }
 
@@ -142,7 +145,7 @@ public final class Chart {
         if let r = axis.userRange { return r }
         let c = axis.config
         let bound = series.filter { $0.xAxisId == axis.id }.compactMap(\.data.xRange)
-        let fallback = c.range ?? DoubleRange(0, c.window ?? 1)
+        let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase) : DoubleRange(0, c.window ?? 1))
         switch c.mode {
         case .fixed: return fallback
         case .follow:
@@ -151,14 +154,30 @@ public final class Chart {
             return hi - lo < window ? DoubleRange(lo, lo + window) : DoubleRange(hi - window, hi)
         case .extents, .visible:
             guard let lo = bound.map(\.min).min(), let hi = bound.map(\.max).max() else { return fallback }
+            return autoRange(c, lo, hi)
+        }
+    }
+
+    /// The range showing data from `lo` to `hi`, padded by `growBy`: as fractions of
+    /// the span on screen, so in decades on a logarithmic axis, whose range also stays
+    /// positive (data at or below zero is not on it: the range then reaches three
+    /// decades below the largest value).
+    func autoRange(_ c: AxisConfig, _ lo: Double, _ hi: Double) -> DoubleRange {
+        guard c.type == .logarithmic else {
             return DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
         }
+        guard hi > 0 else { return c.range ?? DoubleRange(1, c.logBase) }
+        let calc = CoordinateCalculator(range: DoubleRange(lo > 0 ? lo : hi / 1000, hi), pixelStart: 0, pixelEnd: 1, logBase: c.logBase)
+        var (a, b) = (calc.transformed(calc.range.min), calc.transformed(calc.range.max))
+        if b - a < 1e-9 { a -= 0.5; b += 0.5 }
+        let span = b - a
+        return DoubleRange(calc.untransformed(a - c.growBy.lower * span), calc.untransformed(b + c.growBy.upper * span))
     }
 
     private func resolveY(_ axis: Axis, xRanges: [String: DoubleRange]) -> DoubleRange {
         if let r = axis.userRange { return r }
         let c = axis.config
-        let fallback = c.range ?? DoubleRange(0, 1)
+        let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase) : DoubleRange(0, 1))
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where s.yAxisId == axis.id {
             let r: (min: Double, max: Double)?
@@ -172,7 +191,7 @@ public final class Chart {
             if let r { lo = min(lo, r.min); hi = max(hi, r.max) }
         }
         guard c.mode != .fixed, lo <= hi else { return fallback }
-        return DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
+        return autoRange(c, lo, hi)
     }
 
     // MARK: Layout
@@ -192,6 +211,7 @@ public final class Chart {
     func axisKind(_ c: AxisConfig, range: DoubleRange) -> AxisKind {
         switch c.type {
         case .numeric: return .numeric(c.labelFormat)
+        case .logarithmic: return .logarithmic(base: c.logBase, format: c.labelFormat)
         case .time: return .dateTime(TimeZones.offsets(c.timeZone, over: range))
         }
     }

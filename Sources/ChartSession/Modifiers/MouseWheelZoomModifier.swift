@@ -22,9 +22,8 @@ public final class MouseWheelZoomModifier: ChartModifier {
         let factor = pow(stepFactor, delta / 100)
         for (axis, layout) in context.axisLayouts(x: true) + context.axisLayouts(x: false) {
             guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }
-            let calc = layout.calculator
-            let anchor = calc.value(layout.alignment.isHorizontal ? event.x : event.y)
-            context.chart.setUserRange(axis.id, calc.range.scaled(by: factor, about: anchor))
+            let pixel = layout.alignment.isHorizontal ? event.x : event.y
+            context.chart.setUserRange(axis.id, layout.calculator.range(zoomedBy: factor, aboutPixel: pixel))
         }
         return true
     }

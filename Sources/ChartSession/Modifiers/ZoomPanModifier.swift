@@ -43,10 +43,9 @@ public final class ZoomPanModifier: ChartModifier {
         guard a != b else { return }
         for (axis, layout) in context.axisLayouts(x: true) + context.axisLayouts(x: false) {
             guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }
-            let calc = layout.calculator
             let horizontal = layout.alignment.isHorizontal
-            let delta = calc.value(horizontal ? a.x : a.y) - calc.value(horizontal ? b.x : b.y)
-            context.chart.setUserRange(axis.id, calc.range.shifted(by: delta))
+            context.chart.setUserRange(axis.id, layout.calculator.range(pannedFrom: horizontal ? a.x : a.y,
+                                                                        to: horizontal ? b.x : b.y))
         }
     }
 }

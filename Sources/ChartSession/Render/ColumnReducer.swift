@@ -29,7 +29,7 @@ public enum ColumnReducer {
     /// to the oldest remaining point's. With an unchanged scale (the usual case for a
     /// live chart, whose ranges are stable) a publication costs a few columns.
     public struct Cache: Sendable {
-        var x: LinearCoordinateCalculator, y: LinearCoordinateCalculator
+        var x: CoordinateCalculator, y: CoordinateCalculator
         var dpr: Double, plot: Rect
         var firstSequence: Int, endSequence: Int
         var raws: [Raw]
@@ -40,7 +40,7 @@ public enum ColumnReducer {
     /// The columns of `data` between the plot edges, or nil when the X axis does not
     /// run horizontally or its scale cannot be anchored (callers then draw points).
     public static func reduce(
-        _ data: XYData, x: LinearCoordinateCalculator, y: LinearCoordinateCalculator, dpr: Double, plot: Rect,
+        _ data: XYData, x: CoordinateCalculator, y: CoordinateCalculator, dpr: Double, plot: Rect,
         stroke: String, width: Float, dash: [Float]
     ) -> ColumnLine? {
         var cache: Cache? = nil
@@ -49,7 +49,7 @@ public enum ColumnReducer {
 
     /// The same, reusing and updating `cache` (nil: compute everything).
     public static func reduce(
-        _ data: XYData, x: LinearCoordinateCalculator, y: LinearCoordinateCalculator, dpr: Double, plot: Rect,
+        _ data: XYData, x: CoordinateCalculator, y: CoordinateCalculator, dpr: Double, plot: Rect,
         stroke: String, width: Float, dash: [Float], cache: inout Cache?
     ) -> ColumnLine? {
         let devicePerUnit = (x.pixelEnd - x.pixelStart) / x.range.span * dpr

@@ -12,7 +12,7 @@ public enum LineDecimator {
     /// Used where columns cannot be anchored (`ColumnReducer` returns nil).
     public static func reduce(
         _ data: XYData, indices: Range<Int>,
-        x: LinearCoordinateCalculator, y: LinearCoordinateCalculator, dpr: Double,
+        x: CoordinateCalculator, y: CoordinateCalculator, dpr: Double,
         into out: inout [Float]
     ) {
         guard !indices.isEmpty else { return }

@@ -206,8 +206,15 @@ public enum ConfigSpec {
         let type = try r.oneOf("type", AxisType.self) ?? .numeric
         let labelFormat = try r.oneOf("labelFormat", NumberLabelFormat.self)
         let timeZone = try r.string("timeZone")
-        if labelFormat != nil, type != .numeric {
-            throw JSONReadError(path: "\(r.path).labelFormat", message: "only applies to numeric axes")
+        if labelFormat != nil, type == .time {
+            throw JSONReadError(path: "\(r.path).labelFormat", message: "only applies to numeric and logarithmic axes")
+        }
+        let logBase = try r.number("logBase", min: 1.000001, max: 1e6)
+        if logBase != nil, type != .logarithmic {
+            throw JSONReadError(path: "\(r.path).logBase", message: "only applies with type \"logarithmic\"")
+        }
+        if type == .logarithmic, let rr = range, rr.min <= 0 {
+            throw JSONReadError(path: "\(r.path).range", message: "a logarithmic axis shows positive values only")
         }
         if let z = timeZone {
             guard type == .time else {
@@ -240,7 +247,8 @@ public enum ConfigSpec {
             growBy: growBy, labelSize: try r.number("labelSize", min: 6, max: 72) ?? 12,
             titleSize: try r.number("titleSize", min: 6, max: 72) ?? 13, flipped: try r.bool("flipped") ?? false,
             showGridLines: gridLines ?? true, type: type, labelFormat: labelFormat ?? .auto, timeZone: timeZone ?? "UTC",
-            labelSpace: labelSpace, isCenterAxis: isCenterAxis, axisPositionValue: positionValue, positionAxis: positionAxis)
+            labelSpace: labelSpace, isCenterAxis: isCenterAxis, axisPositionValue: positionValue, positionAxis: positionAxis,
+            logBase: logBase ?? 10)
         return (config, gridLines)
     }
 

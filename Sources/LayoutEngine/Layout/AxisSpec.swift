@@ -21,6 +21,14 @@ public enum AxisKind: Equatable, Hashable, Sendable {
     case numeric(NumberLabelFormat)
     /// Instants in Unix seconds, ticked on calendar boundaries in a time zone.
     case dateTime(TimeZoneOffsets)
+    /// Positive numbers on a logarithmic scale, ticked at powers of `base`.
+    case logarithmic(base: Double, format: NumberLabelFormat)
+
+    /// The base of a logarithmic axis, nil for the others.
+    public var logBase: Double? {
+        if case let .logarithmic(base, _) = self { return base }
+        return nil
+    }
 }
 
 /// How much room across the axis its labels are given (SwiftCharts'
@@ -128,7 +136,7 @@ public struct AxisLayout: Equatable, Sendable {
     /// inside it for an inner axis.
     public var rect: Rect
     /// Maps data values to canvas pixels along this axis.
-    public var calculator: LinearCoordinateCalculator
+    public var calculator: CoordinateCalculator
     public var step: TickStep?
     /// Every major tick inside the visible range, with its canvas pixel position.
     public var ticks: [Tick]

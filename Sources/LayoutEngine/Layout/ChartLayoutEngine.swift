@@ -67,11 +67,11 @@ public struct ChartLayoutEngine: Sendable {
             right: sides.contains(.right) ? 0 : max(0, half - padding.right).rounded(.up))
     }
 
-    public func calculator(_ axis: AxisSpec, plot: Rect) -> LinearCoordinateCalculator {
+    public func calculator(_ axis: AxisSpec, plot: Rect) -> CoordinateCalculator {
         let (start, end) = axis.alignment.isHorizontal ? (plot.minX, plot.maxX) : (plot.maxY, plot.minY)
         return axis.flipped
-            ? LinearCoordinateCalculator(range: axis.visibleRange, pixelStart: end, pixelEnd: start)
-            : LinearCoordinateCalculator(range: axis.visibleRange, pixelStart: start, pixelEnd: end)
+            ? CoordinateCalculator(range: axis.visibleRange, pixelStart: end, pixelEnd: start, logBase: axis.kind.logBase)
+            : CoordinateCalculator(range: axis.visibleRange, pixelStart: start, pixelEnd: end, logBase: axis.kind.logBase)
     }
 
     /// The axis' ticks, and its step when it is numeric.
@@ -84,6 +84,9 @@ public struct ChartLayoutEngine: Sendable {
             return TickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
                                        policy: axis.tickPolicy, format: format, measure: measure)
                 .map { ($0.step, $0.ticks) }
+        case let .logarithmic(base, format):
+            return LogTickGenerator.ticks(calculator: calc, length: length, horizontal: horizontal, policy: axis.tickPolicy,
+                                          base: base, format: format, measure: measure).map { (nil, $0) }
         case let .dateTime(zone):
             return TimeTickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
                                            policy: axis.tickPolicy, zone: zone, measure: measure)

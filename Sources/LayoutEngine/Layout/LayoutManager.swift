@@ -21,11 +21,11 @@ public struct ChartLayoutState: Sendable {
     public var canvas: Rect
     public var content: Rect
     public var viewport: Rect
-    public var calculators: [String: LinearCoordinateCalculator]
+    public var calculators: [String: CoordinateCalculator]
     /// The thickness of the outer axes on each side (SciChart's outer area sizes).
     public var outerAreaSize: [AxisAlignment: Double]
 
-    public init(canvas: Rect, content: Rect, viewport: Rect, calculators: [String: LinearCoordinateCalculator],
+    public init(canvas: Rect, content: Rect, viewport: Rect, calculators: [String: CoordinateCalculator],
                 outerAreaSize: [AxisAlignment: Double]) {
         self.canvas = canvas; self.content = content; self.viewport = viewport
         self.calculators = calculators; self.outerAreaSize = outerAreaSize
@@ -196,7 +196,7 @@ public struct DefaultLayoutManager: ChartLayoutManager {
         func state(_ viewport: Rect, _ thickness: [Double]) -> ChartLayoutState {
             var outerArea: [AxisAlignment: Double] = [:]
             for (i, a) in spec.axes.enumerated() where !a.isCenterAxis { outerArea[a.alignment, default: 0] += thickness[i] }
-            var calcs: [String: LinearCoordinateCalculator] = [:]
+            var calcs: [String: CoordinateCalculator] = [:]
             for a in spec.axes { calcs[a.id] = engine.calculator(a, plot: viewport) }
             return ChartLayoutState(canvas: canvas, content: content, viewport: viewport, calculators: calcs, outerAreaSize: outerArea)
         }

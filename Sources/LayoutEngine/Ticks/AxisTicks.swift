@@ -31,7 +31,7 @@ public struct TickPolicy: Equatable, Hashable, Sendable {
 public enum TickGenerator {
     public static func ticks(
         range: DoubleRange,
-        calculator: LinearCoordinateCalculator,
+        calculator: CoordinateCalculator,
         length: Double,
         horizontal: Bool,
         policy: TickPolicy,

@@ -52,7 +52,7 @@ public enum TimeTickGenerator {
     /// The finest step of the ladder whose ticks are at least `policy.targetSpacing`
     /// apart and whose labels keep `policy.minLabelGap` between them.
     public static func ticks(
-        range: DoubleRange, calculator: LinearCoordinateCalculator, length: Double, horizontal: Bool,
+        range: DoubleRange, calculator: CoordinateCalculator, length: Double, horizontal: Bool,
         policy: TickPolicy, zone: TimeZoneOffsets, measure: (String) -> Size
     ) -> (step: TimeStep, ticks: [Tick])? {
         let r = range.widenedIfEmpty()
