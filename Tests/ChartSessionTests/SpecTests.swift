@@ -66,6 +66,10 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","labelSpace":"wide"}]}}]}"#, "$.sessions[0].chart.yAxes[0].labelSpace", #"unknown value "wide"; expected one of "current", "minPresentedSize", "maxPresentedSize""#),
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x","axisPositionValue":0}]}}]}"#, "$.sessions[0].chart.xAxes[0].axisPositionValue", #"only applies with "isCenterAxis": true"#),
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x","isCenterAxis":true,"positionAxis":"x2"}]}}]}"#, "$.sessions[0].chart.xAxes[0].positionAxis", #"no y axis "x2""#),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","tickValues":[1],"majorTickFrequency":2}]}}]}"#, "$.sessions[0].chart.yAxes[0].majorTickFrequency", "give tickValues or majorTickFrequency, not both"),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","minorTicks":1}]}}]}"#, "$.sessions[0].chart.yAxes[0].minorTicks", #"expected "auto" or a number of divisions from 2 to 20"#),
+        (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","tickAnchor":0.5}]}}]}"#, "$.sessions[0].chart.yAxes[0].tickAnchor", "only applies with majorTickFrequency or minorTickFrequency"),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"time","minorTicks":"auto"}]}}]}"#, "$.sessions[0].chart.xAxes[0]", "tickValues, majorTickFrequency and minor ticks are for numeric and logarithmic axes"),
         (#"{"sessions":[{"id":"a","chart":{"legend":{"placement":"middle"}}}]}"#, "$.sessions[0].chart.legend.placement", #"unknown value "middle"; expected one of "topLeft", "topRight", "bottomLeft", "bottomRight""#),
     ])
     func badSpecsNameTheirFault(json: String, path: String, message: String) {

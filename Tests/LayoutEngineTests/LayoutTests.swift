@@ -216,3 +216,43 @@ struct CenteredAxisLayoutStrategy: AxisLayoutStrategy {
         }
     }
 }
+
+/// Ticks the user places: given values, a major frequency from an anchor, minor ticks.
+@Suite struct TickPlacementTests {
+    let engine = ChartLayoutEngine(measurer: TestFonts.measurer)
+
+    func axis(_ r: DoubleRange, _ p: TickPlacement, kind: AxisKind = .numeric(.auto)) -> AxisLayout {
+        let axes = [AxisSpec(id: "x", alignment: .bottom, visibleRange: r, kind: kind, tickPlacement: p),
+                    AxisSpec(id: "y", alignment: .left, visibleRange: DoubleRange(0, 1))]
+        return engine.layout(ChartLayoutSpec(size: Size(width: 800, height: 400), axes: axes)).axis("x")!
+    }
+
+    @Test func givenValuesAndFrequency() {
+        #expect(axis(DoubleRange(0, 10), TickPlacement(values: [12, 3, 7.5, -1, 3])).ticks.map(\.label) == ["3", "7.5"])
+        #expect(axis(DoubleRange(0, 1), TickPlacement(majorFrequency: 0.25, anchor: 0.1)).ticks.map(\.label) == ["0.1", "0.35", "0.6", "0.85"])
+        // Too many at that frequency: every other one, still on the anchor's grid.
+        let thin = axis(DoubleRange(0, 1000), TickPlacement(majorFrequency: 10))
+        #expect(thin.ticks.count <= 50 && thin.ticks.allSatisfy { $0.value.truncatingRemainder(dividingBy: 10) == 0 })
+        // Crowded given values keep their ticks but not every label.
+        let crowded = axis(DoubleRange(0, 10), TickPlacement(values: stride(from: 0.0, through: 10, by: 0.05).map { $0 }))
+        #expect(crowded.ticks.count == 201 && crowded.labels.count < 201)
+        for (a, b) in zip(crowded.labels, crowded.labels.dropFirst()) { #expect(!a.bounds.intersects(b.bounds)) }
+    }
+
+    @Test func minorTicks() throws {
+        let auto = axis(DoubleRange(0, 10), TickPlacement(minor: .auto))
+        let majors = auto.ticks.map(\.pixel), minors = auto.minorTicks
+        #expect(!minors.isEmpty && minors.allSatisfy { m in !majors.contains { abs($0 - m) < 1e-9 } })
+        // Between two majors of a 1 x 10^n step: four minors (fifths).
+        let between = minors.filter { $0 > majors[0] && $0 < majors[1] }
+        #expect(between.count == 4)
+        let three = axis(DoubleRange(0, 10), TickPlacement(minor: .divisions(3)))
+        #expect(three.minorTicks.filter { $0 > three.ticks[0].pixel && $0 < three.ticks[1].pixel }.count == 2)
+        let byFrequency = axis(DoubleRange(0, 10), TickPlacement(minor: .frequency(0.5)))
+        #expect(byFrequency.minorTicks.count == 21 - byFrequency.ticks.count)
+        // On a base-10 log axis: 2 ... 9 times each power.
+        let log = axis(DoubleRange(1, 1000), TickPlacement(minor: .auto), kind: .logarithmic(base: 10, format: .auto))
+        #expect(log.ticks.map(\.label) == ["1", "10", "100", "1000"] && log.minorTicks.count == 24)
+        #expect(abs(log.minorTicks[0] - log.calculator.pixel(2)) < 1e-6)
+    }
+}

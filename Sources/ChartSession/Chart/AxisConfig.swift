@@ -49,6 +49,12 @@ public struct AxisConfig: Equatable, Sendable {
     public var labelSpace: LabelSpaceReservation
     /// For `.logarithmic`: the base (> 1).
     public var logBase: Double
+    /// Given major tick values or frequency, and minor ticks.
+    public var tickPlacement: TickPlacement
+    /// Gridlines at the minor ticks too (lighter than the major ones).
+    public var minorGridLines: Bool
+    /// Every other interval between major ticks shaded across the plot.
+    public var bands: Bool
     /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
     public var isCenterAxis: Bool
     /// For a centre axis: floats at this value of `positionAxis` (nil: the first axis
@@ -62,7 +68,8 @@ public struct AxisConfig: Equatable, Sendable {
         labelSize: Double = 12, titleSize: Double = 13, flipped: Bool = false, showGridLines: Bool = true,
         type: AxisType = .numeric, labelFormat: NumberLabelFormat = .auto, timeZone: String = "UTC",
         labelSpace: LabelSpaceReservation = .maxPresentedSize, isCenterAxis: Bool = false,
-        axisPositionValue: Double? = nil, positionAxis: String? = nil, logBase: Double = 10
+        axisPositionValue: Double? = nil, positionAxis: String? = nil, logBase: Double = 10,
+        tickPlacement: TickPlacement = TickPlacement(), minorGridLines: Bool = false, bands: Bool = false
     ) {
         self.id = id; self.alignment = alignment; self.title = title; self.mode = mode
         self.window = window; self.range = range; self.growBy = growBy
@@ -72,6 +79,7 @@ public struct AxisConfig: Equatable, Sendable {
         self.labelSpace = labelSpace
         self.isCenterAxis = isCenterAxis; self.axisPositionValue = axisPositionValue; self.positionAxis = positionAxis
         self.logBase = logBase
+        self.tickPlacement = tickPlacement; self.minorGridLines = minorGridLines; self.bands = bands
     }
 
     public static func == (a: AxisConfig, b: AxisConfig) -> Bool {
@@ -81,6 +89,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.showGridLines == b.showGridLines && a.type == b.type && a.labelFormat == b.labelFormat
             && a.timeZone == b.timeZone && a.labelSpace == b.labelSpace && a.isCenterAxis == b.isCenterAxis
             && a.axisPositionValue == b.axisPositionValue && a.positionAxis == b.positionAxis && a.logBase == b.logBase
+            && a.tickPlacement == b.tickPlacement && a.minorGridLines == b.minorGridLines && a.bands == b.bands
     }
 }
 

@@ -226,7 +226,7 @@ public final class Chart {
                      kind: axisKind(axis.config, range: ranges[axis.id] ?? DoubleRange(0, 1)),
                      labelSpace: axis.config.labelSpace, presentedLabelExtent: presentedLabelExtents[axis.id],
                      isCenterAxis: axis.config.isCenterAxis, positionValue: axis.config.axisPositionValue,
-                     positionAxis: axis.config.positionAxis)
+                     positionAxis: axis.config.positionAxis, tickPlacement: axis.config.tickPlacement)
         }
         return ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
     }

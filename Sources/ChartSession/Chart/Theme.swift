@@ -7,6 +7,9 @@ public struct Theme: Equatable, Sendable {
     public var background: String
     public var plotBackground: String
     public var gridLine: String
+    public var minorGridLine: String
+    /// Fill of an axis' alternate bands (`bands`).
+    public var band: String
     public var axisLine: String
     public var tickLabel: String
     public var title: String
@@ -18,12 +21,12 @@ public struct Theme: Equatable, Sendable {
 
     public init(
         fontFamily: String = Theme.defaultFontFamily, background: String = "#ffffff", plotBackground: String = "#fbfbfd",
-        gridLine: String = "#e3e5ea", axisLine: String = "#5b6170", tickLabel: String = "#3b404c", title: String = "#1d2029",
+        gridLine: String = "#e3e5ea", minorGridLine: String = "#f0f1f4", band: String = "rgba(40,60,110,0.035)", axisLine: String = "#5b6170", tickLabel: String = "#3b404c", title: String = "#1d2029",
         legendBackground: String = "rgba(255,255,255,0.88)", legendBorder: String = "#c9ccd4", legendText: String = "#1d2029",
         palette: [String] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
     ) {
         self.fontFamily = fontFamily; self.background = background; self.plotBackground = plotBackground
-        self.gridLine = gridLine; self.axisLine = axisLine; self.tickLabel = tickLabel; self.title = title
+        self.gridLine = gridLine; self.minorGridLine = minorGridLine; self.band = band; self.axisLine = axisLine; self.tickLabel = tickLabel; self.title = title
         self.legendBackground = legendBackground; self.legendBorder = legendBorder; self.legendText = legendText
         self.palette = palette
     }

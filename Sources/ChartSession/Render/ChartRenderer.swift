@@ -127,6 +127,27 @@ public struct ChartRenderer: Sendable {
         ]
         let lineWidth = Float(1 / dpr)
 
+        // Alternate bands between major ticks, under everything else.
+        for axis in layout.axes where chart.axis(axis.id)?.config.bands ?? false {
+            let pixels = axis.ticks.map(\.pixel)
+            for k in stride(from: 0, to: pixels.count - 1, by: 2) {
+                let (a, b) = (min(pixels[k], pixels[k + 1]), max(pixels[k], pixels[k + 1]))
+                out.append(axis.alignment.isHorizontal
+                    ? .rect(x: Float(a), y: Float(plot.minY), w: Float(b - a), h: Float(plot.height), fill: theme.band, stroke: nil, lineWidth: 0)
+                    : .rect(x: Float(plot.minX), y: Float(a), w: Float(plot.width), h: Float(b - a), fill: theme.band, stroke: nil, lineWidth: 0))
+            }
+        }
+
+        // Minor gridlines, where asked for, under the major ones.
+        for axis in layout.axes where chart.axis(axis.id)?.config.minorGridLines ?? false {
+            var grid: [Float] = []
+            for pixel in axis.minorTicks {
+                let p = Self.crisp(pixel, dpr: dpr)
+                grid += axis.alignment.isHorizontal ? [p, Float(plot.minY), p, Float(plot.maxY)] : [Float(plot.minX), p, Float(plot.maxX), p]
+            }
+            if !grid.isEmpty { out.append(.segments(coords: grid, stroke: theme.minorGridLine, width: lineWidth, dash: [])) }
+        }
+
         // Gridlines, then each axis' line and ticks, one command per axis: a chart that
         // scrolls in x changes the x axis' commands and leaves the others as they were,
         // so a patch carries only those.
@@ -155,11 +176,17 @@ public struct ChartRenderer: Sendable {
                 for tick in axis.ticks {
                     let x = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x, y + Float(t)]
                 }
+                for pixel in axis.minorTicks {
+                    let x = Self.crisp(pixel, dpr: dpr); lines += [x, y, x, y + Float(t / 2)]
+                }
             case .top:
                 let y = Self.crisp(r.maxY, dpr: dpr) - lineWidth
                 lines += [Float(plot.minX), y, Float(plot.maxX), y]
                 for tick in axis.ticks {
                     let x = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x, y - Float(t)]
+                }
+                for pixel in axis.minorTicks {
+                    let x = Self.crisp(pixel, dpr: dpr); lines += [x, y, x, y - Float(t / 2)]
                 }
             case .left:
                 let x = Self.crisp(r.maxX, dpr: dpr) - lineWidth
@@ -167,11 +194,17 @@ public struct ChartRenderer: Sendable {
                 for tick in axis.ticks {
                     let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x - Float(t), y]
                 }
+                for pixel in axis.minorTicks {
+                    let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x - Float(t / 2), y]
+                }
             case .right:
                 let x = Self.crisp(r.minX, dpr: dpr)
                 lines += [x, Float(plot.minY), x, Float(plot.maxY)]
                 for tick in axis.ticks {
                     let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x + Float(t), y]
+                }
+                for pixel in axis.minorTicks {
+                    let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x + Float(t / 2), y]
                 }
             }
             out.append(.segments(coords: lines, stroke: theme.axisLine, width: lineWidth, dash: []))

@@ -235,6 +235,42 @@ public enum ConfigSpec {
             case .maxPresentedSize: .maxPresentedSize
             }
         }
+        // Ticks placed by the user.
+        var placement = TickPlacement()
+        placement.values = try r.numbers("tickValues")
+        if let v = placement.values, v.count > 500 {
+            throw JSONReadError(path: "\(r.path).tickValues", message: "at most 500 values")
+        }
+        placement.majorFrequency = try r.number("majorTickFrequency", min: 1e-300)
+        let anchor = try r.number("tickAnchor")
+        placement.anchor = anchor ?? 0
+        if placement.values != nil, placement.majorFrequency != nil {
+            throw JSONReadError(path: "\(r.path).majorTickFrequency", message: "give tickValues or majorTickFrequency, not both")
+        }
+        if let f = try r.number("minorTickFrequency", min: 1e-300) {
+            placement.minor = .frequency(f)
+        }
+        if r.value["minorTicks"]?.stringValue != nil {
+            guard try r.string("minorTicks") == "auto" else {
+                throw JSONReadError(path: "\(r.path).minorTicks", message: "expected \"auto\" or a number of divisions from 2 to 20")
+            }
+            placement.minor = .auto
+        } else if let n = try r.integer("minorTicks", min: 0, max: 20) {
+            guard n != 1 else { throw JSONReadError(path: "\(r.path).minorTicks", message: "expected \"auto\" or a number of divisions from 2 to 20") }
+            if case .frequency = placement.minor {
+                throw JSONReadError(path: "\(r.path).minorTicks", message: "give minorTicks or minorTickFrequency, not both")
+            }
+            placement.minor = n == 0 ? .none : .divisions(n)
+        }
+        if type == .time, placement.values != nil || placement.majorFrequency != nil || placement.minor != .none {
+            throw JSONReadError(path: "\(r.path)", message: "tickValues, majorTickFrequency and minor ticks are for numeric and logarithmic axes")
+        }
+        let minorByFrequency: Bool = if case .frequency = placement.minor { true } else { false }
+        if anchor != nil, placement.majorFrequency == nil, !minorByFrequency {
+            throw JSONReadError(path: "\(r.path).tickAnchor", message: "only applies with majorTickFrequency or minorTickFrequency")
+        }
+        let minorGridLines = try r.bool("minorGridLines") ?? false
+        let bands = try r.bool("bands") ?? false
         let isCenterAxis = try r.bool("isCenterAxis") ?? false
         let positionValue = try r.number("axisPositionValue")
         let positionAxis = try r.string("positionAxis")
@@ -248,7 +284,7 @@ public enum ConfigSpec {
             titleSize: try r.number("titleSize", min: 6, max: 72) ?? 13, flipped: try r.bool("flipped") ?? false,
             showGridLines: gridLines ?? true, type: type, labelFormat: labelFormat ?? .auto, timeZone: timeZone ?? "UTC",
             labelSpace: labelSpace, isCenterAxis: isCenterAxis, axisPositionValue: positionValue, positionAxis: positionAxis,
-            logBase: logBase ?? 10)
+            logBase: logBase ?? 10, tickPlacement: placement, minorGridLines: minorGridLines, bands: bands)
         return (config, gridLines)
     }
 
@@ -289,6 +325,7 @@ public enum ConfigSpec {
         var t = Theme()
         let keys: [(String, WritableKeyPath<Theme, String>)] = [
             ("background", \.background), ("plotBackground", \.plotBackground), ("gridLine", \.gridLine),
+            ("minorGridLine", \.minorGridLine), ("band", \.band),
             ("axisLine", \.axisLine), ("tickLabel", \.tickLabel), ("title", \.title),
             ("legendBackground", \.legendBackground), ("legendBorder", \.legendBorder), ("legendText", \.legendText),
         ]

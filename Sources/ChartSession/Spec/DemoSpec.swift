@@ -63,10 +63,12 @@ public enum DemoSpec {
       "chart": {
         "title": "Shifted axes",
         "xAxes": [
-          { "id": "x", "alignment": "top", "isCenterAxis": true, "axisPositionValue": 0, "mode": "fixed", "range": [-10, 10] }
+          { "id": "x", "alignment": "top", "isCenterAxis": true, "axisPositionValue": 0, "mode": "fixed", "range": [-10, 10],
+            "minorTicks": "auto", "bands": true }
         ],
         "yAxes": [
-          { "id": "y", "alignment": "right", "isCenterAxis": true, "axisPositionValue": 0, "mode": "fixed", "range": [-4, 4] }
+          { "id": "y", "alignment": "right", "isCenterAxis": true, "axisPositionValue": 0, "mode": "fixed", "range": [-4, 4],
+            "minorTicks": 4, "minorGridLines": true }
         ],
         "series": [
           { "id": "sine", "name": "2 sin x", "color": "#1f77b4",

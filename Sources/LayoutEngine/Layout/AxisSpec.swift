@@ -24,6 +24,14 @@ public enum AxisKind: Equatable, Hashable, Sendable {
     /// Positive numbers on a logarithmic scale, ticked at powers of `base`.
     case logarithmic(base: Double, format: NumberLabelFormat)
 
+    /// How a numeric or logarithmic axis writes numbers (`.auto` for date-time axes).
+    public var numberFormat: NumberLabelFormat {
+        switch self {
+        case let .numeric(f), let .logarithmic(_, f): return f
+        case .dateTime: return .auto
+        }
+    }
+
     /// The base of a logarithmic axis, nil for the others.
     public var logBase: Double? {
         if case let .logarithmic(base, _) = self { return base }
@@ -40,6 +48,33 @@ public enum LabelSpaceReservation: Equatable, Hashable, Sendable {
     case minPresentedSize
     case maxPresentedSize
     case fixed(Double)
+}
+
+/// Where an axis' major ticks go when not chosen automatically, and its minor ticks.
+public struct TickPlacement: Equatable, Hashable, Sendable {
+    /// Major ticks at these values (those in range), instead of chosen ones.
+    public var values: [Double]?
+    /// Major ticks every `majorFrequency` data units from `anchor` (ShinobiCharts'
+    /// `majorTickFrequency` and `anchorPoint`); more than `maxTicks` of them thin out
+    /// to every 2nd, 3rd ... one.
+    public var majorFrequency: Double?
+    public var anchor: Double
+    public var minor: MinorTicks
+
+    public enum MinorTicks: Equatable, Hashable, Sendable {
+        case none
+        /// As the major step suggests: fifths of 1 × 10^n, quarters of 2 × 10^n, fifths
+        /// of 5 × 10^n; 2 ... 9 × 10^n between the powers of a base-10 log axis.
+        case auto
+        /// This many intervals between two major ticks.
+        case divisions(Int)
+        /// Every this many data units from `anchor` (ShinobiCharts' `minorTickFrequency`).
+        case frequency(Double)
+    }
+
+    public init(values: [Double]? = nil, majorFrequency: Double? = nil, anchor: Double = 0, minor: MinorTicks = .none) {
+        self.values = values; self.majorFrequency = majorFrequency; self.anchor = anchor; self.minor = minor
+    }
 }
 
 /// Everything the measure and layout passes need to know about one axis.
@@ -62,6 +97,7 @@ public struct AxisSpec: Equatable, Sendable {
     public var flipped: Bool
     public var kind: AxisKind
     public var labelSpace: LabelSpaceReservation
+    public var tickPlacement: TickPlacement
     /// Inside the plot (SciChart's `isCenterAxis`): laid out by the inner strategy of
     /// its alignment, taking no room from the plot, ticks and labels facing into it.
     public var isCenterAxis: Bool
@@ -80,7 +116,8 @@ public struct AxisSpec: Equatable, Sendable {
         tickLength: Double = 5, labelPadding: Double = 4, titlePadding: Double = 6,
         tickPolicy: TickPolicy? = nil, flipped: Bool = false, kind: AxisKind = .numeric(.auto),
         labelSpace: LabelSpaceReservation = .current, presentedLabelExtent: ClosedRange<Double>? = nil,
-        isCenterAxis: Bool = false, positionValue: Double? = nil, positionAxis: String? = nil
+        isCenterAxis: Bool = false, positionValue: Double? = nil, positionAxis: String? = nil,
+        tickPlacement: TickPlacement = TickPlacement()
     ) {
         self.id = id; self.alignment = alignment; self.visibleRange = visibleRange
         self.title = title; self.labelStyle = labelStyle; self.titleStyle = titleStyle
@@ -93,6 +130,7 @@ public struct AxisSpec: Equatable, Sendable {
         self.labelSpace = labelSpace
         self.presentedLabelExtent = presentedLabelExtent
         self.isCenterAxis = isCenterAxis; self.positionValue = positionValue; self.positionAxis = positionAxis
+        self.tickPlacement = tickPlacement
     }
 
     /// The side its ticks and labels point to: away from the plot for an outer axis,
@@ -140,6 +178,8 @@ public struct AxisLayout: Equatable, Sendable {
     public var step: TickStep?
     /// Every major tick inside the visible range, with its canvas pixel position.
     public var ticks: [Tick]
+    /// Canvas pixel positions of the minor ticks (none at a major tick).
+    public var minorTicks: [Double] = []
     /// Labels that fit on the canvas (a label that would be cut at the canvas edge is
     /// left out; its tick and gridline stay).
     public var labels: [PlacedText]

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The measure pass and the layout pass, and what they are made of.
 ///
 /// Measure: each axis reports how thick it must be (ticks, labels, title) for the
@@ -79,6 +81,7 @@ public struct ChartLayoutEngine: Sendable {
         let horizontal = axis.alignment.isHorizontal
         let calc = calculator(axis, plot: plot), length = horizontal ? plot.width : plot.height
         let measure = { (s: String) in measurer.size(of: s, style: axis.labelStyle) }
+        if let fixed = fixedTicks(axis, calculator: calc, measure: measure) { return (nil, fixed) }
         switch axis.kind {
         case let .numeric(format):
             return TickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
@@ -92,6 +95,70 @@ public struct ChartLayoutEngine: Sendable {
                                            policy: axis.tickPolicy, zone: zone, measure: measure)
                 .map { (nil, $0.ticks) }
         }
+    }
+
+    /// Major ticks at given values or at a fixed frequency (nil when the axis chooses).
+    func fixedTicks(_ axis: AxisSpec, calculator calc: CoordinateCalculator, measure: (String) -> Size) -> [Tick]? {
+        let p = axis.tickPlacement, r = calc.range
+        var values: [Double]
+        if let given = p.values {
+            values = Array(Set(given.filter { $0.isFinite && $0 >= r.min && $0 <= r.max })).sorted()
+        } else if let f = p.majorFrequency, f > 0, f.isFinite {
+            let first = ((r.min - p.anchor) / f).rounded(.up), last = ((r.max - p.anchor) / f).rounded(.down)
+            guard last >= first, last - first < 1e7 else { return [] }
+            let every = max(1, ((last - first + 1) / Double(axis.tickPolicy.maxTicks)).rounded(.up))
+            values = stride(from: (first / every).rounded(.up) * every, through: last, by: every).map { p.anchor + $0 * f }
+        } else {
+            return nil
+        }
+        if axis.kind.logBase != nil { values = values.filter { $0 > 0 } }
+        let labels = TickLabelFormatter.labels(values: values, format: axis.kind.numberFormat)
+        return zip(values, labels).map { Tick(value: $0, pixel: calc.pixel($0), label: $1, labelSize: measure($1)) }
+    }
+
+    /// The pixels of an axis' minor ticks, given its major ticks.
+    func minorTicks(_ axis: AxisSpec, majors: [Tick], step: TickStep?, calculator calc: CoordinateCalculator) -> [Double] {
+        let p = axis.tickPlacement
+        let lo = calc.transformed(calc.range.min), hi = calc.transformed(calc.range.max)
+        var values: [Double] = []   // in transformed units
+        var divisions = 0
+        switch p.minor {
+        case .none: return []
+        case let .frequency(f):
+            guard f > 0, f.isFinite else { return [] }
+            let r = calc.range
+            let first = ((r.min - p.anchor) / f).rounded(.up), last = ((r.max - p.anchor) / f).rounded(.down)
+            guard last >= first, last - first <= 2000 else { return [] }
+            values = stride(from: first, through: last, by: 1).map { calc.transformed(p.anchor + $0 * f) }
+        case let .divisions(n): divisions = n
+        case .auto:
+            if let step {
+                divisions = step.factor == 2 ? 4 : 5
+            } else if axis.kind.logBase == 10, majors.count >= 2,
+                      abs(calc.transformed(majors[1].value) - calc.transformed(majors[0].value) - 1) < 1e-9 {
+                // 2 ... 9 times each power of ten.
+                var e = lo.rounded(.down)
+                while e <= hi, values.count <= 2000 {
+                    for m in 2...9 { values.append(e + Foundation.log10(Double(m))) }
+                    e += 1
+                }
+            }
+        }
+        if divisions > 1, majors.count >= 2 {
+            let t = majors.map { calc.transformed($0.value) }
+            let interval = t[1] - t[0]
+            var k = t[0] - interval
+            for i in -1..<t.count {
+                let a = i < 0 ? k : t[i], b = i + 1 < t.count ? t[i + 1] : t[i] + interval
+                for d in 1..<divisions { values.append(a + (b - a) * Double(d) / Double(divisions)) }
+                k = b
+                if values.count > 2000 { break }
+            }
+        }
+        let majorT = majors.map { calc.transformed($0.value) }
+        let tolerance = (hi - lo) * 1e-9
+        return values.filter { v in v >= lo - tolerance && v <= hi + tolerance && !majorT.contains { abs($0 - v) <= tolerance } }
+            .map { calc.pixel(calc.untransformed($0)) }
     }
 
     /// How far across the axis `ticks`' labels reach: the widest label of a vertical
@@ -133,6 +200,8 @@ public struct ChartLayoutEngine: Sendable {
                                     bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
             }
             guard canvas.contains(placed.bounds) else { continue }
+            // Given tick values may crowd: a label that would touch the last one kept is left out.
+            if let last = labels.last, last.bounds.intersects(placed.bounds) { continue }
             labels.append(placed)
         }
 
@@ -170,8 +239,10 @@ public struct ChartLayoutEngine: Sendable {
         // A title with no room on the canvas is left out, as labels are.
         if let t = title, !canvas.contains(t.bounds) { title = nil }
 
-        return AxisLayout(id: axis.id, alignment: axis.alignment, facing: axis.facing, rect: band, calculator: calc,
+        var layout = AxisLayout(id: axis.id, alignment: axis.alignment, facing: axis.facing, rect: band, calculator: calc,
                           step: generated?.step, ticks: generated?.ticks ?? [], labels: labels, title: title,
                           tickLength: axis.tickLength, labelExtent: measured)
+        layout.minorTicks = minorTicks(axis, majors: generated?.ticks ?? [], step: generated?.step, calculator: calc)
+        return layout
     }
 }

@@ -60,6 +60,17 @@ public enum TickLabelFormatter {
         return indices.map { i in i == 0 ? "0" : label(index: i, step: shifted) + suffix }
     }
 
+    /// Labels of arbitrary values (ticks given by the user): six significant digits,
+    /// SI suffixes as `format` says for the largest of them.
+    public static func labels(values: [Double], format: NumberLabelFormat) -> [String] {
+        let largest = values.map(\.magnitude).max() ?? 0
+        let group = largest >= 1000 && largest.isFinite ? min(18, Int((largest.log10Value / 3).rounded(.down)) * 3) : 0
+        let useSI = format == .si ? group > 0 : format == .auto ? group >= 6 : false
+        guard useSI else { return values.map { general($0) } }
+        let scale = pow10(group)
+        return values.map { $0 == 0 ? "0" : general($0 / scale) + siSuffixes[group / 3] }
+    }
+
     /// K = 10^3, M = 10^6, G = 10^9, T, P, E.
     static let siSuffixes = ["", "K", "M", "G", "T", "P", "E"]
 
