@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ChartSession
+import LayoutEngine
 
 func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
 
@@ -80,5 +81,63 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
             #expect(error.path == path)
             #expect(error.message == message)
         }
+    }
+}
+
+/// Axis settings from the spec, as the layout and the display list show them.
+@Suite struct AxisSettingsTests {
+    func session(_ chart: String) throws -> Session {
+        try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":"# + chart + "}]}"))[0]
+            .makeSession(measurer: TestFonts.measurer)
+    }
+    let size = ViewerSize(width: 800, height: 500, dpr: 1)
+    let series = #""series":[{"id":"s","data":{"x":[0,1,2],"y":[5,6,7]}}]"#
+
+    @Test func autoAlignmentSpreadsAxes() throws {
+        let s = try session(#"{"yAxes":[{"id":"a","alignment":"auto"},{"id":"b","alignment":"auto"},{"id":"c","alignment":"left"}],"# + series + "}")
+        #expect(s.chart.yAxes.map(\.config.alignment) == [.right, .left, .left])
+        let t = try session(#"{"yAxes":[{"id":"a","alignment":"auto"},{"id":"b","alignment":"auto"}],"# + series + "}")
+        #expect(t.chart.yAxes.map(\.config.alignment) == [.left, .right])
+    }
+
+    @Test func hiddenAxesAndSpacing() throws {
+        func plot(_ y: String, spacing: String = "") throws -> (Rect, ChartLayout) {
+            let s = try session("{" + spacing + ##""yAxes":[{"id":"y","title":"Y""## + y + ##"},{"id":"y2","alignment":"left"}],"## + series + "}")
+            let l = s.layout(size: size)
+            return (l.plotRect, l)
+        }
+        let (visible, _) = try plot("")
+        let (hidden, hl) = try plot(#","visibility":"hidden""#)
+        let (kept, kl) = try plot(#","visibility":"hiddenKeepingSpace""#)
+        #expect(hidden.minX < visible.minX && kept == visible)
+        #expect(hl.axis("y")!.labels.isEmpty && kl.axis("y")!.labels.isEmpty && kl.axis("y")!.title == nil)
+        let (spaced, _) = try plot("", spacing: #""axisSpacing":12,"#)
+        #expect(spaced.minX == visible.minX + 12)
+        let (longTicks, _) = try plot(#","tickLength":15,"labelSpacing":10"#)
+        #expect(longTicks.minX == visible.minX + 16)
+    }
+
+    @Test func axisLineStyle() throws {
+        let s = try session(##"{"yAxes":[{"id":"y","lineWidth":0,"labelColor":"#aa0000"}],"xAxes":[{"id":"x","lineWidth":3,"lineColor":"#00aa00"}],"## + series + "}")
+        let commands = s.displayList(size: size).layers[0].commands
+        let strokes = commands.compactMap { c -> (String, Float)? in
+            if case let .segments(_, stroke, width, _) = c { return (stroke, width) } else { return nil }
+        }
+        #expect(strokes.contains { $0 == ("#00aa00", 3) })
+        #expect(!strokes.contains { $0.0 == Theme().axisLine })   // the Y axis draws no line
+        #expect(commands.contains { if case let .text(_, _, _, _, fill, _, _, _) = $0 { fill == "#aa0000" } else { false } })
+    }
+
+    /// Swapping the axes' sides at runtime (what a rotate-chart modifier does) lays the
+    /// X axis out vertically and still draws the series.
+    @Test func rotatingByAlignment() throws {
+        let s = try session("{" + series + "}")
+        s.chart.setAlignment("x", .left)
+        s.chart.setAlignment("y", .bottom)
+        let l = s.layout(size: size)
+        #expect(l.axis("x")!.alignment == .left && l.axis("y")!.alignment == .bottom)
+        #expect(l.invariantViolations() == [])
+        let drawn = s.displayList(size: size).layers.first { $0.id == .series }!.commands
+        #expect(drawn.contains { if case .polyline = $0 { true } else { false } })
     }
 }

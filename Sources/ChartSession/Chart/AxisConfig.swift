@@ -55,6 +55,16 @@ public struct AxisConfig: Equatable, Sendable {
     public var minorGridLines: Bool
     /// Every other interval between major ticks shaded across the plot.
     public var bands: Bool
+    public var visibility: AxisVisibility
+    /// Length of major tick marks; gap from tick to label (SwiftCharts'
+    /// label-to-axis spacing); gap from labels to title.
+    public var tickLength: Double, labelSpacing: Double, titleSpacing: Double
+    /// The axis line: width in CSS px (nil: one device pixel; 0: no line) and colour
+    /// (nil: the theme's), also used for its ticks.
+    public var lineWidth: Double?
+    public var lineColor: String?
+    /// Tick label colour (nil: the theme's).
+    public var labelColor: String?
     /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
     public var isCenterAxis: Bool
     /// For a centre axis: floats at this value of `positionAxis` (nil: the first axis
@@ -69,7 +79,9 @@ public struct AxisConfig: Equatable, Sendable {
         type: AxisType = .numeric, labelFormat: NumberLabelFormat = .auto, timeZone: String = "UTC",
         labelSpace: LabelSpaceReservation = .maxPresentedSize, isCenterAxis: Bool = false,
         axisPositionValue: Double? = nil, positionAxis: String? = nil, logBase: Double = 10,
-        tickPlacement: TickPlacement = TickPlacement(), minorGridLines: Bool = false, bands: Bool = false
+        tickPlacement: TickPlacement = TickPlacement(), minorGridLines: Bool = false, bands: Bool = false,
+        visibility: AxisVisibility = .visible, tickLength: Double = 5, labelSpacing: Double = 4, titleSpacing: Double = 6,
+        lineWidth: Double? = nil, lineColor: String? = nil, labelColor: String? = nil
     ) {
         self.id = id; self.alignment = alignment; self.title = title; self.mode = mode
         self.window = window; self.range = range; self.growBy = growBy
@@ -80,6 +92,8 @@ public struct AxisConfig: Equatable, Sendable {
         self.isCenterAxis = isCenterAxis; self.axisPositionValue = axisPositionValue; self.positionAxis = positionAxis
         self.logBase = logBase
         self.tickPlacement = tickPlacement; self.minorGridLines = minorGridLines; self.bands = bands
+        self.visibility = visibility; self.tickLength = tickLength; self.labelSpacing = labelSpacing
+        self.titleSpacing = titleSpacing; self.lineWidth = lineWidth; self.lineColor = lineColor; self.labelColor = labelColor
     }
 
     public static func == (a: AxisConfig, b: AxisConfig) -> Bool {
@@ -90,6 +104,9 @@ public struct AxisConfig: Equatable, Sendable {
             && a.timeZone == b.timeZone && a.labelSpace == b.labelSpace && a.isCenterAxis == b.isCenterAxis
             && a.axisPositionValue == b.axisPositionValue && a.positionAxis == b.positionAxis && a.logBase == b.logBase
             && a.tickPlacement == b.tickPlacement && a.minorGridLines == b.minorGridLines && a.bands == b.bands
+            && a.visibility == b.visibility && a.tickLength == b.tickLength && a.labelSpacing == b.labelSpacing
+            && a.titleSpacing == b.titleSpacing && a.lineWidth == b.lineWidth && a.lineColor == b.lineColor
+            && a.labelColor == b.labelColor
     }
 }
 

@@ -26,6 +26,8 @@ public final class Chart {
     public var layoutManager: any ChartLayoutManager = DefaultLayoutManager() {
         didSet { layoutManagerGeneration &+= 1; touch() }
     }
+    /// Gap between neighbouring outer axes on one side, px.
+    public var axisSpacing: Double = 0 { didSet { touch() } }
     /// Counts replacements of `layoutManager` (a manager is not comparable).
     public private(set) var layoutManagerGeneration = 0
     public private(set) var version: UInt64 = 1
@@ -99,6 +101,15 @@ public final class Chart {
               range.span > max(magnitude * Self.minRelativeSpan, Double.leastNormalMagnitude),
               magnitude < Self.maxMagnitude, axes[i].userRange != range else { return }
         axes[i].userRange = range
+        touch()
+    }
+
+    /// Moves an axis to another side of the plot. X axes may go left or right and Y
+    /// axes top or bottom: swapping them rotates the chart (series are then drawn
+    /// point by point along a vertical X axis).
+    public func setAlignment(_ axisId: String, _ alignment: AxisAlignment) {
+        guard let i = axes.firstIndex(where: { $0.id == axisId }), axes[i].config.alignment != alignment else { return }
+        axes[i].config.alignment = alignment
         touch()
     }
 
@@ -222,12 +233,17 @@ public final class Chart {
             AxisSpec(id: axis.id, alignment: axis.config.alignment,
                      visibleRange: ranges[axis.id] ?? DoubleRange(0, 1), title: axis.config.title,
                      labelStyle: TextStyle(size: axis.config.labelSize),
-                     titleStyle: TextStyle(size: axis.config.titleSize), flipped: axis.config.flipped,
+                     titleStyle: TextStyle(size: axis.config.titleSize),
+                     tickLength: axis.config.tickLength, labelPadding: axis.config.labelSpacing,
+                     titlePadding: axis.config.titleSpacing, flipped: axis.config.flipped,
                      kind: axisKind(axis.config, range: ranges[axis.id] ?? DoubleRange(0, 1)),
                      labelSpace: axis.config.labelSpace, presentedLabelExtent: presentedLabelExtents[axis.id],
                      isCenterAxis: axis.config.isCenterAxis, positionValue: axis.config.axisPositionValue,
-                     positionAxis: axis.config.positionAxis, tickPlacement: axis.config.tickPlacement)
+                     positionAxis: axis.config.positionAxis, tickPlacement: axis.config.tickPlacement,
+                     visibility: axis.config.visibility)
         }
-        return ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
+        var spec = ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
+        spec.axisSpacing = axisSpacing
+        return spec
     }
 }

@@ -78,13 +78,14 @@ public struct ChartRenderer: Sendable {
         var size: Size
         var dpr: Double
         var layoutManagerGeneration: Int
+        var axisSpacing: Double
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
     public func render(_ chart: Chart, size: Size, dpr: Double, memo: inout Memo) -> Output {
         let key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
                             userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
-                            layoutManagerGeneration: chart.layoutManagerGeneration)
+                            layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing)
         let layout: ChartLayout, background: [DrawCommand]
         if key == memo.layoutKey, let l = memo.layout, let b = memo.background {
             layout = l; background = b
@@ -164,7 +165,8 @@ public struct ChartRenderer: Sendable {
             if !grid.isEmpty { out.append(.segments(coords: grid, stroke: theme.gridLine, width: lineWidth, dash: [])) }
         }
 
-        for axis in layout.axes {
+        for axis in layout.axes where !axis.isHidden {
+            let config = chart.axis(axis.id)?.config
             var lines: [Float] = []
             let r = axis.rect
             let t = axis.tickLength
@@ -207,11 +209,13 @@ public struct ChartRenderer: Sendable {
                     let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x + Float(t / 2), y]
                 }
             }
-            out.append(.segments(coords: lines, stroke: theme.axisLine, width: lineWidth, dash: []))
+            let width = config?.lineWidth.map(Float.init) ?? lineWidth
+            if width > 0 { out.append(.segments(coords: lines, stroke: config?.lineColor ?? theme.axisLine, width: width, dash: [])) }
         }
 
         for axis in layout.axes {
-            for label in axis.labels { out.append(text(label, fill: theme.tickLabel, theme: theme)) }
+            let fill = chart.axis(axis.id)?.config.labelColor ?? theme.tickLabel
+            for label in axis.labels { out.append(text(label, fill: fill, theme: theme)) }
             if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme)) }
         }
         if let title = layout.title { out.append(text(title, fill: theme.title, theme: theme)) }

@@ -19,6 +19,8 @@ public struct ChartSpec: Sendable {
     public var legend: LegendConfig?
     public var theme: Theme
     public var modifiers: [ModifierSpec]
+    /// Gap between neighbouring outer axes on one side, px.
+    public var axisSpacing: Double = 0
 }
 
 public struct SeriesSpec: Sendable {
@@ -92,10 +94,19 @@ public enum ConfigSpec {
         let title = try r.string("title")
         // Gridlines default to the first axis of each direction only: a second Y axis'
         // lines would cross the first's.
-        func withGridDefault(_ axes: [(AxisConfig, Bool?)]) -> [AxisConfig] {
-            axes.enumerated().map { i, a in
+        // "alignment": "auto" takes the side of its direction with fewer axes so far
+        // (the bottom or left one first).
+        func withGridDefault(_ axes: [(AxisConfig, Bool?, Bool)]) -> [AxisConfig] {
+            var count: [AxisAlignment: Int] = [:]
+            for a in axes where !a.2 { count[a.0.alignment, default: 0] += 1 }
+            return axes.enumerated().map { i, a in
                 var c = a.0
                 c.showGridLines = a.1 ?? (i == 0)
+                if a.2 {
+                    let (first, second): (AxisAlignment, AxisAlignment) = c.alignment.isHorizontal ? (.bottom, .top) : (.left, .right)
+                    c.alignment = count[second, default: 0] < count[first, default: 0] ? second : first
+                    count[c.alignment, default: 0] += 1
+                }
                 return c
             }
         }
@@ -157,15 +168,18 @@ public enum ConfigSpec {
             }
         } ?? [.zoomPan(direction: .xy), .mouseWheelZoom(direction: .x, factor: 1.2), .zoomExtents]
 
+        let axisSpacing = try r.number("axisSpacing", min: 0, max: 100) ?? 0
         return ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, theme: theme,
-                         modifiers: modifiers)
+                         modifiers: modifiers, axisSpacing: axisSpacing)
     }
 
     /// An axis, and its `gridLines` if the spec gives it (the default depends on the
     /// axis' place in its list).
-    static func readAxis(_ r: inout JSONReader, x: Bool) throws -> (AxisConfig, Bool?) {
+    static func readAxis(_ r: inout JSONReader, x: Bool) throws -> (AxisConfig, Bool?, Bool) {
         let id = try identifier(&r, "id")
-        let alignment = try r.oneOf("alignment", AxisAlignment.self) ?? (x ? .bottom : .left)
+        let auto = r.value["alignment"]?.stringValue == "auto"
+        let alignment = auto ? (x ? .bottom : .left) : try r.oneOf("alignment", AxisAlignment.self) ?? (x ? .bottom : .left)
+        if auto { _ = try r.string("alignment") }
         guard alignment.isHorizontal == x else {
             throw JSONReadError(path: "\(r.path).alignment",
                                 message: x ? "an x axis sits at the top or bottom" : "a y axis sits at the left or right")
@@ -269,6 +283,10 @@ public enum ConfigSpec {
         if anchor != nil, placement.majorFrequency == nil, !minorByFrequency {
             throw JSONReadError(path: "\(r.path).tickAnchor", message: "only applies with majorTickFrequency or minorTickFrequency")
         }
+        let visibility = try r.oneOf("visibility", AxisVisibility.self) ?? .visible
+        let lineColor = try r.string("lineColor"), labelColor = try r.string("labelColor")
+        if let c = lineColor { try checkColor(c, path: "\(r.path).lineColor") }
+        if let c = labelColor { try checkColor(c, path: "\(r.path).labelColor") }
         let minorGridLines = try r.bool("minorGridLines") ?? false
         let bands = try r.bool("bands") ?? false
         let isCenterAxis = try r.bool("isCenterAxis") ?? false
@@ -284,8 +302,12 @@ public enum ConfigSpec {
             titleSize: try r.number("titleSize", min: 6, max: 72) ?? 13, flipped: try r.bool("flipped") ?? false,
             showGridLines: gridLines ?? true, type: type, labelFormat: labelFormat ?? .auto, timeZone: timeZone ?? "UTC",
             labelSpace: labelSpace, isCenterAxis: isCenterAxis, axisPositionValue: positionValue, positionAxis: positionAxis,
-            logBase: logBase ?? 10, tickPlacement: placement, minorGridLines: minorGridLines, bands: bands)
-        return (config, gridLines)
+            logBase: logBase ?? 10, tickPlacement: placement, minorGridLines: minorGridLines, bands: bands,
+            visibility: visibility, tickLength: try r.number("tickLength", min: 0, max: 30) ?? 5,
+            labelSpacing: try r.number("labelSpacing", min: 0, max: 50) ?? 4,
+            titleSpacing: try r.number("titleSpacing", min: 0, max: 50) ?? 6,
+            lineWidth: try r.number("lineWidth", min: 0, max: 10), lineColor: lineColor, labelColor: labelColor)
+        return (config, gridLines, auto)
     }
 
     static func readSeries(_ r: inout JSONReader) throws -> SeriesSpec {
@@ -360,6 +382,7 @@ extension SessionSpec {
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
                       theme: chart.theme, modifiers: chart.modifiers.map { $0.make() })
+        c.axisSpacing = chart.axisSpacing
         return Session(id: id, title: title, chart: c, measurer: measurer, maxFps: maxFps)
     }
 }

@@ -77,6 +77,15 @@ public struct TickPlacement: Equatable, Hashable, Sendable {
     }
 }
 
+/// Whether an axis is drawn, and whether it keeps its room when it is not.
+public enum AxisVisibility: String, CaseIterable, Hashable, Sendable {
+    case visible
+    /// Not drawn, and takes no room (series still use its range).
+    case hidden
+    /// Not drawn, but its room is kept, as if it were.
+    case hiddenKeepingSpace
+}
+
 /// Everything the measure and layout passes need to know about one axis.
 public struct AxisSpec: Equatable, Sendable {
     public var id: String
@@ -98,6 +107,7 @@ public struct AxisSpec: Equatable, Sendable {
     public var kind: AxisKind
     public var labelSpace: LabelSpaceReservation
     public var tickPlacement: TickPlacement
+    public var visibility: AxisVisibility
     /// Inside the plot (SciChart's `isCenterAxis`): laid out by the inner strategy of
     /// its alignment, taking no room from the plot, ticks and labels facing into it.
     public var isCenterAxis: Bool
@@ -117,7 +127,7 @@ public struct AxisSpec: Equatable, Sendable {
         tickPolicy: TickPolicy? = nil, flipped: Bool = false, kind: AxisKind = .numeric(.auto),
         labelSpace: LabelSpaceReservation = .current, presentedLabelExtent: ClosedRange<Double>? = nil,
         isCenterAxis: Bool = false, positionValue: Double? = nil, positionAxis: String? = nil,
-        tickPlacement: TickPlacement = TickPlacement()
+        tickPlacement: TickPlacement = TickPlacement(), visibility: AxisVisibility = .visible
     ) {
         self.id = id; self.alignment = alignment; self.visibleRange = visibleRange
         self.title = title; self.labelStyle = labelStyle; self.titleStyle = titleStyle
@@ -131,6 +141,7 @@ public struct AxisSpec: Equatable, Sendable {
         self.presentedLabelExtent = presentedLabelExtent
         self.isCenterAxis = isCenterAxis; self.positionValue = positionValue; self.positionAxis = positionAxis
         self.tickPlacement = tickPlacement
+        self.visibility = visibility
     }
 
     /// The side its ticks and labels point to: away from the plot for an outer axis,
@@ -185,6 +196,8 @@ public struct AxisLayout: Equatable, Sendable {
     public var labels: [PlacedText]
     public var title: PlacedText?
     public var tickLength: Double
+    /// Not drawn (`AxisVisibility`): no line, ticks, labels or title.
+    public var isHidden = false
     /// How far across the axis its current labels reach (widest label of a vertical
     /// axis, a line of a horizontal one), before any reservation.
     public var labelExtent: Double
@@ -198,6 +211,8 @@ public struct ChartLayoutSpec: Equatable, Sendable {
     public var titleStyle: TextStyle
     public var titlePadding: Double
     public var axes: [AxisSpec]
+    /// Gap between neighbouring outer axes on one side (SwiftCharts' spacing between axes).
+    public var axisSpacing: Double = 0
 
     public init(
         size: Size, padding: EdgeInsets = .all(10), title: String? = nil,

@@ -37,6 +37,7 @@ public struct ChartLayoutEngine: Sendable {
 
     /// The thickness (pixels across the axis) that `axis` needs beside `plot`.
     public func measure(_ axis: AxisSpec, plot: Rect) -> Double {
+        if axis.visibility == .hidden { return 0 }
         // A horizontal axis' labels are a line of text whatever they say: no ticks needed.
         let ticks = axis.alignment.isHorizontal ? [] : ticks(axis, plot: plot)?.ticks ?? []
         let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks))
@@ -243,6 +244,11 @@ public struct ChartLayoutEngine: Sendable {
                           step: generated?.step, ticks: generated?.ticks ?? [], labels: labels, title: title,
                           tickLength: axis.tickLength, labelExtent: measured)
         layout.minorTicks = minorTicks(axis, majors: generated?.ticks ?? [], step: generated?.step, calculator: calc)
+        if axis.visibility != .visible {
+            layout.isHidden = true
+            layout.labels = []
+            layout.title = nil
+        }
         return layout
     }
 }

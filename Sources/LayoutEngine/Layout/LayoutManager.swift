@@ -24,6 +24,8 @@ public struct ChartLayoutState: Sendable {
     public var calculators: [String: CoordinateCalculator]
     /// The thickness of the outer axes on each side (SciChart's outer area sizes).
     public var outerAreaSize: [AxisAlignment: Double]
+    /// Gap between neighbouring outer axes (`ChartLayoutSpec.axisSpacing`).
+    public var axisSpacing: Double = 0
 
     public init(canvas: Rect, content: Rect, viewport: Rect, calculators: [String: CoordinateCalculator],
                 outerAreaSize: [AxisAlignment: Double]) {
@@ -71,11 +73,25 @@ public struct OuterAxisLayoutStrategy: AxisLayoutStrategy {
     public init(_ alignment: AxisAlignment) { self.alignment = alignment }
 
     public func measure(_ axes: [MeasuredAxis], state: ChartLayoutState) -> Double {
-        axes.reduce(0) { $0 + $1.thickness }
+        axes.reduce(0) { $0 + $1.thickness } + state.axisSpacing * Double(max(0, axes.count - 1))
     }
 
     public func layout(_ axes: [MeasuredAxis], state: ChartLayoutState) -> [Rect] {
         let v = state.viewport
+        guard state.axisSpacing == 0 else {
+            // Stack with gaps: each axis as a stack of one, moved out by what precedes it.
+            var offset = 0.0
+            return axes.map { a in
+                defer { offset += a.thickness + state.axisSpacing }
+                let one = [a]
+                switch alignment {
+                case .bottom: return AxisStacking.topToBottom(one, left: v.minX, top: v.maxY + offset, right: v.maxX)[0]
+                case .top: return AxisStacking.bottomToTop(one, left: v.minX, bottom: v.minY - offset, right: v.maxX)[0]
+                case .left: return AxisStacking.rightToLeft(one, right: v.minX - offset, top: v.minY, bottom: v.maxY)[0]
+                case .right: return AxisStacking.leftToRight(one, left: v.maxX + offset, top: v.minY, bottom: v.maxY)[0]
+                }
+            }
+        }
         switch alignment {
         case .bottom: return AxisStacking.topToBottom(axes, left: v.minX, top: v.maxY, right: v.maxX)
         case .top: return AxisStacking.bottomToTop(axes, left: v.minX, bottom: v.minY, right: v.maxX)
@@ -198,7 +214,9 @@ public struct DefaultLayoutManager: ChartLayoutManager {
             for (i, a) in spec.axes.enumerated() where !a.isCenterAxis { outerArea[a.alignment, default: 0] += thickness[i] }
             var calcs: [String: CoordinateCalculator] = [:]
             for a in spec.axes { calcs[a.id] = engine.calculator(a, plot: viewport) }
-            return ChartLayoutState(canvas: canvas, content: content, viewport: viewport, calculators: calcs, outerAreaSize: outerArea)
+            var s = ChartLayoutState(canvas: canvas, content: content, viewport: viewport, calculators: calcs, outerAreaSize: outerArea)
+            s.axisSpacing = spec.axisSpacing
+            return s
         }
         func measured(_ indices: [Int], _ thickness: [Double]) -> [MeasuredAxis] {
             indices.map { MeasuredAxis(spec: spec.axes[$0], thickness: thickness[$0]) }
