@@ -141,3 +141,31 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(drawn.contains { if case .polyline = $0 { true } else { false } })
     }
 }
+
+/// SciChart's "Stack Axes Vertically": two left Y axes each taking half the plot's
+/// height, each series drawn in its axis' half.
+@Suite struct StackedAxesTests {
+    @Test func yAxesShareThePlotHeight() throws {
+        let spec = #"{"sessions":[{"id":"a","chart":{"axisLayout":{"left":"stacked"},"#
+            + #""yAxes":[{"id":"top","mode":"fixed","range":[0,10]},{"id":"bottom","mode":"fixed","range":[0,10]}],"#
+            + #""series":[{"id":"s","yAxis":"bottom","data":{"x":[0,1,2],"y":[0,5,10]}}]}}]}"#
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 800, height: 600, dpr: 1)
+        let l = s.layout(size: size)
+        let top = try #require(l.axis("top")), bottom = try #require(l.axis("bottom"))
+        #expect(top.rect.minY == l.plotRect.minY && bottom.rect.maxY == l.plotRect.maxY)
+        #expect(top.rect.maxY < bottom.rect.minY)                   // a gap between the slices
+        #expect(top.rect.minX == bottom.rect.minX || top.rect.maxX == bottom.rect.maxX)  // side by side, not outwards
+        #expect(abs(bottom.calculator.pixel(10) - bottom.rect.minY) < 1e-9 && abs(bottom.calculator.pixel(0) - bottom.rect.maxY) < 1e-9)
+        #expect(l.invariantViolations() == [])
+        // The series against "bottom" stays in the bottom slice.
+        let line = try #require(s.displayList(size: size).layers.first { $0.id == .series }?.commands.compactMap { c -> ColumnLine? in
+            if case let .columns(line) = c { line } else { nil }
+        }.first)
+        for p in line.polylines { for i in stride(from: 1, to: p.count, by: 2) { #expect(Double(p[i]) >= bottom.rect.minY - 1) } }
+        // An unknown layout name is refused where it is.
+        #expect(throws: JSONReadError.self) {
+            try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"axisLayout":{"left":"sideways"}}}]}"#))
+        }
+    }
+}

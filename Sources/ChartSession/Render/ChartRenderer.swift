@@ -174,7 +174,7 @@ public struct ChartRenderer: Sendable {
             switch axis.facing {
             case .bottom:
                 let y = Self.crisp(r.minY, dpr: dpr)
-                lines += [Float(plot.minX), y, Float(plot.maxX), y]
+                lines += [Float(r.minX), y, Float(r.maxX), y]
                 for tick in axis.ticks {
                     let x = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x, y + Float(t)]
                 }
@@ -183,7 +183,7 @@ public struct ChartRenderer: Sendable {
                 }
             case .top:
                 let y = Self.crisp(r.maxY, dpr: dpr) - lineWidth
-                lines += [Float(plot.minX), y, Float(plot.maxX), y]
+                lines += [Float(r.minX), y, Float(r.maxX), y]
                 for tick in axis.ticks {
                     let x = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x, y - Float(t)]
                 }
@@ -192,7 +192,7 @@ public struct ChartRenderer: Sendable {
                 }
             case .left:
                 let x = Self.crisp(r.maxX, dpr: dpr) - lineWidth
-                lines += [x, Float(plot.minY), x, Float(plot.maxY)]
+                lines += [x, Float(r.minY), x, Float(r.maxY)]
                 for tick in axis.ticks {
                     let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x - Float(t), y]
                 }
@@ -201,7 +201,7 @@ public struct ChartRenderer: Sendable {
                 }
             case .right:
                 let x = Self.crisp(r.minX, dpr: dpr)
-                lines += [x, Float(plot.minY), x, Float(plot.maxY)]
+                lines += [x, Float(r.minY), x, Float(r.maxY)]
                 for tick in axis.ticks {
                     let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x + Float(t), y]
                 }

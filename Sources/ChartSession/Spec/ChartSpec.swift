@@ -21,7 +21,12 @@ public struct ChartSpec: Sendable {
     public var modifiers: [ModifierSpec]
     /// Gap between neighbouring outer axes on one side, px.
     public var axisSpacing: Double = 0
+    /// Sides whose outer axes share the plot's length instead of stacking outwards.
+    public var stackedSides: Set<AxisAlignment> = []
 }
+
+/// How the outer axes of one side are laid out (`axisLayout` in the spec).
+enum AxisSideLayout: String, CaseIterable { case outer, stacked }
 
 public struct SeriesSpec: Sendable {
     public var id: String
@@ -169,8 +174,14 @@ public enum ConfigSpec {
         } ?? [.zoomPan(direction: .xy), .mouseWheelZoom(direction: .x, factor: 1.2), .zoomExtents]
 
         let axisSpacing = try r.number("axisSpacing", min: 0, max: 100) ?? 0
+        var stackedSides: Set<AxisAlignment> = []
+        try r.object("axisLayout") { l in
+            for side in AxisAlignment.allCases where try l.oneOf(side.rawValue, AxisSideLayout.self) == .stacked {
+                stackedSides.insert(side)
+            }
+        }
         return ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, theme: theme,
-                         modifiers: modifiers, axisSpacing: axisSpacing)
+                         modifiers: modifiers, axisSpacing: axisSpacing, stackedSides: stackedSides)
     }
 
     /// An axis, and its `gridLines` if the spec gives it (the default depends on the
@@ -383,6 +394,11 @@ extension SessionSpec {
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
                       theme: chart.theme, modifiers: chart.modifiers.map { $0.make() })
         c.axisSpacing = chart.axisSpacing
+        if !chart.stackedSides.isEmpty {
+            var manager = DefaultLayoutManager()
+            for side in chart.stackedSides { manager.outer[side] = StackedAlongAxisLayoutStrategy(side) }
+            c.layoutManager = manager
+        }
         return Session(id: id, title: title, chart: c, measurer: measurer, maxFps: maxFps)
     }
 }

@@ -174,8 +174,13 @@ public struct ChartLayoutEngine: Sendable {
 
     /// The axis laid out in `band`: its calculator over `plot`, ticks, labels, title.
     public func place(_ axis: AxisSpec, band: Rect, plot: Rect, canvas: Rect) -> AxisLayout {
-        let calc = calculator(axis, plot: plot)
-        let generated = ticks(axis, plot: plot)
+        // The axis spans its band along its direction: the plot's length for an axis
+        // beside it, a part of it for axes stacked along the plot.
+        let along = axis.alignment.isHorizontal
+            ? Rect(x: band.minX, y: plot.minY, width: band.width, height: plot.height)
+            : Rect(x: plot.minX, y: band.minY, width: plot.width, height: band.height)
+        let calc = calculator(axis, plot: along)
+        let generated = ticks(axis, plot: along)
         let m = measurer.metrics(for: axis.labelStyle)
         let ascent = m.ascent(size: axis.labelStyle.size), descent = m.descent(size: axis.labelStyle.size)
         let inset = axis.tickLength + axis.labelPadding

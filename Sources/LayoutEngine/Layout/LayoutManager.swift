@@ -101,6 +101,34 @@ public struct OuterAxisLayoutStrategy: AxisLayoutStrategy {
     }
 }
 
+/// Outer axes of one side sharing the plot's length instead of stacking outwards
+/// (SciChart's "Stack Axes Vertically or Horizontally"): the first takes the top (or
+/// left) slice, the next the one after, `gap` pixels apart. Series plotted against
+/// each axis then occupy its slice. The side takes the thickest axis' room.
+public struct StackedAlongAxisLayoutStrategy: AxisLayoutStrategy {
+    public let alignment: AxisAlignment
+    public var gap: Double
+    public init(_ alignment: AxisAlignment, gap: Double = 8) { self.alignment = alignment; self.gap = gap }
+
+    public func measure(_ axes: [MeasuredAxis], state: ChartLayoutState) -> Double {
+        axes.map(\.thickness).max() ?? 0
+    }
+
+    public func layout(_ axes: [MeasuredAxis], state: ChartLayoutState) -> [Rect] {
+        let v = state.viewport, n = Double(axes.count)
+        let length = ((alignment.isHorizontal ? v.width : v.height) - gap * (n - 1)) / n
+        return axes.enumerated().map { i, a in
+            let start = (alignment.isHorizontal ? v.minX : v.minY) + Double(i) * (length + gap)
+            switch alignment {
+            case .left: return Rect(x: v.minX - a.thickness, y: start, width: a.thickness, height: length)
+            case .right: return Rect(x: v.maxX, y: start, width: a.thickness, height: length)
+            case .top: return Rect(x: start, y: v.minY - a.thickness, width: length, height: a.thickness)
+            case .bottom: return Rect(x: start, y: v.maxY, width: length, height: a.thickness)
+            }
+        }
+    }
+}
+
 /// Inner axes of one alignment (`isCenterAxis`): inside the viewport, taking no room,
 /// their labels facing into the plot. Stacked inwards from the viewport's edge on
 /// their side; an axis with a `positionValue` floats instead, its line at that value
