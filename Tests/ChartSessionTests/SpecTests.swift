@@ -59,7 +59,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","timeZone":"UTC"}]}}]}"#, "$.sessions[0].chart.xAxes[0].timeZone", #"only applies with type "time""#),
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"time","labelFormat":"si"}]}}]}"#, "$.sessions[0].chart.xAxes[0].labelFormat", "only applies to numeric and logarithmic axes"),
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","labelFormat":"roman"}]}}]}"#, "$.sessions[0].chart.yAxes[0].labelFormat", #"unknown value "roman"; expected one of "decimal", "si", "auto""#),
-        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"date"}]}}]}"#, "$.sessions[0].chart.xAxes[0].type", #"unknown value "date"; expected one of "numeric", "time", "logarithmic""#),
+        (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"date"}]}}]}"#, "$.sessions[0].chart.xAxes[0].type", #"unknown value "date"; expected one of "numeric", "time", "logarithmic", "category""#),
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","type":"logarithmic","mode":"fixed","range":[0,10]}]}}]}"#, "$.sessions[0].chart.yAxes[0].range", "a logarithmic axis shows positive values only"),
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","logBase":2}]}}]}"#, "$.sessions[0].chart.yAxes[0].logBase", #"only applies with type "logarithmic""#),
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","type":"logarithmic","logBase":1}]}}]}"#, "$.sessions[0].chart.yAxes[0].logBase", "must be at least 1.000001"),
@@ -166,6 +166,38 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         // An unknown layout name is refused where it is.
         #expect(throws: JSONReadError.self) {
             try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"axisLayout":{"left":"sideways"}}}]}"#))
+        }
+    }
+}
+
+@Suite struct CategoryAxisTests {
+    @Test func namedSlots() throws {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let spec = #"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"m","type":"category","categories":["#
+            + months.map { "\"\($0)\"" }.joined(separator: ",") + #"]}],"#
+            + #""series":[{"id":"s","data":{"x":[0,1,2,3,4,5,6,7,8,9,10,11],"y":[3,4,6,8,11,14,16,15,12,9,5,3]}}]}}]}"#
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let wide = s.layout(size: ViewerSize(width: 900, height: 400, dpr: 1)).axis("m")!
+        #expect(wide.ticks.map(\.label) == months)
+        #expect(wide.calculator.range == DoubleRange(-0.5, 11.5))     // half a slot either side
+        // Narrow: every other name, never touching.
+        let narrow = s.layout(size: ViewerSize(width: 300, height: 400, dpr: 1)).axis("m")!
+        #expect(narrow.ticks.count < 12 && narrow.ticks.first?.label == "Jan")
+        for (a, b) in zip(narrow.labels, narrow.labels.dropFirst()) { #expect(!a.bounds.intersects(b.bounds)) }
+    }
+
+    @Test(arguments: [
+        (#"{"id":"m","type":"category"}"#, "$.sessions[0].chart.xAxes[0].categories", "a category axis needs 1 to 10000 names"),
+        (#"{"id":"m","categories":["a"]}"#, "$.sessions[0].chart.xAxes[0].categories", #"only applies with type "category""#),
+        (#"{"id":"m","type":"category","categories":["a",1]}"#, "$.sessions[0].chart.xAxes[0].categories[1]", "expected a string, found a number"),
+        (#"{"id":"m","type":"category","categories":["a"],"minorTicks":"auto"}"#, "$.sessions[0].chart.xAxes[0]", "a category axis has a tick at each named slot: no tick or label settings"),
+    ])
+    func badCategoryAxes(axis: String, path: String, message: String) {
+        do {
+            _ = try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"xAxes":["# + axis + "]}}]}"))
+            Issue.record("accepted: \(axis)")
+        } catch {
+            #expect(error.path == path && error.message == message, "\(error)")
         }
     }
 }

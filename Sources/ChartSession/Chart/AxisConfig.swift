@@ -21,6 +21,8 @@ public enum AxisType: String, CaseIterable, Sendable {
     case time
     /// Positive numbers on a logarithmic scale of base `logBase`.
     case logarithmic
+    /// Named slots: x (or y) value `i` is `categories[i]`.
+    case category
 }
 
 /// The declared form of one axis.
@@ -65,6 +67,8 @@ public struct AxisConfig: Equatable, Sendable {
     public var lineColor: String?
     /// Tick label colour (nil: the theme's).
     public var labelColor: String?
+    /// For `.category`: the name of each slot.
+    public var categories: [String] = []
     /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
     public var isCenterAxis: Bool
     /// For a centre axis: floats at this value of `positionAxis` (nil: the first axis
@@ -106,7 +110,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.tickPlacement == b.tickPlacement && a.minorGridLines == b.minorGridLines && a.bands == b.bands
             && a.visibility == b.visibility && a.tickLength == b.tickLength && a.labelSpacing == b.labelSpacing
             && a.titleSpacing == b.titleSpacing && a.lineWidth == b.lineWidth && a.lineColor == b.lineColor
-            && a.labelColor == b.labelColor
+            && a.labelColor == b.labelColor && a.categories == b.categories
     }
 }
 

@@ -138,7 +138,7 @@ public final class Chart {
     private func stable(_ axis: Axis, _ range: DoubleRange) -> DoubleRange {
         // (Stabilising rounds to decimal bounds: not for a logarithmic axis.)
         guard axis.userRange == nil, axis.config.mode == .extents || axis.config.mode == .visible,
-              axis.config.type != .logarithmic else { return range }
+              axis.config.type != .logarithmic, axis.config.type != .category else { return range }
         return range.stabilized(previous: shownAutoRanges[axis.id])
     }
 
@@ -156,7 +156,8 @@ public final class Chart {
         if let r = axis.userRange { return r }
         let c = axis.config
         let bound = series.filter { $0.xAxisId == axis.id }.compactMap(\.data.xRange)
-        let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase) : DoubleRange(0, c.window ?? 1))
+        let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase)
+            : c.type == .category ? DoubleRange(-0.5, Double(c.categories.count) - 0.5) : DoubleRange(0, c.window ?? 1))
         switch c.mode {
         case .fixed: return fallback
         case .follow:
@@ -174,6 +175,8 @@ public final class Chart {
     /// positive (data at or below zero is not on it: the range then reaches three
     /// decades below the largest value).
     func autoRange(_ c: AxisConfig, _ lo: Double, _ hi: Double) -> DoubleRange {
+        // Whole slots: half a slot either side of the outermost ones.
+        if c.type == .category { return DoubleRange(lo.rounded(.down) - 0.5, hi.rounded(.up) + 0.5) }
         guard c.type == .logarithmic else {
             return DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
         }
@@ -188,7 +191,8 @@ public final class Chart {
     private func resolveY(_ axis: Axis, xRanges: [String: DoubleRange]) -> DoubleRange {
         if let r = axis.userRange { return r }
         let c = axis.config
-        let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase) : DoubleRange(0, 1))
+        let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase)
+            : c.type == .category ? DoubleRange(-0.5, Double(c.categories.count) - 0.5) : DoubleRange(0, 1))
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where s.yAxisId == axis.id {
             let r: (min: Double, max: Double)?
@@ -223,6 +227,7 @@ public final class Chart {
         switch c.type {
         case .numeric: return .numeric(c.labelFormat)
         case .logarithmic: return .logarithmic(base: c.logBase, format: c.labelFormat)
+        case .category: return .category(c.categories)
         case .time: return .dateTime(TimeZones.offsets(c.timeZone, over: range))
         }
     }

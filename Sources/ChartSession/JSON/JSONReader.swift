@@ -87,6 +87,18 @@ public struct JSONReader {
         }
     }
 
+    /// An array of strings.
+    public mutating func strings(_ key: String) throws -> [String]? {
+        guard let v = try field(key) else { return nil }
+        guard let items = v.arrayValue else { throw JSONReadError(path: child(key), message: "expected an array of strings, found \(v.kindName)") }
+        return try items.enumerated().map { i, item in
+            guard let s = item.stringValue else {
+                throw JSONReadError(path: "\(child(key))[\(i)]", message: "expected a string, found \(item.kindName)")
+            }
+            return s
+        }
+    }
+
     /// Numbers where `null` stands for a gap (NaN): the y of an append.
     public mutating func numbersOrGaps(_ key: String) throws -> [Double]? {
         guard let v = try field(key) else { return nil }

@@ -298,6 +298,17 @@ public enum ConfigSpec {
         let lineColor = try r.string("lineColor"), labelColor = try r.string("labelColor")
         if let c = lineColor { try checkColor(c, path: "\(r.path).lineColor") }
         if let c = labelColor { try checkColor(c, path: "\(r.path).labelColor") }
+        let categories = try r.strings("categories")
+        if type == .category {
+            guard let c = categories, !c.isEmpty, c.count <= 10_000 else {
+                throw JSONReadError(path: "\(r.path).categories", message: "a category axis needs 1 to 10000 names")
+            }
+            if placement.values != nil || placement.majorFrequency != nil || placement.minor != .none || labelFormat != nil {
+                throw JSONReadError(path: "\(r.path)", message: "a category axis has a tick at each named slot: no tick or label settings")
+            }
+        } else if categories != nil {
+            throw JSONReadError(path: "\(r.path).categories", message: "only applies with type \"category\"")
+        }
         let minorGridLines = try r.bool("minorGridLines") ?? false
         let bands = try r.bool("bands") ?? false
         let isCenterAxis = try r.bool("isCenterAxis") ?? false
@@ -318,7 +329,9 @@ public enum ConfigSpec {
             labelSpacing: try r.number("labelSpacing", min: 0, max: 50) ?? 4,
             titleSpacing: try r.number("titleSpacing", min: 0, max: 50) ?? 6,
             lineWidth: try r.number("lineWidth", min: 0, max: 10), lineColor: lineColor, labelColor: labelColor)
-        return (config, gridLines, auto)
+        var withCategories = config
+        withCategories.categories = categories ?? []
+        return (withCategories, gridLines, auto)
     }
 
     static func readSeries(_ r: inout JSONReader) throws -> SeriesSpec {

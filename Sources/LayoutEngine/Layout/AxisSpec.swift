@@ -23,12 +23,14 @@ public enum AxisKind: Equatable, Hashable, Sendable {
     case dateTime(TimeZoneOffsets)
     /// Positive numbers on a logarithmic scale, ticked at powers of `base`.
     case logarithmic(base: Double, format: NumberLabelFormat)
+    /// Named slots: value `i` is `categories[i]`, ticked and labelled at each slot.
+    case category([String])
 
     /// How a numeric or logarithmic axis writes numbers (`.auto` for date-time axes).
     public var numberFormat: NumberLabelFormat {
         switch self {
         case let .numeric(f), let .logarithmic(_, f): return f
-        case .dateTime: return .auto
+        case .dateTime, .category: return .auto
         }
     }
 

@@ -91,6 +91,9 @@ public struct ChartLayoutEngine: Sendable {
         case let .logarithmic(base, format):
             return LogTickGenerator.ticks(calculator: calc, length: length, horizontal: horizontal, policy: axis.tickPolicy,
                                           base: base, format: format, measure: measure).map { (nil, $0) }
+        case let .category(names):
+            return CategoryTickGenerator.ticks(calculator: calc, length: length, horizontal: horizontal,
+                                               policy: axis.tickPolicy, categories: names, measure: measure).map { (nil, $0) }
         case let .dateTime(zone):
             return TimeTickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
                                            policy: axis.tickPolicy, zone: zone, measure: measure)
