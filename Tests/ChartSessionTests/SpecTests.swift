@@ -201,3 +201,52 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         }
     }
 }
+
+/// ShinobiCharts' ranges: absolute range padding, zoom and pan limits, the default
+/// range, panning to a value and the zoom level.
+@Suite struct AxisRangeTests {
+    func session(_ x: String) throws -> Session {
+        let spec = #"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x""# + x + #"}],"#
+            + #""series":[{"id":"s","data":{"x":[0,10,20,30,40,50,60,70,80,90,100],"y":[1,2,3,4,5,6,5,4,3,2,1]}}]}}]}"#
+        return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+    }
+
+    @Test func paddingIsInDataUnits() throws {
+        let s = try session(#","rangePadding":[5,20]"#)
+        #expect(s.chart.visibleRange("x") == DoubleRange(-5, 120))
+        #expect(s.chart.dataRange("x") == DoubleRange(0, 100))
+        #expect(s.chart.defaultRange("x") == DoubleRange(-5, 120))
+        #expect(s.chart.dataRange("y") == DoubleRange(1, 6))
+    }
+
+    @Test func limitsHoldWhateverTheGesture() throws {
+        let s = try session(#","zoomLimits":[10,200],"panLimits":[-50,150]"#)
+        s.chart.setRange("x", DoubleRange(40, 41))             // too narrow: 10 wide about its centre
+        #expect(s.chart.visibleRange("x") == DoubleRange(35.5, 45.5))
+        s.chart.setRange("x", DoubleRange(-1000, 1000))        // too wide, then cut to the pan limits
+        #expect(s.chart.visibleRange("x") == DoubleRange(-50, 150))
+        s.chart.setRange("x", DoubleRange(130, 170))           // past the pan limit: moved back inside
+        #expect(s.chart.visibleRange("x") == DoubleRange(110, 150))
+        // A wheel zoom far in stops at the narrowest span.
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        let plot = s.layout(size: Fixtures.size).plotRect
+        for _ in 0..<20 { _ = s.receive(.wheel(WheelEvent(x: plot.midX, y: plot.midY, deltaY: -500)), from: v) }
+        #expect(abs(s.chart.visibleRange("x")!.span - 10) < 1e-9)
+    }
+
+    @Test func panToAndZoomLevel() throws {
+        let s = try session("")
+        #expect(s.chart.zoomLevel("x") == 1)
+        s.chart.setRange("x", DoubleRange(0, 50))
+        #expect(s.chart.zoomLevel("x") == 2)
+        s.chart.panTo("x", 80, at: .end)
+        #expect(s.chart.visibleRange("x") == DoubleRange(30, 80))
+        s.chart.panTo("x", 10, at: .start)
+        #expect(s.chart.visibleRange("x") == DoubleRange(10, 60))
+        s.chart.panTo("x", 50)
+        #expect(s.chart.visibleRange("x") == DoubleRange(25, 75))
+        s.chart.resetUserRanges()
+        #expect(s.chart.visibleRange("x") == s.chart.defaultRange("x"))
+    }
+}

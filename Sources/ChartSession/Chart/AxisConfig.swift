@@ -69,6 +69,13 @@ public struct AxisConfig: Equatable, Sendable {
     public var labelColor: String?
     /// For `.category`: the name of each slot.
     public var categories: [String] = []
+    /// Added below and above an automatic range, in data units (ShinobiCharts'
+    /// `rangePaddingLow`/`High`), after `growBy`.
+    public var rangePadding: (low: Double, high: Double) = (0, 0)
+    /// Narrowest and widest span a user may zoom to (data units).
+    public var zoomLimits: ClosedRange<Double>?
+    /// The range a user may pan and zoom within.
+    public var panLimits: DoubleRange?
     /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
     public var isCenterAxis: Bool
     /// For a centre axis: floats at this value of `positionAxis` (nil: the first axis
@@ -111,6 +118,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.visibility == b.visibility && a.tickLength == b.tickLength && a.labelSpacing == b.labelSpacing
             && a.titleSpacing == b.titleSpacing && a.lineWidth == b.lineWidth && a.lineColor == b.lineColor
             && a.labelColor == b.labelColor && a.categories == b.categories
+            && a.rangePadding == b.rangePadding && a.zoomLimits == b.zoomLimits && a.panLimits == b.panLimits
     }
 }
 

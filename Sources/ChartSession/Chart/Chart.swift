@@ -95,6 +95,8 @@ public final class Chart {
     /// finite, or narrower than doubles can resolve into distinct ticks (a span under
     /// 10^-9 of the values' magnitude), are ignored: zooming stops there.
     public func setUserRange(_ axisId: String, _ range: DoubleRange) {
+        guard let axis = axes.first(where: { $0.id == axisId }) else { return }
+        let range = limited(range, axis.config)
         let magnitude = max(abs(range.min), abs(range.max))
         guard let i = axes.firstIndex(where: { $0.id == axisId }), range.isValid, range.span.isFinite,
               axes[i].config.type != .logarithmic || range.min > 0,
@@ -111,6 +113,70 @@ public final class Chart {
         guard let i = axes.firstIndex(where: { $0.id == axisId }), axes[i].config.alignment != alignment else { return }
         axes[i].config.alignment = alignment
         touch()
+    }
+
+    /// `range` within the axis' zoom and pan limits: its span clamped (about its
+    /// centre), then moved inside the pan limits (and cut to them if wider).
+    func limited(_ range: DoubleRange, _ c: AxisConfig) -> DoubleRange {
+        var r = range
+        if let z = c.zoomLimits, r.isValid {
+            let span = min(max(r.span, z.lowerBound), z.upperBound)
+            let mid = (r.min + r.max) / 2
+            r = DoubleRange(mid - span / 2, mid + span / 2)
+        }
+        if let p = c.panLimits, r.isValid {
+            if r.span >= p.span { return p }
+            if r.min < p.min { r = DoubleRange(p.min, p.min + r.span) }
+            if r.max > p.max { r = DoubleRange(p.max - r.span, p.max) }
+        }
+        return r
+    }
+
+    /// Sets the range an axis shows, as a pan or zoom would (within its limits).
+    public func setRange(_ axisId: String, _ range: DoubleRange) { setUserRange(axisId, range) }
+
+    /// Where `panTo` puts the value.
+    public enum PanPosition: Sendable { case start, center, end }
+
+    /// Pans an axis, keeping its span, so that `value` is at its start, centre or end.
+    public func panTo(_ axisId: String, _ value: Double, at position: PanPosition = .center) {
+        guard let span = visibleRange(axisId)?.span else { return }
+        switch position {
+        case .start: setUserRange(axisId, DoubleRange(value, value + span))
+        case .center: setUserRange(axisId, DoubleRange(value - span / 2, value + span / 2))
+        case .end: setUserRange(axisId, DoubleRange(value - span, value))
+        }
+    }
+
+    /// The range an axis shows now.
+    public func visibleRange(_ axisId: String) -> DoubleRange? { resolvedRanges()[axisId] }
+
+    /// The range an axis shows while nobody has panned or zoomed it: what it starts
+    /// with and what zoom-extents returns to.
+    public func defaultRange(_ axisId: String) -> DoubleRange? {
+        guard let i = axes.firstIndex(where: { $0.id == axisId }) else { return nil }
+        var unset = axes
+        for k in unset.indices { unset[k].userRange = nil }
+        return unset[i].isXAxis ? resolveX(unset[i]) : resolveY(unset[i], xRanges: Dictionary(
+            uniqueKeysWithValues: unset.filter(\.isXAxis).map { ($0.id, resolveX($0)) }))
+    }
+
+    /// The extent of the data plotted against an axis (nil: none).
+    public func dataRange(_ axisId: String) -> DoubleRange? {
+        guard let axis = axes.first(where: { $0.id == axisId }) else { return nil }
+        var lo = Double.infinity, hi = -Double.infinity
+        for s in series where (axis.isXAxis ? s.xAxisId : s.yAxisId) == axisId {
+            if axis.isXAxis, let r = s.data.xRange { lo = min(lo, r.min); hi = max(hi, r.max) }
+            if !axis.isXAxis, let r = s.data.yRange(indices: 0..<s.data.count) { lo = min(lo, r.min); hi = max(hi, r.max) }
+        }
+        return lo <= hi ? DoubleRange(lo, hi) : nil
+    }
+
+    /// How far an axis is zoomed in: its default span over its visible span (1: not
+    /// zoomed, 2: twice as close).
+    public func zoomLevel(_ axisId: String) -> Double? {
+        guard let d = defaultRange(axisId), let v = visibleRange(axisId), v.span > 0 else { return nil }
+        return d.span / v.span
     }
 
     /// Narrowest span a user can zoom to, relative to the magnitude of the values.
@@ -178,7 +244,8 @@ public final class Chart {
         // Whole slots: half a slot either side of the outermost ones.
         if c.type == .category { return DoubleRange(lo.rounded(.down) - 0.5, hi.rounded(.up) + 0.5) }
         guard c.type == .logarithmic else {
-            return DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
+            let r = DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
+            return DoubleRange(r.min - c.rangePadding.low, r.max + c.rangePadding.high)
         }
         guard hi > 0 else { return c.range ?? DoubleRange(1, c.logBase) }
         let calc = CoordinateCalculator(range: DoubleRange(lo > 0 ? lo : hi / 1000, hi), pixelStart: 0, pixelEnd: 1, logBase: c.logBase)

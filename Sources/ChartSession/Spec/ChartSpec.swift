@@ -331,6 +331,27 @@ public enum ConfigSpec {
             lineWidth: try r.number("lineWidth", min: 0, max: 10), lineColor: lineColor, labelColor: labelColor)
         var withCategories = config
         withCategories.categories = categories ?? []
+        if let p = try r.numbers("rangePadding") {
+            guard p.count == 2, p.allSatisfy({ $0 >= 0 }) else {
+                throw JSONReadError(path: "\(r.path).rangePadding", message: "expected [low, high], each at least 0 (data units)")
+            }
+            guard type != .logarithmic else {
+                throw JSONReadError(path: "\(r.path).rangePadding", message: "use growBy on a logarithmic axis (padding in powers)")
+            }
+            withCategories.rangePadding = (p[0], p[1])
+        }
+        if let z = try r.numbers("zoomLimits") {
+            guard z.count == 2, z[0] > 0, z[0] <= z[1] else {
+                throw JSONReadError(path: "\(r.path).zoomLimits", message: "expected [narrowest, widest] span, 0 < narrowest <= widest")
+            }
+            withCategories.zoomLimits = z[0]...z[1]
+        }
+        if let p = try r.numbers("panLimits") {
+            guard p.count == 2, p[0] < p[1] else {
+                throw JSONReadError(path: "\(r.path).panLimits", message: "expected [min, max] with min < max")
+            }
+            withCategories.panLimits = DoubleRange(p[0], p[1])
+        }
         return (withCategories, gridLines, auto)
     }
 
