@@ -256,3 +256,28 @@ struct CenteredAxisLayoutStrategy: AxisLayoutStrategy {
         #expect(abs(log.minorTicks[0] - log.calculator.pixel(2)) < 1e-6)
     }
 }
+
+@Suite struct TurnedLabelTests {
+    let engine = ChartLayoutEngine(measurer: TestFonts.measurer)
+
+    func layout(_ angle: Double, width: Double = 500) -> ChartLayout {
+        var x = AxisSpec(id: "x", alignment: .bottom, visibleRange: DoubleRange(1e12, 2e12), kind: .numeric(.decimal))
+        x.labelAngle = angle
+        return engine.layout(ChartLayoutSpec(size: Size(width: width, height: 400), axes: [
+            x, AxisSpec(id: "y", alignment: .left, visibleRange: DoubleRange(0, 1))]))
+    }
+
+    @Test(arguments: [-90.0, -45, -30, 45, 90])
+    func turnedLabelsEndAtTheirTicks(angle: Double) throws {
+        let flat = layout(0), l = layout(angle)
+        let x = try #require(l.axis("x"))
+        #expect(x.labels.allSatisfy { $0.angle == angle })
+        #expect(x.labels.count > flat.axis("x")!.labels.count)      // turned labels fit more ticks
+        #expect(x.rect.height > flat.axis("x")!.rect.height)          // and need more room across
+        #expect(l.invariantViolations() == [])
+        for label in x.labels {
+            #expect(x.ticks.contains { abs($0.pixel - label.anchor.x) < 1e-9 })
+            #expect(label.bounds.minY >= l.plotRect.maxY + 5 + 4 - 1e-9)  // clear of tick and padding
+        }
+    }
+}

@@ -76,6 +76,8 @@ public struct AxisConfig: Equatable, Sendable {
     public var zoomLimits: ClosedRange<Double>?
     /// The range a user may pan and zoom within.
     public var panLimits: DoubleRange?
+    /// Degrees the tick labels of a horizontal axis are turned (-90 ... 90).
+    public var labelAngle: Double = 0
     /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
     public var isCenterAxis: Bool
     /// For a centre axis: floats at this value of `positionAxis` (nil: the first axis
@@ -119,6 +121,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.titleSpacing == b.titleSpacing && a.lineWidth == b.lineWidth && a.lineColor == b.lineColor
             && a.labelColor == b.labelColor && a.categories == b.categories
             && a.rangePadding == b.rangePadding && a.zoomLimits == b.zoomLimits && a.panLimits == b.panLimits
+            && a.labelAngle == b.labelAngle
     }
 }
 

@@ -302,7 +302,7 @@ public final class Chart {
     /// The layout spec for a canvas of `size`, with the ranges resolved now.
     public func layoutSpec(size: Size, ranges: [String: DoubleRange]) -> ChartLayoutSpec {
         let axisSpecs = axes.map { axis in
-            AxisSpec(id: axis.id, alignment: axis.config.alignment,
+            var spec = AxisSpec(id: axis.id, alignment: axis.config.alignment,
                      visibleRange: ranges[axis.id] ?? DoubleRange(0, 1), title: axis.config.title,
                      labelStyle: TextStyle(size: axis.config.labelSize),
                      titleStyle: TextStyle(size: axis.config.titleSize),
@@ -313,6 +313,8 @@ public final class Chart {
                      isCenterAxis: axis.config.isCenterAxis, positionValue: axis.config.axisPositionValue,
                      positionAxis: axis.config.positionAxis, tickPlacement: axis.config.tickPlacement,
                      visibility: axis.config.visibility)
+            spec.labelAngle = axis.config.labelAngle
+            return spec
         }
         var spec = ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
         spec.axisSpacing = axisSpacing

@@ -340,6 +340,10 @@ public enum ConfigSpec {
             }
             withCategories.rangePadding = (p[0], p[1])
         }
+        withCategories.labelAngle = try r.number("labelAngle", min: -90, max: 90) ?? 0
+        if withCategories.labelAngle != 0, !x {
+            throw JSONReadError(path: "\(r.path).labelAngle", message: "only the labels of x axes (top or bottom) are turned")
+        }
         if let z = try r.numbers("zoomLimits") {
             guard z.count == 2, z[0] > 0, z[0] <= z[1] else {
                 throw JSONReadError(path: "\(r.path).zoomLimits", message: "expected [narrowest, widest] span, 0 < narrowest <= widest")

@@ -11,7 +11,8 @@ extension ChartLayout {
             for other in axes where !axis.isInner && !other.isInner && other.id < axis.id && other.rect.intersects(axis.rect) {
                 problems.append("axes \(other.id) and \(axis.id) overlap")
             }
-            for (a, b) in zip(axis.labels, axis.labels.dropFirst()) where a.bounds.intersects(b.bounds) {
+            // (The boxes of turned, parallel labels overlap while their text does not.)
+            for (a, b) in zip(axis.labels, axis.labels.dropFirst()) where a.angle == 0 && a.bounds.intersects(b.bounds) {
                 problems.append("axis \(axis.id): labels '\(a.text)' and '\(b.text)' overlap")
             }
             for label in axis.labels {

@@ -39,7 +39,7 @@ public struct ChartLayoutEngine: Sendable {
     public func measure(_ axis: AxisSpec, plot: Rect) -> Double {
         if axis.visibility == .hidden { return 0 }
         // A horizontal axis' labels are a line of text whatever they say: no ticks needed.
-        let ticks = axis.alignment.isHorizontal ? [] : ticks(axis, plot: plot)?.ticks ?? []
+        let ticks = axis.alignment.isHorizontal && !turned(axis) ? [] : ticks(axis, plot: plot)?.ticks ?? []
         let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks))
         var total = axis.tickLength + axis.labelPadding + labels
         if let title = axis.title, !title.isEmpty {
@@ -81,7 +81,7 @@ public struct ChartLayoutEngine: Sendable {
     func ticks(_ axis: AxisSpec, plot: Rect) -> (step: TickStep?, ticks: [Tick])? {
         let horizontal = axis.alignment.isHorizontal
         let calc = calculator(axis, plot: plot), length = horizontal ? plot.width : plot.height
-        let measure = { (s: String) in measurer.size(of: s, style: axis.labelStyle) }
+        let measure = { (s: String) in rotatedSize(measurer.size(of: s, style: axis.labelStyle), axis) }
         if let fixed = fixedTicks(axis, calculator: calc, measure: measure) { return (nil, fixed) }
         switch axis.kind {
         case let .numeric(format):
@@ -166,11 +166,49 @@ public struct ChartLayoutEngine: Sendable {
     }
 
     /// How far across the axis `ticks`' labels reach: the widest label of a vertical
-    /// axis, a line of text for a horizontal one.
+    /// axis, a line of text for a horizontal one (the tallest turned label when they are).
     func labelExtent(_ axis: AxisSpec, ticks: [Tick]) -> Double {
-        axis.alignment.isHorizontal
+        if axis.alignment.isHorizontal, turned(axis) { return ticks.map(\.labelSize.height).max() ?? 0 }
+        return axis.alignment.isHorizontal
             ? measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size)
             : ticks.map(\.labelSize.width).max() ?? 0
+    }
+
+    /// Whether a horizontal axis' labels are turned.
+    func turned(_ axis: AxisSpec) -> Bool { axis.alignment.isHorizontal && axis.labelAngle != 0 }
+
+    /// The room a label of `size` needs once turned: across the axis, the height of its
+    /// turned box; along it, what neighbouring parallel labels need between their
+    /// ticks (their height over the sine of the angle, at most the turned box' width).
+    func rotatedSize(_ size: Size, _ axis: AxisSpec) -> Size {
+        guard turned(axis) else { return size }
+        let a = abs(axis.labelAngle) * .pi / 180
+        let (c, s) = (cos(a), sin(a))
+        let box = size.width * c + size.height * s
+        return Size(width: min(box, size.height / max(s, 1e-6)), height: size.width * s + size.height * c)
+    }
+
+    /// A turned label of a horizontal axis: its end at the tick, just outside the
+    /// tick mark (above the plot for a top axis, below it for a bottom one).
+    func turnedLabel(_ text: String, size s: Size, at x: Double, axis: AxisSpec, band: Rect, inset: Double,
+                     ascent: Double, descent: Double) -> PlacedText {
+        let angle = axis.labelAngle, a = angle * .pi / 180
+        let down = axis.facing == .bottom
+        // The text ends at the tick when it slants away from the plot, else starts there.
+        let align: PlacedText.Align = (angle < 0) == down ? .right : .left
+        // Corners of the text in its own frame (anchor at the baseline's end or start),
+        // turned by the angle, give the box; the anchor is then moved so the box' near
+        // edge sits `inset` away from the axis line.
+        let x0 = align == .right ? -s.width : 0, x1 = x0 + s.width
+        let corners = [(x0, -ascent), (x1, -ascent), (x0, descent), (x1, descent)].map { (px, py) in
+            (px * cos(a) - py * sin(a), px * sin(a) + py * cos(a))
+        }
+        let minX = corners.map(\.0).min()!, maxX = corners.map(\.0).max()!
+        let minY = corners.map(\.1).min()!, maxY = corners.map(\.1).max()!
+        let anchorY = down ? band.minY + inset - minY : band.maxY - inset - maxY
+        let anchor = Point(x: x, y: anchorY)
+        return PlacedText(text: text, anchor: anchor, align: align, angle: angle, style: axis.labelStyle,
+                          bounds: Rect(x: x + minX, y: anchorY + minY, width: maxX - minX, height: maxY - minY))
     }
 
     // MARK: Layout
@@ -192,9 +230,12 @@ public struct ChartLayoutEngine: Sendable {
         let measured = labelExtent(axis, ticks: generated?.ticks ?? [])
         let labelExtent = axis.reservedLabelExtent(measured: measured)
         for tick in generated?.ticks ?? [] {
-            let s = tick.labelSize
+            let s = turned(axis) ? measurer.size(of: tick.label, style: axis.labelStyle) : tick.labelSize
             let placed: PlacedText
             switch axis.facing {
+            case .bottom where turned(axis), .top where turned(axis):
+                placed = turnedLabel(tick.label, size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
+                                     ascent: ascent, descent: descent)
             case .bottom, .top:
                 let top = axis.facing == .bottom ? band.minY + inset : band.maxY - inset - s.height
                 placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + ascent), align: .center,
@@ -210,7 +251,9 @@ public struct ChartLayoutEngine: Sendable {
             }
             guard canvas.contains(placed.bounds) else { continue }
             // Given tick values may crowd: a label that would touch the last one kept is left out.
-            if let last = labels.last, last.bounds.intersects(placed.bounds) { continue }
+            // (Turned labels are parallel: their boxes overlap while the text does not,
+            // and the tick generator already spaced them by their height.)
+            if !turned(axis), let last = labels.last, last.bounds.intersects(placed.bounds) { continue }
             labels.append(placed)
         }
 
