@@ -250,3 +250,47 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(s.chart.visibleRange("x") == s.chart.defaultRange("x"))
     }
 }
+
+/// A trading chart: weekends and the hours outside 09:30-16:00 left out.
+@Suite struct DiscontinuousAxisTests {
+    @Test func tradingHours() throws {
+        let monday = 1_763_251_200.0    // 2025-11-16T00:00:00Z is a Sunday; +1 day: Monday 17 Nov 2025
+        let start = monday + 86_400
+        let xs = stride(from: start, to: start + 14 * 86_400, by: 1800).map { $0 }
+        let spec = #"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"time","weekends":true,"tradingHours":["09:30","16:00"]}],"#
+            + #""series":[{"id":"s","data":{"x":["# + xs.map { "\(Int($0))" }.joined(separator: ",") + #"],"y":["#
+            + xs.indices.map { "\($0 % 17)" }.joined(separator: ",") + "]}}]}}]}"
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 1000, height: 400, dpr: 1)
+        let axis = try #require(s.layout(size: size).axis("t"))
+        #expect(axis.ticks.count >= 4)
+        for t in axis.ticks {
+            let c = CivilTime(seconds: t.value)
+            let minutes = c.hour * 60 + c.minute
+            #expect(c.weekday <= 5 && minutes >= 9 * 60 + 30 && minutes <= 16 * 60, "\(t.label) at \(c)")
+        }
+        // Ten trading days of 6.5 hours take the whole width.
+        let calc = axis.calculator
+        let friday1600 = start + 4 * 86_400 + 16 * 3600, monday0930 = start + 7 * 86_400 + 9.5 * 3600
+        #expect(abs(calc.pixel(friday1600) - calc.pixel(monday0930)) < 1e-6)
+        // The line is drawn (point by point on a discontinuous axis).
+        let series = s.displayList(size: size).layers.first { $0.id == .series }!.commands
+        #expect(series.contains { if case .polyline = $0 { true } else { false } })
+    }
+
+    @Test(arguments: [
+        (#"{"id":"t","tradingHours":["09:30","16:00"]}"#, "$.sessions[0].chart.xAxes[0].tradingHours", #"only applies with type "time""#),
+        (#"{"id":"t","type":"time","tradingHours":["16:00","09:30"]}"#, "$.sessions[0].chart.xAxes[0].tradingHours", #"expected ["HH:MM", "HH:MM"], opening before closing"#),
+        (#"{"id":"t","excludedRanges":[[5,1]]}"#, "$.sessions[0].chart.xAxes[0].excludedRanges[0]", "expected [from, to] with from < to"),
+        (#"{"id":"t","excludedPeriod":{"period":10,"ranges":[[0,10]]}}"#, "$.sessions[0].chart.xAxes[0].excludedPeriod", "give ranges that leave part of each period shown"),
+        (#"{"id":"t","type":"logarithmic","excludedRanges":[[1,2]]}"#, "$.sessions[0].chart.xAxes[0]", "only numeric and time axes can leave ranges out"),
+    ])
+    func badBreaks(axis: String, path: String, message: String) {
+        do {
+            _ = try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"xAxes":["# + axis + "]}}]}"))
+            Issue.record("accepted: \(axis)")
+        } catch {
+            #expect(error.path == path && error.message == message, "\(error)")
+        }
+    }
+}

@@ -230,3 +230,58 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
         }
     }
 }
+
+@Suite struct AxisBreaksTests {
+    let day = 86_400.0
+
+    @Test func compressedSkipsWhatIsLeftOut() throws {
+        let b = AxisBreaks(ranges: [DoubleRange(10, 20), DoubleRange(15, 30)])   // merged: 10 ..< 30
+        #expect(b.ranges == [DoubleRange(10, 30)])
+        #expect(b.compressed(5) == 5 && b.compressed(10) == 10 && b.compressed(25) == 10 && b.compressed(40) == 20)
+        #expect(b.isExcluded(10) && b.isExcluded(29.9) && !b.isExcluded(30))
+        #expect(abs(b.expanded(10) - 30) < 1e-9 && abs(b.expanded(15) - 35) < 1e-9 && abs(b.expanded(5) - 5) < 1e-9)
+    }
+
+    /// Weekends (a weekly pattern) and a holiday range overlapping one: each left-out
+    /// second counts once, and mapping there and back returns every included value.
+    @Test func patternsAndRangesCountOnce() throws {
+        let weekend = try #require(AxisBreaks.Pattern(period: 7 * day, stretches: [(2 * day, 2 * day)]))
+        let saturday = CivilTime(year: 2026, month: 11, day: 21).seconds
+        let holiday = DoubleRange(saturday - day, saturday + 3 * day)   // Friday to Monday night
+        let b = AxisBreaks(ranges: [holiday], pattern: weekend)
+        let before = saturday - 2 * day, after = saturday + 4 * day    // Thursday, Wednesday
+        #expect(abs((b.compressed(after) - b.compressed(before)) - 2 * day) < 1e-6)   // Thu + Tue shown
+        var rng = SplitMix(seed: 3)
+        var last = -Double.infinity
+        for _ in 0..<3000 {
+            let v = saturday - 30 * day + Double(rng.next() % 6_000_000)
+            let t = b.compressed(v)
+            #expect(t.isFinite)
+            if !b.isExcluded(v) { #expect(abs(b.expanded(t) - v) < 1e-5, "\(v)") }
+            _ = last; last = t
+        }
+        // Monotone.
+        var prev = b.compressed(saturday - 30 * day)
+        for k in 1...5000 {
+            let t = b.compressed(saturday - 30 * day + Double(k) * 1000)
+            #expect(t >= prev - 1e-9)
+            prev = t
+        }
+    }
+
+    @Test func weekendsHaveNoTicksAndNoPixels() throws {
+        let weekend = try #require(AxisBreaks.Pattern(period: 7 * day, stretches: [(2 * day, 2 * day)]))
+        let breaks = AxisBreaks(pattern: weekend)
+        let monday = CivilTime(year: 2026, month: 11, day: 16).seconds
+        let r = DoubleRange(monday, monday + 14 * day)
+        let calc = CoordinateCalculator(range: r, pixelStart: 0, pixelEnd: 1000, breaks: breaks)
+        // Friday midnight and the following Monday midnight meet.
+        #expect(abs(calc.pixel(monday + 5 * day) - calc.pixel(monday + 7 * day)) < 1e-9)
+        #expect(abs(calc.pixel(r.max) - 1000) < 1e-9)
+        let ticks = try #require(TimeTickGenerator.ticks(range: r, calculator: calc, length: 1000, horizontal: true,
+                                                        policy: TickPolicy(targetSpacing: 90, minLabelGap: 12), zone: .utc,
+                                                        measure: { TestFonts.measurer.size(of: $0, style: TextStyle(size: 12)) }))
+        #expect(ticks.ticks.count >= 5)
+        for t in ticks.ticks { #expect(CivilTime(seconds: t.value).weekday <= 5, "\(t.label)") }
+    }
+}

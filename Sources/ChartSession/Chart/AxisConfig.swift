@@ -78,6 +78,17 @@ public struct AxisConfig: Equatable, Sendable {
     public var panLimits: DoubleRange?
     /// Degrees the tick labels of a horizontal axis are turned (-90 ... 90).
     public var labelAngle: Double = 0
+    /// Discontinuous axes: ranges left out, a pattern left out every `period`
+    /// ((start, length) within it, from 0), and for time axes weekends and the hours
+    /// outside `tradingHours` (seconds after local midnight: open, close).
+    public var excludedRanges: [DoubleRange] = []
+    public var excludedPeriod: (period: Double, stretches: [(start: Double, length: Double)])?
+    public var excludeWeekends = false
+    public var tradingHours: (open: Double, close: Double)?
+
+    public var isDiscontinuous: Bool {
+        !excludedRanges.isEmpty || excludedPeriod != nil || excludeWeekends || tradingHours != nil
+    }
     /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
     public var isCenterAxis: Bool
     /// For a centre axis: floats at this value of `positionAxis` (nil: the first axis
@@ -121,7 +132,12 @@ public struct AxisConfig: Equatable, Sendable {
             && a.titleSpacing == b.titleSpacing && a.lineWidth == b.lineWidth && a.lineColor == b.lineColor
             && a.labelColor == b.labelColor && a.categories == b.categories
             && a.rangePadding == b.rangePadding && a.zoomLimits == b.zoomLimits && a.panLimits == b.panLimits
-            && a.labelAngle == b.labelAngle
+            && a.labelAngle == b.labelAngle && a.excludedRanges == b.excludedRanges
+            && a.excludedPeriod?.period == b.excludedPeriod?.period
+            && a.excludedPeriod?.stretches.map(\.start) == b.excludedPeriod?.stretches.map(\.start)
+            && a.excludedPeriod?.stretches.map(\.length) == b.excludedPeriod?.stretches.map(\.length)
+            && a.excludeWeekends == b.excludeWeekends && a.tradingHours?.open == b.tradingHours?.open
+            && a.tradingHours?.close == b.tradingHours?.close
     }
 }
 

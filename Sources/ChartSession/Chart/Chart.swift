@@ -290,6 +290,31 @@ public final class Chart {
         }
     }
 
+    /// The stretches a discontinuous axis leaves out. Weekends and trading hours are
+    /// local times in the axis' zone, at its offset in the middle of `range`.
+    func axisBreaks(_ c: AxisConfig, range: DoubleRange) -> AxisBreaks? {
+        guard c.isDiscontinuous else { return nil }
+        var stretches: [(start: Double, length: Double)] = []
+        var period = 0.0
+        if c.excludeWeekends || c.tradingHours != nil {
+            let day = 86_400.0, week = 7 * day
+            let mid = (range.min + range.max) / 2
+            let offset = Double(TimeZones.offsets(c.timeZone, over: DoubleRange(mid, mid)).offset(atUTC: mid))
+            period = week
+            // Unix time 0 was a Thursday: Saturday 00:00 local is 2 days in, less the offset.
+            if c.excludeWeekends { stretches.append((2 * day - offset, 2 * day)) }
+            if let h = c.tradingHours {
+                for d in 0..<7 { stretches.append((Double(d) * day + h.close - offset, day - (h.close - h.open))) }
+            }
+        } else if let p = c.excludedPeriod {
+            period = p.period
+            stretches = p.stretches
+        }
+        let pattern = period > 0 ? AxisBreaks.Pattern(period: period, stretches: stretches) : nil
+        let breaks = AxisBreaks(ranges: c.excludedRanges, pattern: pattern)
+        return breaks.isEmpty ? nil : breaks
+    }
+
     func axisKind(_ c: AxisConfig, range: DoubleRange) -> AxisKind {
         switch c.type {
         case .numeric: return .numeric(c.labelFormat)
@@ -314,6 +339,7 @@ public final class Chart {
                      positionAxis: axis.config.positionAxis, tickPlacement: axis.config.tickPlacement,
                      visibility: axis.config.visibility)
             spec.labelAngle = axis.config.labelAngle
+            spec.breaks = axisBreaks(axis.config, range: spec.visibleRange)
             return spec
         }
         var spec = ChartLayoutSpec(size: size, title: title, axes: axisSpecs)

@@ -31,6 +31,7 @@ public struct ChartRenderer: Sendable {
         var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved))
         let following = chart.axes.filter {
             $0.isXAxis && $0.userRange == nil && $0.config.mode == .follow && $0.config.type != .logarithmic
+                && !$0.config.isDiscontinuous
         }
         guard !following.isEmpty else { return layout }
         for _ in 0..<3 {
@@ -230,7 +231,7 @@ public struct ChartRenderer: Sendable {
         var out: [DrawCommand] = [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))]
         for s in chart.series {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
-            if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil,
+            if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
                let line = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
                                                stroke: s.color, width: Float(s.strokeWidth), dash: [], cache: &caches[s.id]) {
                 if !line.entries.isEmpty { out.append(.columns(line)) }

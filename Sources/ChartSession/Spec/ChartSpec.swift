@@ -341,6 +341,7 @@ public enum ConfigSpec {
             withCategories.rangePadding = (p[0], p[1])
         }
         withCategories.labelAngle = try r.number("labelAngle", min: -90, max: 90) ?? 0
+        try readBreaks(&r, into: &withCategories)
         if withCategories.labelAngle != 0, !x {
             throw JSONReadError(path: "\(r.path).labelAngle", message: "only the labels of x axes (top or bottom) are turned")
         }
@@ -357,6 +358,65 @@ public enum ConfigSpec {
             withCategories.panLimits = DoubleRange(p[0], p[1])
         }
         return (withCategories, gridLines, auto)
+    }
+
+    /// A discontinuous axis: `excludedRanges`, `excludedPeriod`, and on time axes
+    /// `weekends` and `tradingHours`.
+    static func readBreaks(_ r: inout JSONReader, into c: inout AxisConfig) throws {
+        if try r.has("excludedRanges") {
+            guard let list = r.value["excludedRanges"]?.arrayValue else {
+                throw JSONReadError(path: "\(r.path).excludedRanges", message: "expected an array of [from, to] pairs")
+            }
+            c.excludedRanges = try list.enumerated().map { i, item in
+                let path = "\(r.path).excludedRanges[\(i)]"
+                guard let pair = item.arrayValue?.compactMap(\.doubleValue), pair.count == 2, pair[0] < pair[1],
+                      pair.allSatisfy(\.isFinite) else {
+                    throw JSONReadError(path: path, message: "expected [from, to] with from < to")
+                }
+                return DoubleRange(pair[0], pair[1])
+            }
+        }
+        try r.object("excludedPeriod") { p in
+            let period = try p.number("period", min: 1e-9) ?? 0
+            guard period > 0 else { throw p.fail("field \"period\" is required") }
+            var stretches: [(start: Double, length: Double)] = []
+            if try p.has("ranges") {
+                guard let list = p.value["ranges"]?.arrayValue else {
+                    throw JSONReadError(path: "\(p.path).ranges", message: "expected an array of [start, end] pairs")
+                }
+                for (i, item) in list.enumerated() {
+                    guard let pair = item.arrayValue?.compactMap(\.doubleValue), pair.count == 2, pair[0] < pair[1] else {
+                        throw JSONReadError(path: "\(p.path).ranges[\(i)]", message: "expected [start, end] within the period, start < end")
+                    }
+                    stretches.append((pair[0], pair[1] - pair[0]))
+                }
+            }
+            guard AxisBreaks.Pattern(period: period, stretches: stretches) != nil else {
+                throw p.fail("give ranges that leave part of each period shown")
+            }
+            c.excludedPeriod = (period, stretches)
+        }
+        c.excludeWeekends = try r.bool("weekends") ?? false
+        if let hours = try r.strings("tradingHours") {
+            func seconds(_ s: String) -> Double? {
+                let parts = s.split(separator: ":").compactMap { Int($0) }
+                guard parts.count == 2, (0...24).contains(parts[0]), (0..<60).contains(parts[1]) else { return nil }
+                return Double(parts[0] * 3600 + parts[1] * 60)
+            }
+            guard hours.count == 2, let open = seconds(hours[0]), let close = seconds(hours[1]), open < close, close <= 86_400 else {
+                throw JSONReadError(path: "\(r.path).tradingHours", message: #"expected ["HH:MM", "HH:MM"], opening before closing"#)
+            }
+            c.tradingHours = (open, close)
+        }
+        if (c.excludeWeekends || c.tradingHours != nil), c.type != .time {
+            throw JSONReadError(path: "\(r.path).\(c.excludeWeekends ? "weekends" : "tradingHours")", message: #"only applies with type "time""#)
+        }
+        if c.excludeWeekends || c.tradingHours != nil, c.excludedPeriod != nil {
+            throw JSONReadError(path: "\(r.path).excludedPeriod", message: "give weekends and tradingHours, or excludedPeriod, not both")
+        }
+        if c.isDiscontinuous, c.type == .logarithmic || c.type == .category {
+            throw JSONReadError(path: r.path, message: "only numeric and time axes can leave ranges out")
+        }
     }
 
     static func readSeries(_ r: inout JSONReader) throws -> SeriesSpec {

@@ -11,13 +11,16 @@ public struct CoordinateCalculator: Equatable, Sendable {
     public let pixelEnd: Double
     /// nil: linear; else the base of a logarithmic axis (values must be positive).
     public let logBase: Double?
+    /// Stretches left out of a discontinuous (linear) axis.
+    public let breaks: AxisBreaks?
     /// Where `range.min` is in transformed units, and pixels per transformed unit.
     private let origin: Double
     private let scale: Double
 
-    public init(range: DoubleRange, pixelStart: Double, pixelEnd: Double, logBase: Double? = nil) {
+    public init(range: DoubleRange, pixelStart: Double, pixelEnd: Double, logBase: Double? = nil, breaks: AxisBreaks? = nil) {
         self.pixelStart = pixelStart
         self.pixelEnd = pixelEnd
+        self.breaks = logBase == nil && !(breaks?.isEmpty ?? true) ? breaks : nil
         if let b = logBase {
             let r = range.min > 0 && range.max > range.min ? range : DoubleRange(max(range.max, 1e-300) / b, max(range.max, 1e-300) * b)
             self.range = r
@@ -25,6 +28,14 @@ public struct CoordinateCalculator: Equatable, Sendable {
             let l = Foundation.log(b)
             origin = Foundation.log(r.min) / l
             scale = (pixelEnd - pixelStart) / (Foundation.log(r.max) / l - origin)
+        } else if let breaks = self.breaks {
+            var r = range.widenedIfEmpty()
+            // A range wholly left out still needs a span: reach past its end.
+            if breaks.compressed(r.max) - breaks.compressed(r.min) <= 0 { r = DoubleRange(r.min, breaks.expanded(breaks.compressed(r.max) + 1)) }
+            self.range = r
+            self.logBase = nil
+            origin = breaks.compressed(r.min)
+            scale = (pixelEnd - pixelStart) / (breaks.compressed(r.max) - origin)
         } else {
             let r = range.widenedIfEmpty()
             self.range = r
@@ -37,6 +48,7 @@ public struct CoordinateCalculator: Equatable, Sendable {
     /// The value in the units pixels are linear in: itself, or its logarithm.
     @inline(__always)
     public func transformed(_ value: Double) -> Double {
+        if let breaks { return breaks.compressed(value) }
         guard let b = logBase else { return value }
         // Zero and negative values have no place on a log axis: far below its start.
         return value > 0 ? Foundation.log(value) / Foundation.log(b) : origin - 1e6
@@ -44,13 +56,14 @@ public struct CoordinateCalculator: Equatable, Sendable {
 
     @inline(__always)
     public func untransformed(_ t: Double) -> Double {
+        if let breaks { return breaks.expanded(t) }
         guard let b = logBase else { return t }
         return Foundation.pow(b, t)
     }
 
     @inline(__always)
     public func pixel(_ value: Double) -> Double {
-        logBase == nil ? pixelStart + (value - origin) * scale : pixelStart + (transformed(value) - origin) * scale
+        logBase == nil && breaks == nil ? pixelStart + (value - origin) * scale : pixelStart + (transformed(value) - origin) * scale
     }
 
     @inline(__always)

@@ -113,6 +113,8 @@ public struct AxisSpec: Equatable, Sendable {
     /// Tick labels of a horizontal axis turned by this many degrees (-90 ... 90;
     /// negative: rising to the right), each ending at its tick.
     public var labelAngle: Double = 0
+    /// Stretches left out of a discontinuous numeric or date-time axis.
+    public var breaks: AxisBreaks?
     /// Inside the plot (SciChart's `isCenterAxis`): laid out by the inner strategy of
     /// its alignment, taking no room from the plot, ticks and labels facing into it.
     public var isCenterAxis: Bool

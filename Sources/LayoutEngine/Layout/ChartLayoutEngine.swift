@@ -73,8 +73,8 @@ public struct ChartLayoutEngine: Sendable {
     public func calculator(_ axis: AxisSpec, plot: Rect) -> CoordinateCalculator {
         let (start, end) = axis.alignment.isHorizontal ? (plot.minX, plot.maxX) : (plot.maxY, plot.minY)
         return axis.flipped
-            ? CoordinateCalculator(range: axis.visibleRange, pixelStart: end, pixelEnd: start, logBase: axis.kind.logBase)
-            : CoordinateCalculator(range: axis.visibleRange, pixelStart: start, pixelEnd: end, logBase: axis.kind.logBase)
+            ? CoordinateCalculator(range: axis.visibleRange, pixelStart: end, pixelEnd: start, logBase: axis.kind.logBase, breaks: axis.breaks)
+            : CoordinateCalculator(range: axis.visibleRange, pixelStart: start, pixelEnd: end, logBase: axis.kind.logBase, breaks: axis.breaks)
     }
 
     /// The axis' ticks, and its step when it is numeric.
@@ -82,6 +82,14 @@ public struct ChartLayoutEngine: Sendable {
         let horizontal = axis.alignment.isHorizontal
         let calc = calculator(axis, plot: plot), length = horizontal ? plot.width : plot.height
         let measure = { (s: String) in rotatedSize(measurer.size(of: s, style: axis.labelStyle), axis) }
+        let all = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure)
+        // No tick in a stretch a discontinuous axis leaves out.
+        guard let breaks = calc.breaks, let (step, ticks) = all else { return all }
+        return (step, ticks.filter { !breaks.isExcluded($0.value) })
+    }
+
+    private func allTicks(_ axis: AxisSpec, calc: CoordinateCalculator, length: Double, horizontal: Bool,
+                          measure: (String) -> Size) -> (step: TickStep?, ticks: [Tick])? {
         if let fixed = fixedTicks(axis, calculator: calc, measure: measure) { return (nil, fixed) }
         switch axis.kind {
         case let .numeric(format):

@@ -57,18 +57,42 @@ public enum TimeTickGenerator {
     ) -> (step: TimeStep, ticks: [Tick])? {
         let r = range.widenedIfEmpty()
         guard r.isValid, length > 0, r.min > -1e13, r.max < 1e13 else { return nil }
-        let pixelsPerSecond = length / r.span
+        // (On a discontinuous axis only the seconds shown take pixels.)
+        let pixelsPerSecond = length / max(calculator.transformed(r.max) - calculator.transformed(r.min), 1e-300)
         let first = TimeStep.ladder.firstIndex { $0.approximateSeconds * pixelsPerSecond >= policy.targetSpacing }
             ?? TimeStep.ladder.count - 1
         for step in TimeStep.ladder[first...] {
             // Months vary in length: allow a little more than the average count.
             guard r.span / step.approximateSeconds <= Double(policy.maxTicks) * 1.2 else { continue }
-            let values = instants(in: r, step: step, zone: zone, limit: policy.maxTicks + 1)
+            var values = instants(in: r, step: step, zone: zone, limit: policy.maxTicks + 1)
+            if let breaks = calculator.breaks {
+                if step.unit >= .day {
+                    // A day, week, month or year starting in a stretch left out (a
+                    // weekend, the night before trading opens) is ticked where it shows.
+                    var moved: [Double] = []
+                    for v in values {
+                        let w = breaks.isExcluded(v) ? breaks.expanded(breaks.compressed(v)) : v
+                        if w <= r.max, moved.last.map({ w > $0 }) ?? true { moved.append(w) }
+                    }
+                    values = moved
+                } else {
+                    values.removeAll { breaks.isExcluded($0) }
+                }
+            }
             guard values.count <= policy.maxTicks else { continue }
             var ticks: [Tick] = []
             var extent = 0.0
+            var previousDay: Int? = nil
             for v in values {
-                let label = self.label(v, step: step, zone: zone)
+                var label = self.label(v, step: step, zone: zone)
+                // On a discontinuous axis a day's first tick may not be at midnight (the
+                // night is left out): it still says which day begins.
+                let day = CivilTime(seconds: zone.local(v)).days
+                if calculator.breaks != nil, step.unit < .day, let p = previousDay, p != day {
+                    let t = CivilTime(seconds: zone.local(v))
+                    label = monthNames[t.month - 1] + " \(t.day)"
+                }
+                previousDay = day
                 let size = measure(label)
                 extent = max(extent, horizontal ? size.width : size.height)
                 ticks.append(Tick(value: v, pixel: calculator.pixel(v), label: label, labelSize: size))
