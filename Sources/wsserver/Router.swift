@@ -66,6 +66,7 @@ struct Router {
 
         switch parts.count {
         case 0: return indexPage()
+        case 1 where parts[0] == "gallery": return galleryPage()
         case 1 where parts[0] == "healthz":
             return HTTPResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array("ok".utf8))
         case 2 where parts[0] == "api" && parts[1] == "sessions":
@@ -114,9 +115,30 @@ struct Router {
         return HTTPResponse(status: 200, contentType: type, body: [UInt8](data), cacheControl: "no-cache")
     }
 
+    /// `/gallery`: the sessions whose id starts with `gallery-`, with their descriptions.
+    func galleryPage() -> HTTPResponse {
+        let items = hub.sessions.filter { $0.id.hasPrefix("gallery-") }.map { s in
+            "<li><a href=\"/s/\(htmlEscape(s.id))\">\(htmlEscape(s.title))</a><br>"
+                + "<span class=\"meta\">\(htmlEscape(s.description ?? ""))</span></li>\n"
+        }.joined()
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>ChartWire axis gallery</title>
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#1d2029}
+            a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:14px}li{margin:.7rem 0}</style>
+            </head><body><h1>Axis gallery</h1>
+            <p>One chart per feature of the axis system, all laid out on the server (docs/axes.md).
+            <a href="/">All sessions</a></p><ul>
+            \(items.isEmpty ? "<li>The gallery is part of the demo: start the server without --config.</li>" : items)</ul>
+            </body></html>
+            """
+        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html.utf8))
+    }
+
     func indexPage() -> HTTPResponse {
         var rows = ""
-        for s in hub.sessions {
+        for s in hub.sessions where !s.id.hasPrefix("gallery-") {
             let series = s.chart.series.map(\.name).map(htmlEscape).joined(separator: ", ")
             rows += """
                 <li><a href="/s/\(htmlEscape(s.id))">\(htmlEscape(s.title))</a> \
@@ -130,7 +152,8 @@ struct Router {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#1d2029}
             a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:13px;margin-left:.5rem}li{margin:.4rem 0}</style>
-            </head><body><h1>ChartWire sessions</h1><ul>
+            </head><body><h1>ChartWire sessions</h1>
+            <p><a href="/gallery">Axis gallery</a>: one chart per axis feature.</p><ul>
             \(rows)</ul><p class="meta">JSON: <a href="/api/sessions">/api/sessions</a></p></body></html>
             """
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html.utf8))

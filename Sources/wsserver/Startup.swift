@@ -39,6 +39,7 @@ struct ServerResources {
         var specs: [SessionSpec] = []
         if options.demo && options.configFile == nil {
             specs += try decodeSpec(DemoSpec.json, source: "embedded demo spec")
+            specs += try decodeSpec(GallerySpec.json, source: "embedded axis gallery")
         }
         if let file = options.configFile {
             guard let data = FileManager.default.contents(atPath: file) else {

@@ -46,6 +46,15 @@ import TestSupport
         #expect(!labels.contains("02:00"))
     }
 
+    /// Every session of the axis gallery (scripts/make-gallery), at 800x500.
+    @Test(arguments: try! ConfigSpec.decode(foundationJSON(GallerySpec.json)).map(\.id))
+    func gallery(id: String) throws {
+        let spec = try #require(try ConfigSpec.decode(foundationJSON(GallerySpec.json)).first { $0.id == id })
+        let session = spec.makeSession(measurer: TestFonts.measurer)
+        try check(session, id, width: 800, height: 500, dpr: 1)
+        #expect(session.layout(size: ViewerSize(width: 800, height: 500, dpr: 1)).invariantViolations() == [])
+    }
+
     func check(_ session: Session, _ name: String, width: Int, height: Int, dpr: Double) throws {
         let list = session.displayList(size: ViewerSize(width: width, height: height, dpr: dpr))
         let actual = Self.text(list)

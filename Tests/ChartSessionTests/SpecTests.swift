@@ -23,6 +23,15 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(monitor.chart.yAxes.map(\.config.showGridLines) == [true, false])
     }
 
+    @Test func galleryDecodesAndMatchesTheExampleFile() throws {
+        let specs = try ConfigSpec.decode(parseJSON(GallerySpec.json))
+        #expect(specs.count >= 16 && specs.allSatisfy { $0.id.hasPrefix("gallery-") && $0.description != nil })
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/gallery.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == GallerySpec.json.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     @Test func defaultsFillAMinimalSpec() throws {
         let specs = try ConfigSpec.decode(parseJSON(#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[1,2],"y":[3,4]}}]}}]}"#))
         let s = specs[0].makeSession(measurer: TestFonts.measurer)

@@ -147,3 +147,17 @@ def test_other_methods(static_server):
     conn.request("GET", "/healthz")
     assert conn.getresponse().read() == b"ok"
     conn.close()
+
+
+def test_gallery(demo_server):
+    """The axis gallery: linked from the index, one session per feature, each renders."""
+    assert b'href="/gallery"' in get(demo_server, "/")[2]
+    status, ctype, body = get(demo_server, "/gallery")
+    assert status == 200 and ctype.startswith("text/html")
+    ids = [part.split(b'"')[0].decode() for part in body.split(b'href="/s/')[1:]]
+    assert len(ids) >= 16 and all(i.startswith("gallery-") for i in ids)
+    for i in ids:
+        status, _, frame = get(demo_server, f"/api/sessions/{i}/frame.json?width=800&height=500")
+        layers = json.loads(frame)["layers"]
+        assert status == 200 and [l["id"] for l in layers] == ["background", "series", "overlay"], i
+        assert any(c["op"] == "text" for c in layers[0]["commands"]), i

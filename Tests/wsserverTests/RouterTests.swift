@@ -145,7 +145,7 @@ import TestSupport
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("examples")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }.sorted()
-        #expect(files == ["demo.json", "push.json"])
+        #expect(files == ["demo.json", "gallery.json", "push.json"])
         for file in files {
             let specs = try ServerResources.decodeSpec(String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8),
                                                        source: file)

@@ -14,6 +14,8 @@ public enum Outgoing: Equatable, Sendable {
 public final class Session {
     public let id: String
     public let title: String
+    /// A sentence about the session for index pages (spec `description`).
+    public var description: String?
     public let chart: Chart
     let renderer: ChartRenderer
 

@@ -9,6 +9,8 @@ public struct SessionSpec: Sendable {
     /// the one before).
     public var maxFps: Double = Session.defaultMaxFps
     public var chart: ChartSpec
+    /// A sentence for the index and gallery pages.
+    public var description: String? = nil
 }
 
 public struct ChartSpec: Sendable {
@@ -92,7 +94,8 @@ public enum ConfigSpec {
         let title = try r.string("title") ?? id
         let maxFps = try r.number("maxFps", min: 1, max: 240) ?? Session.defaultMaxFps
         guard let chart = try r.object("chart", readChart) else { throw r.fail("field \"chart\" is required") }
-        return SessionSpec(id: id, title: title, maxFps: maxFps, chart: chart)
+        let description = try r.string("description")
+        return SessionSpec(id: id, title: title, maxFps: maxFps, chart: chart, description: description)
     }
 
     static func readChart(_ r: inout JSONReader) throws -> ChartSpec {
@@ -497,7 +500,9 @@ extension SessionSpec {
             for side in chart.stackedSides { manager.outer[side] = StackedAlongAxisLayoutStrategy(side) }
             c.layoutManager = manager
         }
-        return Session(id: id, title: title, chart: c, measurer: measurer, maxFps: maxFps)
+        let session = Session(id: id, title: title, chart: c, measurer: measurer, maxFps: maxFps)
+        session.description = description
+        return session
     }
 }
 

@@ -276,23 +276,23 @@ public struct ChartLayoutEngine: Sendable {
             switch axis.facing {
             case .bottom:
                 let top = band.minY + out
-                title = PlacedText(text: text, anchor: Point(x: plot.midX, y: top + a), align: .center, angle: 0,
-                                   style: axis.titleStyle, bounds: Rect(x: plot.midX - w / 2, y: top, width: w, height: h))
+                title = PlacedText(text: text, anchor: Point(x: along.midX, y: top + a), align: .center, angle: 0,
+                                   style: axis.titleStyle, bounds: Rect(x: along.midX - w / 2, y: top, width: w, height: h))
             case .top:
                 let top = band.maxY - out - h
-                title = PlacedText(text: text, anchor: Point(x: plot.midX, y: top + a), align: .center, angle: 0,
-                                   style: axis.titleStyle, bounds: Rect(x: plot.midX - w / 2, y: top, width: w, height: h))
+                title = PlacedText(text: text, anchor: Point(x: along.midX, y: top + a), align: .center, angle: 0,
+                                   style: axis.titleStyle, bounds: Rect(x: along.midX - w / 2, y: top, width: w, height: h))
             case .left:
                 let left = band.maxX - out - h
                 // Rotated -90 degrees: the ascent points left, so the baseline sits right of centre.
-                title = PlacedText(text: text, anchor: Point(x: left + h / 2 + (a - d) / 2, y: plot.midY), align: .center,
+                title = PlacedText(text: text, anchor: Point(x: left + h / 2 + (a - d) / 2, y: along.midY), align: .center,
                                    angle: -90, style: axis.titleStyle,
-                                   bounds: Rect(x: left, y: plot.midY - w / 2, width: h, height: w))
+                                   bounds: Rect(x: left, y: along.midY - w / 2, width: h, height: w))
             case .right:
                 let left = band.minX + out
-                title = PlacedText(text: text, anchor: Point(x: left + h / 2 - (a - d) / 2, y: plot.midY), align: .center,
+                title = PlacedText(text: text, anchor: Point(x: left + h / 2 - (a - d) / 2, y: along.midY), align: .center,
                                    angle: 90, style: axis.titleStyle,
-                                   bounds: Rect(x: left, y: plot.midY - w / 2, width: h, height: w))
+                                   bounds: Rect(x: left, y: along.midY - w / 2, width: h, height: w))
             }
         }
 
