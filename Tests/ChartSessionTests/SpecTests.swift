@@ -303,3 +303,29 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         }
     }
 }
+
+/// Swift label generators and ShinobiCharts' alterTickMark.
+@Suite struct TickLabelHookTests {
+    @Test func generatorAndHookShapeTheTicks() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let size = Fixtures.size
+        let before = s.layout(size: size).axis("x")!.ticks
+        s.chart.setTickLabels("x", generator: TickLabelGenerator("euros") { "€\(Int($0))" },
+                              hook: TickHook("hide-odd") { mark in
+                                  if mark.value == 0 { mark.label = "zero" }
+                                  if Int(mark.value) % 20 == 10 { mark.isLabelHidden = true }
+                                  if mark.value == 100 { mark.isHidden = true }
+                              })
+        let axis = s.layout(size: size).axis("x")!
+        #expect(axis.ticks.map(\.value) == before.map(\.value).filter { $0 != 100 })
+        #expect(axis.labels.first?.text == "zero")
+        #expect(axis.labels.dropFirst().allSatisfy { $0.text.hasPrefix("€") && Int($0.text.dropFirst())! % 20 == 0 })
+        let texts = s.displayList(size: size).layers[0].commands.compactMap { c -> String? in
+            if case let .text(_, _, t, _, _, _, _, _) = c { t } else { nil }
+        }
+        #expect(texts.contains("€20") && !texts.contains("€10") && !texts.contains("€100"))
+        // Cleared, the axis writes its own labels again.
+        s.chart.setTickLabels("x", generator: nil)
+        #expect(s.layout(size: size).axis("x")!.ticks.map(\.label) == before.map(\.label))
+    }
+}

@@ -85,6 +85,9 @@ public struct AxisConfig: Equatable, Sendable {
     public var excludedPeriod: (period: Double, stretches: [(start: Double, length: Double)])?
     public var excludeWeekends = false
     public var tradingHours: (open: Double, close: Double)?
+    /// Swift only: writes the tick labels; sees every major tick before it is placed.
+    public var labelGenerator: TickLabelGenerator?
+    public var tickHook: TickHook?
 
     public var isDiscontinuous: Bool {
         !excludedRanges.isEmpty || excludedPeriod != nil || excludeWeekends || tradingHours != nil
@@ -138,6 +141,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.excludedPeriod?.stretches.map(\.length) == b.excludedPeriod?.stretches.map(\.length)
             && a.excludeWeekends == b.excludeWeekends && a.tradingHours?.open == b.tradingHours?.open
             && a.tradingHours?.close == b.tradingHours?.close
+            && a.labelGenerator == b.labelGenerator && a.tickHook == b.tickHook
     }
 }
 

@@ -106,6 +106,15 @@ public final class Chart {
         touch()
     }
 
+    /// Sets (or clears) the Swift function that writes an axis' tick labels, and the
+    /// one that sees each major tick before it is placed (ShinobiCharts' `alterTickMark`).
+    public func setTickLabels(_ axisId: String, generator: TickLabelGenerator?, hook: TickHook? = nil) {
+        guard let i = axes.firstIndex(where: { $0.id == axisId }) else { return }
+        axes[i].config.labelGenerator = generator
+        axes[i].config.tickHook = hook
+        touch()
+    }
+
     /// Moves an axis to another side of the plot. X axes may go left or right and Y
     /// axes top or bottom: swapping them rotates the chart (series are then drawn
     /// point by point along a vertical X axis).
@@ -340,6 +349,8 @@ public final class Chart {
                      visibility: axis.config.visibility)
             spec.labelAngle = axis.config.labelAngle
             spec.breaks = axisBreaks(axis.config, range: spec.visibleRange)
+            spec.labelGenerator = axis.config.labelGenerator
+            spec.tickHook = axis.config.tickHook
             return spec
         }
         var spec = ChartLayoutSpec(size: size, title: title, axes: axisSpecs)

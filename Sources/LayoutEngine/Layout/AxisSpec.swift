@@ -88,6 +88,38 @@ public enum AxisVisibility: String, CaseIterable, Hashable, Sendable {
     case hiddenKeepingSpace
 }
 
+/// A Swift function writing an axis' tick labels (SwiftCharts' label generators).
+/// Two generators are the same when their names are: layouts are compared, closures
+/// cannot be.
+public struct TickLabelGenerator: Equatable, Hashable, Sendable {
+    public let name: String
+    public let label: @Sendable (Double) -> String
+    public init(_ name: String, _ label: @escaping @Sendable (Double) -> String) { self.name = name; self.label = label }
+    public static func == (a: Self, b: Self) -> Bool { a.name == b.name }
+    public func hash(into h: inout Hasher) { h.combine(name) }
+}
+
+/// A major tick as ShinobiCharts' `alterTickMark` hands it over before it is placed.
+public struct TickMark: Equatable, Sendable {
+    public let value: Double
+    public var label: String
+    /// Drop the tick, its gridline and its label.
+    public var isHidden = false
+    /// Keep the tick and gridline, drop the label.
+    public var isLabelHidden = false
+}
+
+/// A Swift function called for every major tick of an axis before layout places it
+/// (ShinobiCharts' `alterTickMark`): it may change the label, or hide the tick or its
+/// label. Compared by name, as `TickLabelGenerator` is.
+public struct TickHook: Equatable, Hashable, Sendable {
+    public let name: String
+    public let alter: @Sendable (inout TickMark) -> Void
+    public init(_ name: String, _ alter: @escaping @Sendable (inout TickMark) -> Void) { self.name = name; self.alter = alter }
+    public static func == (a: Self, b: Self) -> Bool { a.name == b.name }
+    public func hash(into h: inout Hasher) { h.combine(name) }
+}
+
 /// Everything the measure and layout passes need to know about one axis.
 public struct AxisSpec: Equatable, Sendable {
     public var id: String
@@ -115,6 +147,10 @@ public struct AxisSpec: Equatable, Sendable {
     public var labelAngle: Double = 0
     /// Stretches left out of a discontinuous numeric or date-time axis.
     public var breaks: AxisBreaks?
+    /// Writes the tick labels instead of the axis' own format.
+    public var labelGenerator: TickLabelGenerator?
+    /// Sees every major tick before it is placed.
+    public var tickHook: TickHook?
     /// Inside the plot (SciChart's `isCenterAxis`): laid out by the inner strategy of
     /// its alignment, taking no room from the plot, ticks and labels facing into it.
     public var isCenterAxis: Bool

@@ -82,10 +82,22 @@ public struct ChartLayoutEngine: Sendable {
         let horizontal = axis.alignment.isHorizontal
         let calc = calculator(axis, plot: plot), length = horizontal ? plot.width : plot.height
         let measure = { (s: String) in rotatedSize(measurer.size(of: s, style: axis.labelStyle), axis) }
-        let all = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure)
+        guard let (step, generated) = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure) else {
+            return nil
+        }
         // No tick in a stretch a discontinuous axis leaves out.
-        guard let breaks = calc.breaks, let (step, ticks) = all else { return all }
-        return (step, ticks.filter { !breaks.isExcluded($0.value) })
+        var ticks = calc.breaks.map { b in generated.filter { !b.isExcluded($0.value) } } ?? generated
+        if axis.labelGenerator != nil || axis.tickHook != nil {
+            ticks = ticks.compactMap { tick in
+                var mark = TickMark(value: tick.value, label: axis.labelGenerator?.label(tick.value) ?? tick.label)
+                axis.tickHook?.alter(&mark)
+                guard !mark.isHidden else { return nil }
+                let label = mark.isLabelHidden ? "" : mark.label
+                return Tick(value: tick.value, pixel: tick.pixel, label: label,
+                            labelSize: label == tick.label ? tick.labelSize : label.isEmpty ? Size(width: 0, height: 0) : measure(label))
+            }
+        }
+        return (step, ticks)
     }
 
     private func allTicks(_ axis: AxisSpec, calc: CoordinateCalculator, length: Double, horizontal: Bool,
@@ -257,7 +269,7 @@ public struct ChartLayoutEngine: Sendable {
                                     align: axis.facing == .left ? .right : .left, angle: 0, style: axis.labelStyle,
                                     bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
             }
-            guard canvas.contains(placed.bounds) else { continue }
+            guard !tick.label.isEmpty, canvas.contains(placed.bounds) else { continue }
             // Given tick values may crowd: a label that would touch the last one kept is left out.
             // (Turned labels are parallel: their boxes overlap while the text does not,
             // and the tick generator already spaced them by their height.)
