@@ -329,3 +329,48 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(s.layout(size: size).axis("x")!.ticks.map(\.label) == before.map(\.label))
     }
 }
+
+/// ShinobiCharts' tick-label clipping modes, SwiftCharts' clipContents, fixed labels
+/// on a floating axis, and switchable series clipping.
+@Suite struct ClippingTests {
+    func session(_ x: String, chart: String = "") throws -> Session {
+        let spec = #"{"sessions":[{"id":"a","chart":{"# + chart + #""xAxes":[{"id":"x","mode":"fixed","range":[0,100]"# + x + #"}],"#
+            + #""yAxes":[{"id":"y","mode":"fixed","range":[-1,1]}],"series":[{"id":"s","data":{"x":[0,100],"y":[-2,2]}}]}}]}"#
+        return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+    }
+    let size = ViewerSize(width: 800, height: 400, dpr: 1)
+
+    @Test func endsFollowTheirModes() throws {
+        let keep = try session("").layout(size: size).axis("x")!
+        #expect(keep.labels.first?.text == "0" && keep.labels.last?.text == "100")   // reaching past both ends
+        let clipped = try session(#","clipContents":true"#).layout(size: size).axis("x")!
+        #expect(clipped.labels.first?.text != "0" && clipped.labels.last?.text != "100")
+        #expect(clipped.ticks.count == keep.ticks.count)                              // ticks stay
+        let mixed = try session(#","tickLabelClippingModeLow":"neitherPersist","tickLabelClippingModeHigh":"ticksAndLabelsPersist""#)
+            .layout(size: size).axis("x")!
+        #expect(mixed.ticks.count == keep.ticks.count - 1 && mixed.ticks.first?.value != 0)
+        #expect(mixed.labels.last?.text == "100")
+    }
+
+    @Test func fixedLabelsOnAFloatingAxis() throws {
+        let s = try session(#","alignment":"top","isCenterAxis":true,"axisPositionValue":0.5,"axisLabelsAreFixed":true"#)
+        let l = s.layout(size: size)
+        let x = try #require(l.axis("x")), y = try #require(l.axis("y"))
+        #expect(x.rect.minY == l.plotRect.minY)                                   // labels at the top edge
+        #expect(abs(x.line! - y.calculator.pixel(0.5)) < 1e-9)                    // the line at 0.5
+        // The axis' first segment is its line, drawn there.
+        let segments = s.displayList(size: size).layers[0].commands.compactMap { c -> [Float]? in
+            if case let .segments(coords, stroke, _, _) = c, stroke == Theme().axisLine { coords } else { nil }
+        }
+        #expect(segments.contains { abs(Double($0[1]) - x.line!) < 1 && $0[1] == $0[3] })
+        #expect(throws: JSONReadError.self) { try self.session(#","axisLabelsAreFixed":true"#) }
+    }
+
+    @Test func seriesClippingIsSwitchable() throws {
+        func clips(_ s: Session) -> Bool {
+            s.displayList(size: size).layers.first { $0.id == .series }!.commands.contains { if case .clip = $0 { true } else { false } }
+        }
+        #expect(try clips(session("")))
+        #expect(try !clips(session("", chart: #""clipSeries":false,"#)))
+    }
+}

@@ -85,6 +85,12 @@ public struct AxisConfig: Equatable, Sendable {
     public var excludedPeriod: (period: Double, stretches: [(start: Double, length: Double)])?
     public var excludeWeekends = false
     public var tradingHours: (open: Double, close: Double)?
+    /// For a floating axis: labels and ticks stay at the plot's edge, the line floats.
+    public var labelsAreFixed = false
+    /// A label reaching past the low / high end of the axis: kept, dropped, or dropped
+    /// with its tick.
+    public var tickLabelClippingLow = TickLabelClipping.ticksAndLabelsPersist
+    public var tickLabelClippingHigh = TickLabelClipping.ticksAndLabelsPersist
     /// Swift only: writes the tick labels; sees every major tick before it is placed.
     public var labelGenerator: TickLabelGenerator?
     public var tickHook: TickHook?
@@ -141,7 +147,8 @@ public struct AxisConfig: Equatable, Sendable {
             && a.excludedPeriod?.stretches.map(\.length) == b.excludedPeriod?.stretches.map(\.length)
             && a.excludeWeekends == b.excludeWeekends && a.tradingHours?.open == b.tradingHours?.open
             && a.tradingHours?.close == b.tradingHours?.close
-            && a.labelGenerator == b.labelGenerator && a.tickHook == b.tickHook
+            && a.labelGenerator == b.labelGenerator && a.tickHook == b.tickHook && a.labelsAreFixed == b.labelsAreFixed
+            && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
     }
 }
 

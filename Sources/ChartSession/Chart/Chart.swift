@@ -28,6 +28,8 @@ public final class Chart {
     }
     /// Gap between neighbouring outer axes on one side, px.
     public var axisSpacing: Double = 0 { didSet { touch() } }
+    /// Series drawn only inside the plot (SwiftCharts' inner-frame clipping).
+    public var clipSeries = true { didSet { touch() } }
     /// Counts replacements of `layoutManager` (a manager is not comparable).
     public private(set) var layoutManagerGeneration = 0
     public private(set) var version: UInt64 = 1
@@ -351,6 +353,9 @@ public final class Chart {
             spec.breaks = axisBreaks(axis.config, range: spec.visibleRange)
             spec.labelGenerator = axis.config.labelGenerator
             spec.tickHook = axis.config.tickHook
+            spec.labelsAreFixed = axis.config.labelsAreFixed
+            spec.tickLabelClippingLow = axis.config.tickLabelClippingLow
+            spec.tickLabelClippingHigh = axis.config.tickLabelClippingHigh
             return spec
         }
         var spec = ChartLayoutSpec(size: size, title: title, axes: axisSpecs)

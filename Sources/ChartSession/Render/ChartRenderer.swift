@@ -210,6 +210,12 @@ public struct ChartRenderer: Sendable {
                     let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x + Float(t / 2), y]
                 }
             }
+            // A floating axis with fixed labels: its line where it floats, ticks at the edge.
+            if let line = axis.line {
+                let p = Self.crisp(line, dpr: dpr)
+                lines.replaceSubrange(0..<4, with: axis.alignment.isHorizontal ? [Float(r.minX), p, Float(r.maxX), p]
+                                                                             : [p, Float(r.minY), p, Float(r.maxY)])
+            }
             let width = config?.lineWidth.map(Float.init) ?? lineWidth
             if width > 0 { out.append(.segments(coords: lines, stroke: config?.lineColor ?? theme.axisLine, width: width, dash: [])) }
         }
@@ -228,7 +234,9 @@ public struct ChartRenderer: Sendable {
     func seriesCommands(_ chart: Chart, layout: ChartLayout, dpr: Double,
                         caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
         let plot = layout.plotRect
-        var out: [DrawCommand] = [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))]
+        // Series are clipped to the plot unless the chart says otherwise (`clipSeries`).
+        var out: [DrawCommand] = chart.clipSeries
+            ? [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))] : []
         for s in chart.series {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
             if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
@@ -257,7 +265,7 @@ public struct ChartRenderer: Sendable {
                 out.append(.polyline(points: pts, stroke: s.color, width: Float(s.strokeWidth), dash: []))
             }
         }
-        out.append(.unclip)
+        if chart.clipSeries { out.append(.unclip) }
         return out
     }
 

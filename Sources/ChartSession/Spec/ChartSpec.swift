@@ -25,6 +25,7 @@ public struct ChartSpec: Sendable {
     public var axisSpacing: Double = 0
     /// Sides whose outer axes share the plot's length instead of stacking outwards.
     public var stackedSides: Set<AxisAlignment> = []
+    public var clipSeries = true
 }
 
 /// How the outer axes of one side are laid out (`axisLayout` in the spec).
@@ -184,7 +185,8 @@ public enum ConfigSpec {
             }
         }
         return ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, theme: theme,
-                         modifiers: modifiers, axisSpacing: axisSpacing, stackedSides: stackedSides)
+                         modifiers: modifiers, axisSpacing: axisSpacing, stackedSides: stackedSides,
+                         clipSeries: try r.bool("clipSeries") ?? true)
     }
 
     /// An axis, and its `gridLines` if the spec gives it (the default depends on the
@@ -344,6 +346,16 @@ public enum ConfigSpec {
             withCategories.rangePadding = (p[0], p[1])
         }
         withCategories.labelAngle = try r.number("labelAngle", min: -90, max: 90) ?? 0
+        withCategories.labelsAreFixed = try r.bool("axisLabelsAreFixed") ?? false
+        if withCategories.labelsAreFixed, positionValue == nil {
+            throw JSONReadError(path: "\(r.path).axisLabelsAreFixed", message: "only applies with axisPositionValue")
+        }
+        if try r.bool("clipContents") == true {
+            withCategories.tickLabelClippingLow = .ticksPersist
+            withCategories.tickLabelClippingHigh = .ticksPersist
+        }
+        withCategories.tickLabelClippingLow = try r.oneOf("tickLabelClippingModeLow", TickLabelClipping.self) ?? withCategories.tickLabelClippingLow
+        withCategories.tickLabelClippingHigh = try r.oneOf("tickLabelClippingModeHigh", TickLabelClipping.self) ?? withCategories.tickLabelClippingHigh
         try readBreaks(&r, into: &withCategories)
         if withCategories.labelAngle != 0, !x {
             throw JSONReadError(path: "\(r.path).labelAngle", message: "only the labels of x axes (top or bottom) are turned")
@@ -495,6 +507,7 @@ extension SessionSpec {
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
                       theme: chart.theme, modifiers: chart.modifiers.map { $0.make() })
         c.axisSpacing = chart.axisSpacing
+        c.clipSeries = chart.clipSeries
         if !chart.stackedSides.isEmpty {
             var manager = DefaultLayoutManager()
             for side in chart.stackedSides { manager.outer[side] = StackedAlongAxisLayoutStrategy(side) }

@@ -120,6 +120,16 @@ public struct TickHook: Equatable, Hashable, Sendable {
     public func hash(into h: inout Hasher) { h.combine(name) }
 }
 
+/// What happens at an end of an axis to a tick whose label would reach past it.
+public enum TickLabelClipping: String, CaseIterable, Hashable, Sendable {
+    /// The tick and its whole label stay.
+    case ticksAndLabelsPersist
+    /// The tick stays, its label goes (SwiftCharts' `clipContents`).
+    case ticksPersist
+    /// Both go.
+    case neitherPersist
+}
+
 /// Everything the measure and layout passes need to know about one axis.
 public struct AxisSpec: Equatable, Sendable {
     public var id: String
@@ -147,6 +157,13 @@ public struct AxisSpec: Equatable, Sendable {
     public var labelAngle: Double = 0
     /// Stretches left out of a discontinuous numeric or date-time axis.
     public var breaks: AxisBreaks?
+    /// For a floating axis: its labels and ticks stay at the plot's edge, only its line
+    /// floats (ShinobiCharts' `axisLabelsAreFixed`).
+    public var labelsAreFixed = false
+    /// What happens to a label that would reach past the low or high end of the axis
+    /// (ShinobiCharts' `tickLabelClippingModeLow` / `High`).
+    public var tickLabelClippingLow = TickLabelClipping.ticksAndLabelsPersist
+    public var tickLabelClippingHigh = TickLabelClipping.ticksAndLabelsPersist
     /// Writes the tick labels instead of the axis' own format.
     public var labelGenerator: TickLabelGenerator?
     /// Sees every major tick before it is placed.
@@ -241,6 +258,9 @@ public struct AxisLayout: Equatable, Sendable {
     public var tickLength: Double
     /// Not drawn (`AxisVisibility`): no line, ticks, labels or title.
     public var isHidden = false
+    /// Where the axis line is when it is not at the band's edge (a floating axis whose
+    /// labels are fixed): a pixel across the plot.
+    public var line: Double?
     /// How far across the axis its current labels reach (widest label of a vertical
     /// axis, a line of a horizontal one), before any reservation.
     public var labelExtent: Double

@@ -247,6 +247,7 @@ public struct ChartLayoutEngine: Sendable {
         let inset = axis.tickLength + axis.labelPadding
 
         var labels: [PlacedText] = []
+        var droppedTicks: Set<Double> = []
         let measured = labelExtent(axis, ticks: generated?.ticks ?? [])
         let labelExtent = axis.reservedLabelExtent(measured: measured)
         for tick in generated?.ticks ?? [] {
@@ -270,6 +271,20 @@ public struct ChartLayoutEngine: Sendable {
                                     bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
             }
             guard !tick.label.isEmpty, canvas.contains(placed.bounds) else { continue }
+            // At either end of the axis, a label reaching past it follows the end's mode.
+            let (start, end) = axis.alignment.isHorizontal ? (along.minX, along.maxX) : (along.minY, along.maxY)
+            let (lo, hi) = axis.alignment.isHorizontal ? (placed.bounds.minX, placed.bounds.maxX) : (placed.bounds.minY, placed.bounds.maxY)
+            // (Pixels grow rightwards and downwards: the axis' low end is on the left, or at the bottom.)
+            let lowMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingLow : axis.tickLabelClippingHigh
+            let highMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingHigh : axis.tickLabelClippingLow
+            if lo < start - 1e-9, lowMode != .ticksAndLabelsPersist {
+                if lowMode == .neitherPersist { droppedTicks.insert(tick.value) }
+                continue
+            }
+            if hi > end + 1e-9, highMode != .ticksAndLabelsPersist {
+                if highMode == .neitherPersist { droppedTicks.insert(tick.value) }
+                continue
+            }
             // Given tick values may crowd: a label that would touch the last one kept is left out.
             // (Turned labels are parallel: their boxes overlap while the text does not,
             // and the tick generator already spaced them by their height.)
@@ -312,7 +327,8 @@ public struct ChartLayoutEngine: Sendable {
         if let t = title, !canvas.contains(t.bounds) { title = nil }
 
         var layout = AxisLayout(id: axis.id, alignment: axis.alignment, facing: axis.facing, rect: band, calculator: calc,
-                          step: generated?.step, ticks: generated?.ticks ?? [], labels: labels, title: title,
+                          step: generated?.step, ticks: (generated?.ticks ?? []).filter { !droppedTicks.contains($0.value) },
+                          labels: labels, title: title,
                           tickLength: axis.tickLength, labelExtent: measured)
         layout.minorTicks = minorTicks(axis, majors: generated?.ticks ?? [], step: generated?.step, calculator: calc)
         if axis.visibility != .visible {

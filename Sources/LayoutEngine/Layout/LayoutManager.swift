@@ -164,9 +164,10 @@ public struct InnerAxisLayoutStrategy: AxisLayoutStrategy {
         return bands.map { $0! }
     }
 
-    /// The pixel (across the plot) where a floating axis' line goes, or nil.
+    /// The pixel (across the plot) where a floating axis' line goes, or nil (also for
+    /// one whose labels are fixed: it is stacked at the edge, see `fixedLabelLine`).
     public func floatingLine(_ spec: AxisSpec, state: ChartLayoutState) -> Double? {
-        guard let value = spec.positionValue, let calc = state.calculators[spec.positionAxis ?? ""] else { return nil }
+        guard let value = spec.positionValue, !spec.labelsAreFixed, let calc = state.calculators[spec.positionAxis ?? ""] else { return nil }
         let v = state.viewport
         let p = calc.pixel(value)
         let (lo, hi) = alignment.isHorizontal ? (v.minY, v.maxY) : (v.minX, v.maxX)
@@ -285,7 +286,16 @@ public struct DefaultLayoutManager: ChartLayoutManager {
         for g in groups {
             for (i, band) in zip(g.indices, g.strategy.layout(measured(g.indices, thickness), state: s)) { bands[i] = band }
         }
-        let axes = spec.axes.indices.map { engine.place(spec.axes[$0], band: bands[$0], plot: plot, canvas: canvas) }
+        var axes = spec.axes.indices.map { engine.place(spec.axes[$0], band: bands[$0], plot: plot, canvas: canvas) }
+        // A floating axis with fixed labels: its ticks and labels at the edge, its line
+        // at the value.
+        for i in spec.axes.indices where spec.axes[i].labelsAreFixed && spec.axes[i].isCenterAxis {
+            let a = spec.axes[i]
+            guard let v = a.positionValue, let calc = s.calculators[a.positionAxis ?? ""] else { continue }
+            let (lo, hi) = a.alignment.isHorizontal ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+            let p = calc.pixel(v)
+            axes[i].line = p.isFinite ? min(max(p, lo), hi) : lo
+        }
         return ChartLayout(size: spec.size, plotRect: plot, title: title, axes: axes, passes: passes)
     }
 }
