@@ -374,3 +374,28 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(try !clips(session("", chart: #""clipSeries":false,"#)))
     }
 }
+
+/// SwiftCharts' padding modes: room before the first and after the last value.
+@Suite struct AxisEndPaddingTests {
+    func xAxis(_ padding: String) throws -> (AxisLayout, Rect) {
+        let spec = #"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x","mode":"fixed","range":[0,100],"padding":"# + padding + #"}],"#
+            + #""series":[{"id":"s","data":{"x":[0,100],"y":[0,1]}}]}}]}"#
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let l = s.layout(size: ViewerSize(width: 800, height: 400, dpr: 1))
+        return (l.axis("x")!, l.plotRect)
+    }
+
+    @Test func modes() throws {
+        let (fixed, plot) = try xAxis(#"{"leading":20,"trailing":"none"}"#)
+        #expect(abs(fixed.calculator.pixel(0) - (plot.minX + 20)) < 1e-9 && abs(fixed.calculator.pixel(100) - plot.maxX) < 1e-9)
+        let (label, plot2) = try xAxis(#"{"leading":"label","trailing":"label"}"#)
+        let zeroHalf = TestFonts.measurer.size(of: "0", style: TextStyle(size: 12)).width / 2
+        #expect(abs(label.calculator.pixel(0) - (plot2.minX + zeroHalf)) < 1e-6)
+        #expect(label.calculator.pixel(100) < plot2.maxX - zeroHalf)             // "100" is wider than "0"
+        let (plus, plot3) = try xAxis(#"{"leading":{"labelPlus":10}}"#)
+        #expect(abs(plus.calculator.pixel(0) - (plot3.minX + zeroHalf + 10)) < 1e-6)
+        let (maxFixed, plot4) = try xAxis(#"{"leading":{"maxLabelFixed":30}}"#)
+        #expect(abs(maxFixed.calculator.pixel(0) - (plot4.minX + 30)) < 1e-6)
+        #expect(throws: JSONReadError.self) { try self.xAxis(#"{"leading":"wide"}"#) }
+    }
+}

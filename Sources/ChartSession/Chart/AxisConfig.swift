@@ -85,6 +85,8 @@ public struct AxisConfig: Equatable, Sendable {
     public var excludedPeriod: (period: Double, stretches: [(start: Double, length: Double)])?
     public var excludeWeekends = false
     public var tradingHours: (open: Double, close: Double)?
+    /// Room before the first and after the last value (SwiftCharts' padding modes).
+    public var endPadding = AxisEndPadding()
     /// For a floating axis: labels and ticks stay at the plot's edge, the line floats.
     public var labelsAreFixed = false
     /// A label reaching past the low / high end of the axis: kept, dropped, or dropped
@@ -149,6 +151,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.tradingHours?.close == b.tradingHours?.close
             && a.labelGenerator == b.labelGenerator && a.tickHook == b.tickHook && a.labelsAreFixed == b.labelsAreFixed
             && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
+            && a.endPadding == b.endPadding
     }
 }
 

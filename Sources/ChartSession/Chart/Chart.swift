@@ -354,6 +354,7 @@ public final class Chart {
             spec.labelGenerator = axis.config.labelGenerator
             spec.tickHook = axis.config.tickHook
             spec.labelsAreFixed = axis.config.labelsAreFixed
+            spec.endPadding = axis.config.endPadding
             spec.tickLabelClippingLow = axis.config.tickLabelClippingLow
             spec.tickLabelClippingHigh = axis.config.tickLabelClippingHigh
             return spec

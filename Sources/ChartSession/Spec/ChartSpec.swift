@@ -346,6 +346,32 @@ public enum ConfigSpec {
             withCategories.rangePadding = (p[0], p[1])
         }
         withCategories.labelAngle = try r.number("labelAngle", min: -90, max: 90) ?? 0
+        try r.object("padding") { p in
+            func mode(_ key: String) throws -> AxisEndPadding.Mode {
+                let path = "\(p.path).\(key)"
+                let problem = JSONReadError(path: path, message: #"expected "none", "label", a number of pixels, {"maxLabelFixed": px} or {"labelPlus": px}"#)
+                switch p.value[key] {
+                case nil, .null?: _ = try p.has(key); return .none
+                case let v? where v.doubleValue != nil:
+                    return .fixed(try p.number(key, min: 0, max: 500)!)
+                case let v? where v.stringValue != nil:
+                    switch try p.string(key) {
+                    case "none": return .none
+                    case "label": return .label
+                    default: throw problem
+                    }
+                default:
+                    var result: AxisEndPadding.Mode = .none
+                    try p.object(key) { o in
+                        if let n = try o.number("maxLabelFixed", min: 0, max: 500) { result = .maxLabelFixed(n) }
+                        else if let n = try o.number("labelPlus", min: 0, max: 500) { result = .labelPlus(n) }
+                        else { throw problem }
+                    }
+                    return result
+                }
+            }
+            withCategories.endPadding = AxisEndPadding(leading: try mode("leading"), trailing: try mode("trailing"))
+        }
         withCategories.labelsAreFixed = try r.bool("axisLabelsAreFixed") ?? false
         if withCategories.labelsAreFixed, positionValue == nil {
             throw JSONReadError(path: "\(r.path).axisLabelsAreFixed", message: "only applies with axisPositionValue")

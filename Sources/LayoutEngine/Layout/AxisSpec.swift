@@ -120,6 +120,41 @@ public struct TickHook: Equatable, Hashable, Sendable {
     public func hash(into h: inout Hasher) { h.combine(name) }
 }
 
+/// Room left at the ends of an axis before its first and after its last value
+/// (SwiftCharts' `ChartAxisPadding`): the axis' values then take the rest.
+public struct AxisEndPadding: Equatable, Hashable, Sendable {
+    public enum Mode: Equatable, Hashable, Sendable {
+        case none
+        /// Half the size of the label at that end.
+        case label
+        case fixed(Double)
+        /// The larger of `.label` and the size.
+        case maxLabelFixed(Double)
+        /// `.label` plus the size.
+        case labelPlus(Double)
+
+        func size(label half: Double) -> Double {
+            switch self {
+            case .none: return 0
+            case .label: return half
+            case let .fixed(p): return p
+            case let .maxLabelFixed(p): return max(half, p)
+            case let .labelPlus(p): return half + p
+            }
+        }
+        var needsLabels: Bool {
+            switch self {
+            case .label, .maxLabelFixed, .labelPlus: return true
+            case .none, .fixed: return false
+            }
+        }
+    }
+    /// At the low-value end, and the high-value end.
+    public var leading: Mode, trailing: Mode
+    public init(leading: Mode = .none, trailing: Mode = .none) { self.leading = leading; self.trailing = trailing }
+    var needsLabels: Bool { leading.needsLabels || trailing.needsLabels }
+}
+
 /// What happens at an end of an axis to a tick whose label would reach past it.
 public enum TickLabelClipping: String, CaseIterable, Hashable, Sendable {
     /// The tick and its whole label stay.
@@ -164,6 +199,7 @@ public struct AxisSpec: Equatable, Sendable {
     /// (ShinobiCharts' `tickLabelClippingModeLow` / `High`).
     public var tickLabelClippingLow = TickLabelClipping.ticksAndLabelsPersist
     public var tickLabelClippingHigh = TickLabelClipping.ticksAndLabelsPersist
+    public var endPadding = AxisEndPadding()
     /// Writes the tick labels instead of the axis' own format.
     public var labelGenerator: TickLabelGenerator?
     /// Sees every major tick before it is placed.

@@ -71,16 +71,32 @@ public struct ChartLayoutEngine: Sendable {
     }
 
     public func calculator(_ axis: AxisSpec, plot: Rect) -> CoordinateCalculator {
+        let base = calculator(axis, plot: plot, lead: 0, trail: 0)
+        guard axis.endPadding.leading != .none || axis.endPadding.trailing != .none else { return base }
+        // SwiftCharts' padding: room at the low end (leading) and the high end
+        // (trailing) of the axis, from the labels there and/or a fixed size.
+        var half = (low: 0.0, high: 0.0)
+        if axis.endPadding.needsLabels, let t = ticks(axis, plot: plot, calc: base)?.ticks, let first = t.first, let last = t.last {
+            let along = { (tick: Tick) in axis.alignment.isHorizontal ? tick.labelSize.width / 2 : tick.labelSize.height / 2 }
+            half = (along(first), along(last))
+        }
+        let length = abs(base.pixelEnd - base.pixelStart)
+        let lead = min(axis.endPadding.leading.size(label: half.low), length / 3)
+        let trail = min(axis.endPadding.trailing.size(label: half.high), length / 3)
+        return calculator(axis, plot: plot, lead: lead, trail: trail)
+    }
+
+    func calculator(_ axis: AxisSpec, plot: Rect, lead: Double, trail: Double) -> CoordinateCalculator {
         let (start, end) = axis.alignment.isHorizontal ? (plot.minX, plot.maxX) : (plot.maxY, plot.minY)
-        return axis.flipped
-            ? CoordinateCalculator(range: axis.visibleRange, pixelStart: end, pixelEnd: start, logBase: axis.kind.logBase, breaks: axis.breaks)
-            : CoordinateCalculator(range: axis.visibleRange, pixelStart: start, pixelEnd: end, logBase: axis.kind.logBase, breaks: axis.breaks)
+        let dir: Double = end >= start ? 1 : -1
+        let (low, high) = axis.flipped ? (end - dir * lead, start + dir * trail) : (start + dir * lead, end - dir * trail)
+        return CoordinateCalculator(range: axis.visibleRange, pixelStart: low, pixelEnd: high, logBase: axis.kind.logBase, breaks: axis.breaks)
     }
 
     /// The axis' ticks, and its step when it is numeric.
-    func ticks(_ axis: AxisSpec, plot: Rect) -> (step: TickStep?, ticks: [Tick])? {
+    func ticks(_ axis: AxisSpec, plot: Rect, calc given: CoordinateCalculator? = nil) -> (step: TickStep?, ticks: [Tick])? {
         let horizontal = axis.alignment.isHorizontal
-        let calc = calculator(axis, plot: plot), length = horizontal ? plot.width : plot.height
+        let calc = given ?? calculator(axis, plot: plot), length = abs(calc.pixelEnd - calc.pixelStart)
         let measure = { (s: String) in rotatedSize(measurer.size(of: s, style: axis.labelStyle), axis) }
         guard let (step, generated) = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure) else {
             return nil
