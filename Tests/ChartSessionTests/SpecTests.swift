@@ -399,3 +399,18 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(throws: JSONReadError.self) { try self.xAxis(#"{"leading":"wide"}"#) }
     }
 }
+
+@Suite struct TickValueGeneratorTests {
+    /// SwiftCharts' multiplier generator written as a Swift function: multiples of 7.
+    @Test func multiplesOfSeven() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        s.chart.setTickValues("x", generator: TickValueGenerator("sevens") { range, _ in
+            stride(from: (range.min / 7).rounded(.up) * 7, through: range.max, by: 7).map { $0 }
+        })
+        let ticks = s.layout(size: Fixtures.size).axis("x")!.ticks
+        #expect(!ticks.isEmpty && ticks.allSatisfy { $0.value.truncatingRemainder(dividingBy: 7) == 0 })
+        #expect(ticks.map(\.label).prefix(3) == ["0", "7", "14"])
+        s.chart.setTickValues("x", generator: nil)
+        #expect(s.layout(size: Fixtures.size).axis("x")!.ticks.map(\.label).prefix(2) == ["0", "10"])
+    }
+}

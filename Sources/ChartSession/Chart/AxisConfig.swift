@@ -96,6 +96,7 @@ public struct AxisConfig: Equatable, Sendable {
     /// Swift only: writes the tick labels; sees every major tick before it is placed.
     public var labelGenerator: TickLabelGenerator?
     public var tickHook: TickHook?
+    public var valueGenerator: TickValueGenerator?
 
     public var isDiscontinuous: Bool {
         !excludedRanges.isEmpty || excludedPeriod != nil || excludeWeekends || tradingHours != nil
@@ -151,7 +152,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.tradingHours?.close == b.tradingHours?.close
             && a.labelGenerator == b.labelGenerator && a.tickHook == b.tickHook && a.labelsAreFixed == b.labelsAreFixed
             && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
-            && a.endPadding == b.endPadding
+            && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator
     }
 }
 

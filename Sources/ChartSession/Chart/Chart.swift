@@ -117,6 +117,13 @@ public final class Chart {
         touch()
     }
 
+    /// Sets (or clears) the Swift function choosing an axis' major tick values.
+    public func setTickValues(_ axisId: String, generator: TickValueGenerator?) {
+        guard let i = axes.firstIndex(where: { $0.id == axisId }) else { return }
+        axes[i].config.valueGenerator = generator
+        touch()
+    }
+
     /// Moves an axis to another side of the plot. X axes may go left or right and Y
     /// axes top or bottom: swapping them rotates the chart (series are then drawn
     /// point by point along a vertical X axis).
@@ -353,6 +360,7 @@ public final class Chart {
             spec.breaks = axisBreaks(axis.config, range: spec.visibleRange)
             spec.labelGenerator = axis.config.labelGenerator
             spec.tickHook = axis.config.tickHook
+            spec.valueGenerator = axis.config.valueGenerator
             spec.labelsAreFixed = axis.config.labelsAreFixed
             spec.endPadding = axis.config.endPadding
             spec.tickLabelClippingLow = axis.config.tickLabelClippingLow

@@ -99,6 +99,19 @@ public struct TickLabelGenerator: Equatable, Hashable, Sendable {
     public func hash(into h: inout Hasher) { h.combine(name) }
 }
 
+/// A Swift function choosing an axis' major tick values (SwiftCharts' axis value
+/// generators): given the visible range and the axis' length in pixels, the values
+/// to tick. Compared by name, as `TickLabelGenerator` is.
+public struct TickValueGenerator: Equatable, Hashable, Sendable {
+    public let name: String
+    public let values: @Sendable (DoubleRange, Double) -> [Double]
+    public init(_ name: String, _ values: @escaping @Sendable (DoubleRange, Double) -> [Double]) {
+        self.name = name; self.values = values
+    }
+    public static func == (a: Self, b: Self) -> Bool { a.name == b.name }
+    public func hash(into h: inout Hasher) { h.combine(name) }
+}
+
 /// A major tick as ShinobiCharts' `alterTickMark` hands it over before it is placed.
 public struct TickMark: Equatable, Sendable {
     public let value: Double
@@ -200,6 +213,8 @@ public struct AxisSpec: Equatable, Sendable {
     public var tickLabelClippingLow = TickLabelClipping.ticksAndLabelsPersist
     public var tickLabelClippingHigh = TickLabelClipping.ticksAndLabelsPersist
     public var endPadding = AxisEndPadding()
+    /// Chooses the major tick values instead of the axis.
+    public var valueGenerator: TickValueGenerator?
     /// Writes the tick labels instead of the axis' own format.
     public var labelGenerator: TickLabelGenerator?
     /// Sees every major tick before it is placed.

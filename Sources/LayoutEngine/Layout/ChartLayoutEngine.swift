@@ -141,7 +141,11 @@ public struct ChartLayoutEngine: Sendable {
     func fixedTicks(_ axis: AxisSpec, calculator calc: CoordinateCalculator, measure: (String) -> Size) -> [Tick]? {
         let p = axis.tickPlacement, r = calc.range
         var values: [Double]
-        if let given = p.values {
+        if let generator = axis.valueGenerator {
+            let length = abs(calc.pixelEnd - calc.pixelStart)
+            values = Array(Set(generator.values(r, length).filter { $0.isFinite && $0 >= r.min && $0 <= r.max })).sorted()
+            values = Array(values.prefix(1000))
+        } else if let given = p.values {
             values = Array(Set(given.filter { $0.isFinite && $0 >= r.min && $0 <= r.max })).sorted()
         } else if let f = p.majorFrequency, f > 0, f.isFinite {
             let first = ((r.min - p.anchor) / f).rounded(.up), last = ((r.max - p.anchor) / f).rounded(.down)
