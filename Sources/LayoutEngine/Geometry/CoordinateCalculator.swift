@@ -16,11 +16,14 @@ public struct CoordinateCalculator: Equatable, Sendable {
     /// Where `range.min` is in transformed units, and pixels per transformed unit.
     private let origin: Double
     private let scale: Double
+    /// Neither logarithmic nor discontinuous: `pixel` is one multiply-add.
+    private let isLinear: Bool
 
     public init(range: DoubleRange, pixelStart: Double, pixelEnd: Double, logBase: Double? = nil, breaks: AxisBreaks? = nil) {
         self.pixelStart = pixelStart
         self.pixelEnd = pixelEnd
         self.breaks = logBase == nil && !(breaks?.isEmpty ?? true) ? breaks : nil
+        isLinear = logBase == nil && self.breaks == nil
         if let b = logBase {
             let r = range.min > 0 && range.max > range.min ? range : DoubleRange(max(range.max, 1e-300) / b, max(range.max, 1e-300) * b)
             self.range = r
@@ -63,7 +66,7 @@ public struct CoordinateCalculator: Equatable, Sendable {
 
     @inline(__always)
     public func pixel(_ value: Double) -> Double {
-        logBase == nil && breaks == nil ? pixelStart + (value - origin) * scale : pixelStart + (transformed(value) - origin) * scale
+        isLinear ? pixelStart + (value - origin) * scale : pixelStart + (transformed(value) - origin) * scale
     }
 
     @inline(__always)

@@ -237,12 +237,18 @@ public struct DefaultLayoutManager: ChartLayoutManager {
             }
         }
         let outerSides = Set(spec.axes.filter { !$0.isCenterAxis }.map(\.alignment))
+        // Strategies of the user's may read any axis' calculator; ours only for floating axes.
+        let floating = spec.axes.contains { $0.positionValue != nil } || groups.contains {
+            !($0.strategy is OuterAxisLayoutStrategy || $0.strategy is InnerAxisLayoutStrategy
+              || $0.strategy is StackedAlongAxisLayoutStrategy)
+        }
 
         func state(_ viewport: Rect, _ thickness: [Double]) -> ChartLayoutState {
             var outerArea: [AxisAlignment: Double] = [:]
             for (i, a) in spec.axes.enumerated() where !a.isCenterAxis { outerArea[a.alignment, default: 0] += thickness[i] }
+            // (Calculators only where something reads them.)
             var calcs: [String: CoordinateCalculator] = [:]
-            for a in spec.axes { calcs[a.id] = engine.calculator(a, plot: viewport) }
+            if floating { for a in spec.axes { calcs[a.id] = engine.calculator(a, plot: viewport) } }
             var s = ChartLayoutState(canvas: canvas, content: content, viewport: viewport, calculators: calcs, outerAreaSize: outerArea)
             s.axisSpacing = spec.axisSpacing
             return s
