@@ -414,3 +414,26 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(s.layout(size: Fixtures.size).axis("x")!.ticks.map(\.label).prefix(2) == ["0", "10"])
     }
 }
+
+/// SwiftCharts' spacing between labels and fixed label map, ShinobiCharts' axis width,
+/// and a fixed number of decimals.
+@Suite struct LabelSettingsTests {
+    func layout(_ y: String) throws -> ChartLayout {
+        let spec = #"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","mode":"fixed","range":[0,10]"# + y + #"}],"#
+            + #""series":[{"id":"s","data":{"x":[0,1],"y":[0,10]}}]}}]}"#
+        return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+            .layout(size: ViewerSize(width: 600, height: 400, dpr: 1))
+    }
+
+    @Test func settings() throws {
+        let plain = try layout("").axis("y")!
+        #expect(plain.ticks.map(\.label).first == "0")
+        #expect(try layout(#","labelDecimals":2"#).axis("y")!.ticks.map(\.label).prefix(2) == ["0.00", "1.00"])
+        let mapped = try layout(#","labelMap":{"0":"empty","10":"full"}"#).axis("y")!
+        #expect(mapped.ticks.first?.label == "empty" && mapped.ticks.last?.label == "full")
+        #expect(try layout(#","width":90"#).axis("y")!.rect.width == 90)
+        // A wide gap between labels: fewer ticks.
+        #expect(try layout(#","labelGap":60"#).axis("y")!.ticks.count < plain.ticks.count)
+        #expect(throws: JSONReadError.self) { try self.layout(#","labelMap":{"ten":"x"}"#) }
+    }
+}

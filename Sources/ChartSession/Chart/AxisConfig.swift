@@ -87,6 +87,14 @@ public struct AxisConfig: Equatable, Sendable {
     public var tradingHours: (open: Double, close: Double)?
     /// Room before the first and after the last value (SwiftCharts' padding modes).
     public var endPadding = AxisEndPadding()
+    /// Least room between neighbouring labels, px (SwiftCharts' spacing between labels).
+    public var labelGap: Double?
+    /// The axis' whole thickness, px (ShinobiCharts' `width`).
+    public var width: Double?
+    /// Numeric labels with exactly this many decimals.
+    public var labelDecimals: Int?
+    /// Labels for given tick values.
+    public var labelMap: [Double: String] = [:]
     /// For a floating axis: labels and ticks stay at the plot's edge, the line floats.
     public var labelsAreFixed = false
     /// A label reaching past the low / high end of the axis: kept, dropped, or dropped
@@ -152,7 +160,8 @@ public struct AxisConfig: Equatable, Sendable {
             && a.tradingHours?.close == b.tradingHours?.close
             && a.labelGenerator == b.labelGenerator && a.tickHook == b.tickHook && a.labelsAreFixed == b.labelsAreFixed
             && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
-            && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator
+            && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator && a.labelGap == b.labelGap
+            && a.width == b.width && a.labelDecimals == b.labelDecimals && a.labelMap == b.labelMap
     }
 }
 

@@ -363,6 +363,10 @@ public final class Chart {
             spec.valueGenerator = axis.config.valueGenerator
             spec.labelsAreFixed = axis.config.labelsAreFixed
             spec.endPadding = axis.config.endPadding
+            spec.fixedThickness = axis.config.width
+            spec.labelDecimals = axis.config.labelDecimals
+            spec.labelMap = axis.config.labelMap
+            if let gap = axis.config.labelGap { spec.tickPolicy.minLabelGap = gap }
             spec.tickLabelClippingLow = axis.config.tickLabelClippingLow
             spec.tickLabelClippingHigh = axis.config.tickLabelClippingHigh
             return spec

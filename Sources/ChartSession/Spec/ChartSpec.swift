@@ -372,6 +372,22 @@ public enum ConfigSpec {
             }
             withCategories.endPadding = AxisEndPadding(leading: try mode("leading"), trailing: try mode("trailing"))
         }
+        withCategories.labelGap = try r.number("labelGap", min: 0, max: 100)
+        withCategories.width = try r.number("width", min: 0, max: 500)
+        withCategories.labelDecimals = try r.integer("labelDecimals", min: 0, max: 15)
+        try r.object("labelMap") { m in
+            guard case let .object(members) = m.value else { return }
+            for (key, _) in members {
+                guard let v = Double(key), v.isFinite else {
+                    throw JSONReadError(path: "\(m.path).\(key)", message: "the keys of labelMap are tick values (numbers)")
+                }
+                guard let text = try m.string(key) else { continue }
+                withCategories.labelMap[v] = text
+            }
+        }
+        if (withCategories.labelDecimals != nil || !withCategories.labelMap.isEmpty), type == .time || type == .category {
+            throw JSONReadError(path: r.path, message: "labelDecimals and labelMap are for numeric and logarithmic axes")
+        }
         withCategories.labelsAreFixed = try r.bool("axisLabelsAreFixed") ?? false
         if withCategories.labelsAreFixed, positionValue == nil {
             throw JSONReadError(path: "\(r.path).axisLabelsAreFixed", message: "only applies with axisPositionValue")

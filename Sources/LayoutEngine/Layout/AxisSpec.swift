@@ -213,6 +213,13 @@ public struct AxisSpec: Equatable, Sendable {
     public var tickLabelClippingLow = TickLabelClipping.ticksAndLabelsPersist
     public var tickLabelClippingHigh = TickLabelClipping.ticksAndLabelsPersist
     public var endPadding = AxisEndPadding()
+    /// The whole thickness of the axis, whatever its labels (ShinobiCharts' `width`).
+    public var fixedThickness: Double?
+    /// Numeric labels with exactly this many decimals (nil: as the step needs).
+    public var labelDecimals: Int?
+    /// Labels for given values (SwiftCharts' fixed label generator): a tick at a value
+    /// in the map is labelled with its text.
+    public var labelMap: [Double: String] = [:]
     /// Chooses the major tick values instead of the axis.
     public var valueGenerator: TickValueGenerator?
     /// Writes the tick labels instead of the axis' own format.

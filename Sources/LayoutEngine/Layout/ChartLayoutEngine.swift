@@ -38,6 +38,7 @@ public struct ChartLayoutEngine: Sendable {
     /// The thickness (pixels across the axis) that `axis` needs beside `plot`.
     public func measure(_ axis: AxisSpec, plot: Rect) -> Double {
         if axis.visibility == .hidden { return 0 }
+        if let fixed = axis.fixedThickness { return fixed }
         // A horizontal axis' labels are a line of text whatever they say: no ticks needed.
         let ticks = axis.alignment.isHorizontal && !turned(axis) ? [] : ticks(axis, plot: plot)?.ticks ?? []
         let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks))
@@ -103,9 +104,14 @@ public struct ChartLayoutEngine: Sendable {
         }
         // No tick in a stretch a discontinuous axis leaves out.
         var ticks = calc.breaks.map { b in generated.filter { !b.isExcluded($0.value) } } ?? generated
-        if axis.labelGenerator != nil || axis.tickHook != nil {
+        if axis.labelGenerator != nil || axis.tickHook != nil || axis.labelDecimals != nil || !axis.labelMap.isEmpty {
             ticks = ticks.compactMap { tick in
-                var mark = TickMark(value: tick.value, label: axis.labelGenerator?.label(tick.value) ?? tick.label)
+                var text = axis.labelGenerator?.label(tick.value) ?? tick.label
+                if let d = axis.labelDecimals, axis.labelGenerator == nil, axis.kind.logBase != nil || axis.kind == .numeric(axis.kind.numberFormat) {
+                    text = String(format: "%.\(max(0, min(d, 15)))f", tick.value)
+                }
+                if let mapped = axis.labelMap[tick.value] { text = mapped }
+                var mark = TickMark(value: tick.value, label: text)
                 axis.tickHook?.alter(&mark)
                 guard !mark.isHidden else { return nil }
                 let label = mark.isLabelHidden ? "" : mark.label
