@@ -51,9 +51,10 @@ public struct ChartLayoutEngine: Sendable {
 
     /// Space to keep free beside the plot so that the labels at the ends of an axis,
     /// centred on their ticks, are not cut by the canvas edge where no axis on that
-    /// side makes room anyway (SwiftCharts' `.label` padding, at the plot's open edges). Half the widest label of the
-    /// horizontal axes left and right, half a label's height above; the canvas
-    /// padding counts towards it. Whole pixels, so the plot keeps whole-pixel edges.
+    /// side makes room anyway (SwiftCharts' `.label` padding, at the plot's open
+    /// edges). Half the widest label of the horizontal axes left and right, half a
+    /// label's height above; the canvas padding counts towards it. Whole pixels, so
+    /// the plot keeps whole-pixel edges.
     public func labelOverhang(_ axes: [AxisSpec], plot: Rect, padding: EdgeInsets, hasTitle: Bool,
                               sides: Set<AxisAlignment>) -> EdgeInsets {
         var half = 0.0, halfHeight = 0.0
