@@ -10,20 +10,6 @@ import TestSupport
 /// sizes. Every layout keeps its invariants, no command carries NaN or infinity, and
 /// the same spec gives the same display list.
 @Suite struct AxisPropertyTests {
-    struct RNG {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        mutating func pick<T>(_ options: [T]) -> T { options[Int(next() % UInt64(options.count))] }
-        mutating func chance(_ p: Double) -> Bool { unit() < p }
-    }
-
     static func floats(_ c: DrawCommand) -> [Float] {
         switch c {
         case let .polyline(points, _, width, dash): return points + [width] + dash
@@ -37,7 +23,7 @@ import TestSupport
     }
 
     /// A random spec (JSON text) and the size to draw it at.
-    static func randomChart(_ rng: inout RNG) -> (String, ViewerSize) {
+    static func randomChart(_ rng: inout SplitMix) -> (String, ViewerSize) {
         let n = 40 + Int(rng.next() % 300)
         var xAxes: [String] = [], yAxes: [String] = [], series: [String] = []
         var xValues: [[Double]] = []
@@ -100,7 +86,7 @@ import TestSupport
     }
 
     @Test func randomChartsStaySound() throws {
-        var rng = RNG(state: 2026)
+        var rng = SplitMix(seed: 2026)
         for i in 0..<400 {
             let (spec, size) = Self.randomChart(&rng)
             let decoded = try ConfigSpec.decode(foundationJSON(spec))

@@ -202,12 +202,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"id":"m","type":"category","categories":["a"],"minorTicks":"auto"}"#, "$.sessions[0].chart.xAxes[0]", "a category axis has a tick at each named slot: no tick or label settings"),
     ])
     func badCategoryAxes(axis: String, path: String, message: String) {
-        do {
-            _ = try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"xAxes":["# + axis + "]}}]}"))
-            Issue.record("accepted: \(axis)")
-        } catch {
-            #expect(error.path == path && error.message == message, "\(error)")
-        }
+        expectRefusedXAxis(axis, path: path, message: message)
     }
 }
 
@@ -295,12 +290,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"id":"t","type":"logarithmic","excludedRanges":[[1,2]]}"#, "$.sessions[0].chart.xAxes[0]", "only numeric and time axes can leave ranges out"),
     ])
     func badBreaks(axis: String, path: String, message: String) {
-        do {
-            _ = try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"xAxes":["# + axis + "]}}]}"))
-            Issue.record("accepted: \(axis)")
-        } catch {
-            #expect(error.path == path && error.message == message, "\(error)")
-        }
+        expectRefusedXAxis(axis, path: path, message: message)
     }
 }
 
@@ -435,5 +425,15 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         // A wide gap between labels: fewer ticks.
         #expect(try layout(#","labelGap":60"#).axis("y")!.ticks.count < plain.ticks.count)
         #expect(throws: JSONReadError.self) { try self.layout(#","labelMap":{"ten":"x"}"#) }
+    }
+}
+
+/// A chart whose one x axis is `axis` is refused with this path and message.
+func expectRefusedXAxis(_ axis: String, path: String, message: String) {
+    do {
+        _ = try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"xAxes":["# + axis + "]}}]}"))
+        Issue.record("accepted: \(axis)")
+    } catch {
+        #expect(error.path == path && error.message == message, "\(error)")
     }
 }
