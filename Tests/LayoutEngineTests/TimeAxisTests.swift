@@ -77,6 +77,21 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
         #expect(TimeTickGenerator.label(t, step: TimeStep(15, .minute), zone: centralEuropean(years: 2026...2026)) == "15:30")
     }
 
+    @Test func datePatterns() {
+        let t = CivilTime(year: 2026, month: 3, day: 9, hour: 7, minute: 5, second: 3, fraction: 0.042).seconds
+        func f(_ p: String) -> String { TimeTickGenerator.format(t, pattern: p, zone: .utc) }
+        #expect(f("yyyy-MM-dd HH:mm:ss.SSS") == "2026-03-09 07:05:03.042")
+        #expect(f("EEE d MMM yy") == "Mon 9 Mar 26")
+        #expect(f("H'h'mm") == "7h05")
+        #expect(f("'Week of' d/M") == "Week of 9/3")
+        // A pattern replaces the step's own labels.
+        let r = DoubleRange(t, t + 3 * 86_400)
+        let ticks = TimeTickGenerator.ticks(range: r, calculator: CoordinateCalculator(range: r, pixelStart: 0, pixelEnd: 900),
+                                            length: 900, horizontal: true, policy: TickPolicy(targetSpacing: 90, minLabelGap: 12),
+                                            zone: .utc, format: "dd/MM HH:mm", measure: { measurer.size(of: $0, style: TextStyle(size: 12)) })
+        #expect(ticks?.ticks.allSatisfy { $0.label.count == 11 && $0.label.contains("/03 ") } == true)
+    }
+
     @Test func anHourOfData() throws {
         let start = CivilTime(year: 2026, month: 11, day: 23, hour: 14, minute: 3).seconds
         let result = try #require(self.ticks(DoubleRange(start, start + 3600), length: 1200))

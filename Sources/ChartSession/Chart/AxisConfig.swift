@@ -93,6 +93,8 @@ public struct AxisConfig: Equatable, Sendable {
     public var width: Double?
     /// Numeric labels with exactly this many decimals.
     public var labelDecimals: Int?
+    /// Time axes: labels written by this date pattern.
+    public var dateFormat: String?
     /// Labels for given tick values.
     public var labelMap: [Double: String] = [:]
     /// For a floating axis: labels and ticks stay at the plot's edge, the line floats.
@@ -162,6 +164,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
             && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator && a.labelGap == b.labelGap
             && a.width == b.width && a.labelDecimals == b.labelDecimals && a.labelMap == b.labelMap
+            && a.dateFormat == b.dateFormat
     }
 }
 

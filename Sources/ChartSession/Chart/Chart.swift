@@ -365,6 +365,7 @@ public final class Chart {
             spec.endPadding = axis.config.endPadding
             spec.fixedThickness = axis.config.width
             spec.labelDecimals = axis.config.labelDecimals
+            spec.dateFormat = axis.config.dateFormat
             spec.labelMap = axis.config.labelMap
             if let gap = axis.config.labelGap { spec.tickPolicy.minLabelGap = gap }
             spec.tickLabelClippingLow = axis.config.tickLabelClippingLow

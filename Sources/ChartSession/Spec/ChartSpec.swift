@@ -375,6 +375,11 @@ public enum ConfigSpec {
         withCategories.labelGap = try r.number("labelGap", min: 0, max: 100)
         withCategories.width = try r.number("width", min: 0, max: 500)
         withCategories.labelDecimals = try r.integer("labelDecimals", min: 0, max: 15)
+        if let f = try r.string("dateFormat") {
+            guard type == .time else { throw JSONReadError(path: "\(r.path).dateFormat", message: #"only applies with type "time""#) }
+            guard !f.isEmpty, f.count <= 64 else { throw JSONReadError(path: "\(r.path).dateFormat", message: "a pattern of 1 to 64 characters") }
+            withCategories.dateFormat = f
+        }
         try r.object("labelMap") { m in
             guard case let .object(members) = m.value else { return }
             for (key, _) in members {

@@ -215,6 +215,9 @@ public struct AxisSpec: Equatable, Sendable {
     public var endPadding = AxisEndPadding()
     /// The whole thickness of the axis, whatever its labels (ShinobiCharts' `width`).
     public var fixedThickness: Double?
+    /// Date-time labels written by this pattern (`TimeTickGenerator.format`) instead
+    /// of as the step resolves them.
+    public var dateFormat: String?
     /// Numeric labels with exactly this many decimals (nil: as the step needs).
     public var labelDecimals: Int?
     /// Labels for given values (SwiftCharts' fixed label generator): a tick at a value

@@ -139,7 +139,7 @@ public struct ChartLayoutEngine: Sendable {
                                                policy: axis.tickPolicy, categories: names, measure: measure).map { (nil, $0) }
         case let .dateTime(zone):
             return TimeTickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
-                                           policy: axis.tickPolicy, zone: zone, measure: measure)
+                                           policy: axis.tickPolicy, zone: zone, format: axis.dateFormat, measure: measure)
                 .map { (nil, $0.ticks) }
         }
     }

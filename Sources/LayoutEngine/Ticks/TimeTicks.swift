@@ -53,7 +53,7 @@ public enum TimeTickGenerator {
     /// apart and whose labels keep `policy.minLabelGap` between them.
     public static func ticks(
         range: DoubleRange, calculator: CoordinateCalculator, length: Double, horizontal: Bool,
-        policy: TickPolicy, zone: TimeZoneOffsets, measure: (String) -> Size
+        policy: TickPolicy, zone: TimeZoneOffsets, format: String? = nil, measure: (String) -> Size
     ) -> (step: TimeStep, ticks: [Tick])? {
         let r = range.widenedIfEmpty()
         guard r.isValid, length > 0, r.min > -1e13, r.max < 1e13 else { return nil }
@@ -84,11 +84,11 @@ public enum TimeTickGenerator {
             var extent = 0.0
             var previousDay: Int? = nil
             for v in values {
-                var label = self.label(v, step: step, zone: zone)
+                var label = format.map { Self.format(v, pattern: $0, zone: zone) } ?? self.label(v, step: step, zone: zone)
                 // On a discontinuous axis a day's first tick may not be at midnight (the
                 // night is left out): it still says which day begins.
                 let day = CivilTime(seconds: zone.local(v)).days
-                if calculator.breaks != nil, step.unit < .day, let p = previousDay, p != day {
+                if format == nil, calculator.breaks != nil, step.unit < .day, let p = previousDay, p != day {
                     let t = CivilTime(seconds: zone.local(v))
                     label = monthNames[t.month - 1] + " \(t.day)"
                 }
@@ -153,6 +153,47 @@ public enum TimeTickGenerator {
     }
 
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    /// `value` written by a date pattern, in the zone: `yyyy` `yy` year, `MMM` month
+    /// name, `MM` `M` month, `dd` `d` day, `EEE` weekday, `HH` `H` hour, `mm` minute,
+    /// `ss` second, `SSS` millisecond; text in single quotes and any other character
+    /// as it is (`"yyyy-MM-dd HH:mm"`, `"EEE d MMM"`, `"HH'h'"`).
+    public static func format(_ value: Double, pattern: String, zone: TimeZoneOffsets) -> String {
+        let t = CivilTime(seconds: zone.local(value))
+        func pad(_ v: Int, _ n: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, n - s.count)) + s }
+        let chars = Array(pattern)
+        var out = "", i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "'" {
+                i += 1
+                while i < chars.count, chars[i] != "'" { out.append(chars[i]); i += 1 }
+                i += 1
+                continue
+            }
+            var n = 1
+            while i + n < chars.count, chars[i + n] == c { n += 1 }
+            switch (c, n) {
+            case ("y", 2): out += pad(((t.year % 100) + 100) % 100, 2)
+            case ("y", _): out += pad(t.year, 4)
+            case ("M", 3...): out += monthNames[t.month - 1]
+            case ("M", 2): out += pad(t.month, 2)
+            case ("M", _): out += String(t.month)
+            case ("d", 2...): out += pad(t.day, 2)
+            case ("d", _): out += String(t.day)
+            case ("E", _): out += weekdayNames[t.weekday - 1]
+            case ("H", 2...): out += pad(t.hour, 2)
+            case ("H", _): out += String(t.hour)
+            case ("m", _): out += pad(t.minute, 2)
+            case ("s", _): out += pad(t.second, 2)
+            case ("S", _): out += pad(min(999, Int((t.fraction * 1000).rounded())), 3)
+            default: out += String(repeating: c, count: n)
+            }
+            i += n
+        }
+        return out
+    }
 
     /// The label of a tick at `value` on an axis stepping by `step`: as much of the
     /// date and time as the step resolves ("2026", "Nov 2026", "Nov 23", "14:30",
