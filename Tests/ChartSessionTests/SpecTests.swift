@@ -437,3 +437,27 @@ func expectRefusedXAxis(_ axis: String, path: String, message: String) {
         #expect(error.path == path && error.message == message, "\(error)")
     }
 }
+
+/// Several labels per value: a label with "\n" is drawn as stacked lines, and the
+/// axis makes room for them.
+@Suite struct MultiLineLabelTests {
+    @Test func twoLineTimeLabels() throws {
+        let spec = #"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"time","dateFormat":"HH:mm\nd MMM"}],"#
+            + #""series":[{"id":"s","data":{"x":[1795392000,1795435200],"y":[0,1]}}]}}]}"#
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 800, height: 400, dpr: 1)
+        let l = s.layout(size: size)
+        let axis = try #require(l.axis("t"))
+        #expect(l.invariantViolations() == [])
+        let times = axis.labels.filter { $0.text.contains(":") }, dates = axis.labels.filter { $0.text.contains("Nov") }
+        #expect(!times.isEmpty && times.count == dates.count)
+        for (a, b) in zip(times, dates) {
+            #expect(b.anchor.y > a.anchor.y && abs(a.anchor.x - b.anchor.x) < 1e-9)   // the date under the time
+            #expect(b.bounds.maxY <= axis.rect.maxY + 1e-9)                           // inside the axis' room
+        }
+        // One line of text per command: no newline reaches the client.
+        #expect(s.displayList(size: size).layers[0].commands.allSatisfy {
+            if case let .text(_, _, t, _, _, _, _, _) = $0 { !t.contains("\n") } else { true }
+        })
+    }
+}

@@ -39,8 +39,9 @@ public struct ChartLayoutEngine: Sendable {
     public func measure(_ axis: AxisSpec, plot: Rect) -> Double {
         if axis.visibility == .hidden { return 0 }
         if let fixed = axis.fixedThickness { return fixed }
-        // A horizontal axis' labels are a line of text whatever they say: no ticks needed.
-        let ticks = axis.alignment.isHorizontal && !turned(axis) ? [] : ticks(axis, plot: plot)?.ticks ?? []
+        // A horizontal axis' labels are a line of text whatever they say (unless the
+        // user's labels may have several lines): no ticks needed.
+        let ticks = axis.alignment.isHorizontal && !turned(axis) && !mayWrap(axis) ? [] : ticks(axis, plot: plot)?.ticks ?? []
         let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks))
         var total = axis.tickLength + axis.labelPadding + labels
         if let title = axis.title, !title.isEmpty {
@@ -99,7 +100,7 @@ public struct ChartLayoutEngine: Sendable {
     func ticks(_ axis: AxisSpec, plot: Rect, calc given: CoordinateCalculator? = nil) -> (step: TickStep?, ticks: [Tick])? {
         let horizontal = axis.alignment.isHorizontal
         let calc = given ?? calculator(axis, plot: plot), length = abs(calc.pixelEnd - calc.pixelStart)
-        let measure = { (s: String) in rotatedSize(measurer.size(of: s, style: axis.labelStyle), axis) }
+        let measure = { (s: String) in rotatedSize(textSize(turned(axis) ? oneLine(s) : s, axis.labelStyle), axis) }
         guard let (step, generated) = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure) else {
             return nil
         }
@@ -215,11 +216,29 @@ public struct ChartLayoutEngine: Sendable {
     /// How far across the axis `ticks`' labels reach: the widest label of a vertical
     /// axis, a line of text for a horizontal one (the tallest turned label when they are).
     func labelExtent(_ axis: AxisSpec, ticks: [Tick]) -> Double {
-        if axis.alignment.isHorizontal, turned(axis) { return ticks.map(\.labelSize.height).max() ?? 0 }
+        if axis.alignment.isHorizontal, turned(axis) || ticks.contains(where: { $0.label.contains("\n") }) {
+            return ticks.map(\.labelSize.height).max() ?? 0
+        }
         return axis.alignment.isHorizontal
             ? measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size)
             : ticks.map(\.labelSize.width).max() ?? 0
     }
+
+    /// Whether an axis' labels may come with several lines ("\n"): only labels the
+    /// user writes (a generator, a hook, a label map, a date pattern) can.
+    func mayWrap(_ axis: AxisSpec) -> Bool {
+        axis.labelGenerator != nil || axis.tickHook != nil || axis.labelMap.values.contains { $0.contains("\n") }
+            || (axis.dateFormat?.contains("\n") ?? false)
+    }
+
+    /// The size of text that may have several lines: the widest line, the lines' height.
+    func textSize(_ text: String, _ style: TextStyle) -> Size {
+        guard text.contains("\n") else { return measurer.size(of: text, style: style) }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { measurer.size(of: String($0), style: style) }
+        return Size(width: lines.map(\.width).max() ?? 0, height: lines.reduce(0) { $0 + $1.height })
+    }
+
+    func oneLine(_ text: String) -> String { text.replacingOccurrences(of: "\n", with: " ") }
 
     /// Whether a horizontal axis' labels are turned.
     func turned(_ axis: AxisSpec) -> Bool { axis.alignment.isHorizontal && axis.labelAngle != 0 }
@@ -258,6 +277,23 @@ public struct ChartLayoutEngine: Sendable {
                           bounds: Rect(x: x + minX, y: anchorY + minY, width: maxX - minX, height: maxY - minY))
     }
 
+    /// A label of several lines as one placed text per line, stacked down its box
+    /// (centred on the tick of a vertical axis).
+    func lines(of label: PlacedText, lineHeight: Double, ascent: Double, descent: Double, vertical: Bool) -> [PlacedText] {
+        guard label.text.contains("\n") else { return [label] }
+        let parts = label.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        return parts.enumerated().map { k, text in
+            var line = label
+            line.text = text
+            let top = label.bounds.minY + Double(k) * lineHeight
+            line.anchor.y = top + ascent
+            let w = measurer.size(of: text, style: label.style).width
+            line.bounds = Rect(x: label.align == .center ? label.anchor.x - w / 2 : label.align == .right ? label.anchor.x - w : label.anchor.x,
+                               y: top, width: w, height: lineHeight)
+            return line
+        }
+    }
+
     // MARK: Layout
 
     /// The axis laid out in `band`: its calculator over `plot`, ticks, labels, title.
@@ -275,14 +311,15 @@ public struct ChartLayoutEngine: Sendable {
 
         var labels: [PlacedText] = []
         var droppedTicks: Set<Double> = []
+        var lastBounds: Rect? = nil
         let measured = labelExtent(axis, ticks: generated?.ticks ?? [])
         let labelExtent = axis.reservedLabelExtent(measured: measured)
         for tick in generated?.ticks ?? [] {
-            let s = turned(axis) ? measurer.size(of: tick.label, style: axis.labelStyle) : tick.labelSize
+            let s = turned(axis) ? measurer.size(of: oneLine(tick.label), style: axis.labelStyle) : tick.labelSize
             let placed: PlacedText
             switch axis.facing {
             case .bottom where turned(axis), .top where turned(axis):
-                placed = turnedLabel(tick.label, size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
+                placed = turnedLabel(oneLine(tick.label), size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
                                      ascent: ascent, descent: descent)
             case .bottom, .top:
                 let top = axis.facing == .bottom ? band.minY + inset : band.maxY - inset - s.height
@@ -290,7 +327,9 @@ public struct ChartLayoutEngine: Sendable {
                                     angle: 0, style: axis.labelStyle,
                                     bounds: Rect(x: tick.pixel - s.width / 2, y: top, width: s.width, height: s.height))
             case .left, .right:
-                let baseline = tick.pixel + (ascent - descent) / 2
+                // (Several lines: their box centred on the tick.)
+                let multiline = tick.label.contains("\n")
+                let baseline = multiline ? tick.pixel - s.height / 2 + ascent : tick.pixel + (ascent - descent) / 2
                 let left = axis.facing == .left ? band.maxX - inset - s.width : band.minX + inset
                 placed = PlacedText(text: tick.label,
                                     anchor: Point(x: axis.facing == .left ? left + s.width : left, y: baseline),
@@ -315,8 +354,10 @@ public struct ChartLayoutEngine: Sendable {
             // Given tick values may crowd: a label that would touch the last one kept is left out.
             // (Turned labels are parallel: their boxes overlap while the text does not,
             // and the tick generator already spaced them by their height.)
-            if !turned(axis), let last = labels.last, last.bounds.intersects(placed.bounds) { continue }
-            labels.append(placed)
+            if !turned(axis), let last = lastBounds, last.intersects(placed.bounds) { continue }
+            lastBounds = placed.bounds
+            labels += lines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent, descent: descent,
+                            vertical: !axis.alignment.isHorizontal)
         }
 
         var title: PlacedText? = nil
