@@ -461,3 +461,22 @@ func expectRefusedXAxis(_ axis: String, path: String, message: String) {
         })
     }
 }
+
+@Suite struct MultiLineTitleTests {
+    @Test func titleLinesStackOutwards() throws {
+        func layout(_ title: String) throws -> ChartLayout {
+            let spec = #"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","title":""# + title + #""}],"#
+                + #""xAxes":[{"id":"x","title":"Time"}],"series":[{"id":"s","data":{"x":[0,1],"y":[0,1]}}]}}]}"#
+            return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+                .layout(size: ViewerSize(width: 800, height: 500, dpr: 1))
+        }
+        let one = try layout("Temperature"), two = try layout(#"Temperature\n(°C, hourly)"#)
+        let y1 = try #require(one.axis("y")), y2 = try #require(two.axis("y"))
+        let lineHeight = TestFonts.regular.lineHeight(size: 13)
+        #expect(abs(y2.rect.width - y1.rect.width - lineHeight) <= 1)
+        #expect(y2.title?.text == "Temperature" && y2.moreTitleLines.map(\.text) == ["(°C, hourly)"])
+        #expect(y2.moreTitleLines[0].bounds.maxX <= y2.title!.bounds.minX + 1e-9)   // further from the plot
+        #expect(abs(y2.title!.bounds.minX - y2.moreTitleLines[0].bounds.minX - lineHeight) < 1e-9)
+        #expect(two.invariantViolations() == [])
+    }
+}

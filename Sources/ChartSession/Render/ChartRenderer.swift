@@ -224,6 +224,7 @@ public struct ChartRenderer: Sendable {
             let fill = chart.axis(axis.id)?.config.labelColor ?? theme.tickLabel
             for label in axis.labels { out.append(text(label, fill: fill, theme: theme)) }
             if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme)) }
+            for line in axis.moreTitleLines { out.append(text(line, fill: theme.title, theme: theme)) }
         }
         if let title = layout.title { out.append(text(title, fill: theme.title, theme: theme)) }
         return out

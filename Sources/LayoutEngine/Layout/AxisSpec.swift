@@ -319,6 +319,8 @@ public struct AxisLayout: Equatable, Sendable {
     public var tickLength: Double
     /// Not drawn (`AxisVisibility`): no line, ticks, labels or title.
     public var isHidden = false
+    /// The title's second and further lines (a title with line breaks), outwards.
+    public var moreTitleLines: [PlacedText] = []
     /// Where the axis line is when it is not at the band's edge (a floating axis whose
     /// labels are fixed): a pixel across the plot.
     public var line: Double?

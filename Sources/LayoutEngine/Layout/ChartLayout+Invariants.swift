@@ -25,7 +25,7 @@ extension ChartLayout {
                     : tick.pixel >= plotRect.minY - 1e-6 && tick.pixel <= plotRect.maxY + 1e-6
                 if !inside { problems.append("axis \(axis.id): tick \(tick.label) outside the plot span") }
             }
-            if let t = axis.title {
+            for t in [axis.title].compactMap({ $0 }) + axis.moreTitleLines {
                 if !canvas.contains(t.bounds) { problems.append("axis \(axis.id): title leaves the canvas") }
                 if !axis.isInner, t.bounds.intersects(plotRect) { problems.append("axis \(axis.id): title enters the plot") }
                 for label in axis.labels where label.bounds.intersects(t.bounds) {

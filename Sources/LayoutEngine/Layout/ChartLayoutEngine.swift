@@ -45,7 +45,8 @@ public struct ChartLayoutEngine: Sendable {
         let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks))
         var total = axis.tickLength + axis.labelPadding + labels
         if let title = axis.title, !title.isEmpty {
-            total += axis.titlePadding + measurer.metrics(for: axis.titleStyle).lineHeight(size: axis.titleStyle.size)
+            let lines = Double(title.split(separator: "\n", omittingEmptySubsequences: false).count)
+            total += axis.titlePadding + lines * measurer.metrics(for: axis.titleStyle).lineHeight(size: axis.titleStyle.size)
         }
         return total.rounded(.up)
     }
@@ -360,49 +361,56 @@ public struct ChartLayoutEngine: Sendable {
                             vertical: !axis.alignment.isHorizontal)
         }
 
-        var title: PlacedText? = nil
-        if let text = axis.title, !text.isEmpty {
+        // The title (SwiftCharts' several title labels: one per line), outside the labels,
+        // the first line nearest them.
+        var titles: [PlacedText] = []
+        if let whole = axis.title, !whole.isEmpty {
             let tm = measurer.metrics(for: axis.titleStyle)
             let size = axis.titleStyle.size
-            let w = tm.width(of: text, size: size), h = tm.lineHeight(size: size)
+            let h = tm.lineHeight(size: size)
             let a = tm.ascent(size: size), d = tm.descent(size: size)
-            // The title's band: just outside the labels, `h` thick.
-            let out = inset + labelExtent + axis.titlePadding
-            switch axis.facing {
-            case .bottom:
-                let top = band.minY + out
-                title = PlacedText(text: text, anchor: Point(x: along.midX, y: top + a), align: .center, angle: 0,
-                                   style: axis.titleStyle, bounds: Rect(x: along.midX - w / 2, y: top, width: w, height: h))
-            case .top:
-                let top = band.maxY - out - h
-                title = PlacedText(text: text, anchor: Point(x: along.midX, y: top + a), align: .center, angle: 0,
-                                   style: axis.titleStyle, bounds: Rect(x: along.midX - w / 2, y: top, width: w, height: h))
-            case .left:
-                let left = band.maxX - out - h
-                // Rotated -90 degrees: the ascent points left, so the baseline sits right of centre.
-                title = PlacedText(text: text, anchor: Point(x: left + h / 2 + (a - d) / 2, y: along.midY), align: .center,
-                                   angle: -90, style: axis.titleStyle,
-                                   bounds: Rect(x: left, y: along.midY - w / 2, width: h, height: w))
-            case .right:
-                let left = band.minX + out
-                title = PlacedText(text: text, anchor: Point(x: left + h / 2 - (a - d) / 2, y: along.midY), align: .center,
-                                   angle: 90, style: axis.titleStyle,
-                                   bounds: Rect(x: left, y: along.midY - w / 2, width: h, height: w))
+            for (k, part) in whole.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let text = String(part), w = tm.width(of: text, size: size)
+                let out = inset + labelExtent + axis.titlePadding + Double(k) * h
+                let line: PlacedText
+                switch axis.facing {
+                case .bottom:
+                    let top = band.minY + out
+                    line = PlacedText(text: text, anchor: Point(x: along.midX, y: top + a), align: .center, angle: 0,
+                                      style: axis.titleStyle, bounds: Rect(x: along.midX - w / 2, y: top, width: w, height: h))
+                case .top:
+                    let top = band.maxY - out - h
+                    line = PlacedText(text: text, anchor: Point(x: along.midX, y: top + a), align: .center, angle: 0,
+                                      style: axis.titleStyle, bounds: Rect(x: along.midX - w / 2, y: top, width: w, height: h))
+                case .left:
+                    let left = band.maxX - out - h
+                    // Rotated -90 degrees: the ascent points left, so the baseline sits right of centre.
+                    line = PlacedText(text: text, anchor: Point(x: left + h / 2 + (a - d) / 2, y: along.midY), align: .center,
+                                      angle: -90, style: axis.titleStyle,
+                                      bounds: Rect(x: left, y: along.midY - w / 2, width: h, height: w))
+                case .right:
+                    let left = band.minX + out
+                    line = PlacedText(text: text, anchor: Point(x: left + h / 2 - (a - d) / 2, y: along.midY), align: .center,
+                                      angle: 90, style: axis.titleStyle,
+                                      bounds: Rect(x: left, y: along.midY - w / 2, width: h, height: w))
+                }
+                // A title line with no room on the canvas is left out, as labels are.
+                if !text.isEmpty, canvas.contains(line.bounds) { titles.append(line) }
             }
         }
-
-        // A title with no room on the canvas is left out, as labels are.
-        if let t = title, !canvas.contains(t.bounds) { title = nil }
+        let title = titles.first
 
         var layout = AxisLayout(id: axis.id, alignment: axis.alignment, facing: axis.facing, rect: band, calculator: calc,
                           step: generated?.step, ticks: (generated?.ticks ?? []).filter { !droppedTicks.contains($0.value) },
                           labels: labels, title: title,
                           tickLength: axis.tickLength, labelExtent: measured)
         layout.minorTicks = minorTicks(axis, majors: generated?.ticks ?? [], step: generated?.step, calculator: calc)
+        layout.moreTitleLines = Array(titles.dropFirst())
         if axis.visibility != .visible {
             layout.isHidden = true
             layout.labels = []
             layout.title = nil
+            layout.moreTitleLines = []
         }
         return layout
     }
