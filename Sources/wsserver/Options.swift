@@ -1,3 +1,4 @@
+import ChartSession
 import Foundation
 
 /// The command line (INTERFACE.md). Parsing is pure so tests can check every error.
@@ -11,6 +12,8 @@ struct Options: Equatable {
     var quiet = false
     /// Seconds of silence after which a viewer is sent a heartbeat; 0 turns them off.
     var heartbeat = 5.0
+    /// The theme preset of charts whose spec names none.
+    var theme = "light"
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -19,7 +22,7 @@ struct Options: Equatable {
 
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
-                        [--heartbeat S] [--quiet]
+                        [--heartbeat S] [--theme NAME] [--quiet]
           --host ADDR     address to bind (default 127.0.0.1)
           --port N        TCP port, 0 picks a free one (default 8080)
           --web DIR       folder of the static client (default: the package's web/)
@@ -29,6 +32,8 @@ struct Options: Equatable {
                           (default /usr/share/fonts/truetype/dejavu)
           --heartbeat S   send a viewer a heartbeat after S seconds without a message,
                           so clients notice a dead connection (default 5, 0 = off)
+          --theme NAME    theme of charts whose spec names none: light, dark or contrast
+                          (default light)
           --quiet         no request log on stderr
         """
 
@@ -61,6 +66,12 @@ struct Options: Equatable {
                     throw UsageError(message: "--heartbeat: \"\(v)\" is not a number of seconds (0, or 0.1 to 3600)")
                 }
                 o.heartbeat = s
+            case "--theme":
+                let v = try value(arg)
+                guard Theme.presets[v] != nil else {
+                    throw UsageError(message: "--theme: \"\(v)\" is not a theme (" + Theme.presets.keys.sorted().joined(separator: ", ") + ")")
+                }
+                o.theme = v
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

@@ -52,7 +52,7 @@ struct ServerResources {
             guard hub.session(spec.id) == nil else {
                 throw StartupError(message: "session \"\(spec.id)\" is declared twice")
             }
-            hub.add(spec.makeSession(measurer: measurer))
+            hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
         }
         let webFonts = WebFonts.load(webDir: webDir, regular: regular, bold: bold)
         return ServerResources(measurer: measurer, regularFont: regular, boldFont: bold, webDir: webDir,

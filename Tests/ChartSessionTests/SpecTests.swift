@@ -480,3 +480,31 @@ func expectRefusedXAxis(_ axis: String, path: String, message: String) {
         #expect(two.invariantViolations() == [])
     }
 }
+
+/// Theme presets (light, dark, contrast), colours and palette over them, and the
+/// server's default for charts that name none.
+@Suite struct ThemeTests {
+    func spec(_ theme: String) throws -> SessionSpec {
+        try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"# + theme + #""series":[{"id":"s"},{"id":"t"}]}}]}"#))[0]
+    }
+
+    @Test func presetsOverridesAndDefaults() throws {
+        let dark = try spec(##""theme":{"preset":"dark","gridLine":"#333333","palette":["#ff0000","#00ff00"]},"##)
+            .makeSession(measurer: TestFonts.measurer).chart
+        #expect(dark.theme.background == Theme.presets["dark"]!.background && dark.theme.gridLine == "#333333")
+        #expect(dark.series.map(\.color) == ["#ff0000", "#00ff00"])
+        // No preset named: the server's default, with the spec's colours over it.
+        let plain = try spec(##""theme":{"title":"#123456"},"##)
+        #expect(plain.makeSession(measurer: TestFonts.measurer, defaultTheme: "contrast").chart.theme.axisLine == "#000000")
+        #expect(plain.makeSession(measurer: TestFonts.measurer, defaultTheme: "contrast").chart.theme.title == "#123456")
+        #expect(plain.makeSession(measurer: TestFonts.measurer).chart.theme.axisLine == Theme().axisLine)
+        // A named preset wins over the server's default.
+        #expect(try spec(#""theme":{"preset":"light"},"#).makeSession(measurer: TestFonts.measurer, defaultTheme: "dark")
+            .chart.theme.background == Theme().background)
+        // The background drawn is the theme's.
+        let list = try spec(#""theme":{"preset":"dark"},"#).makeSession(measurer: TestFonts.measurer).displayList(size: Fixtures.size)
+        #expect(list.layers[0].commands.first.map { if case let .rect(_, _, _, _, fill, _, _) = $0 { fill == "#15171c" } else { false } } == true)
+        #expect(throws: JSONReadError.self) { try self.spec(#""theme":{"preset":"neon"},"#) }
+        #expect(throws: JSONReadError.self) { try self.spec(#""theme":{"palette":[]},"#) }
+    }
+}

@@ -13,6 +13,7 @@ import Testing
         #expect(o == Options(host: "0.0.0.0", port: 0, webDir: "/w", configFile: "c.json", demo: false, fontDir: "/f",
                              quiet: true, heartbeat: 0.5))
         #expect(try Options.parse(["--heartbeat", "0"]).heartbeat == 0)
+        #expect(try Options.parse(["--theme", "dark"]).theme == "dark" && Options().theme == "light")
     }
 
     @Test(arguments: [
@@ -24,6 +25,7 @@ import Testing
         (["serve"], #"unknown argument "serve" (see --help)"#),
         (["--heartbeat", "0.01"], #"--heartbeat: "0.01" is not a number of seconds (0, or 0.1 to 3600)"#),
         (["--heartbeat", "soon"], #"--heartbeat: "soon" is not a number of seconds (0, or 0.1 to 3600)"#),
+        (["--theme", "neon"], #"--theme: "neon" is not a theme (contrast, dark, light)"#),
     ])
     func badFlags(args: [String], message: String) {
         #expect(throws: Options.UsageError(message: message)) { try Options.parse(args) }

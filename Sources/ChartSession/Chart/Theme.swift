@@ -41,4 +41,20 @@ public struct Theme: Equatable, Sendable {
     /// The family name the client page declares with `@font-face` for the font file the
     /// server measures with.
     public static let defaultFontFamily = "ChartWire Sans"
+
+    /// The built-in themes, by name: `light` (the default), `dark`, and `contrast`
+    /// (black on white, strong lines, a palette told apart without colour vision).
+    public static let presets: [String: Theme] = [
+        "light": Theme(),
+        "dark": Theme(
+            background: "#15171c", plotBackground: "#1b1e24", gridLine: "#2c313a", minorGridLine: "#22262d",
+            band: "rgba(255,255,255,0.035)", axisLine: "#8a93a3", tickLabel: "#c4cad4", title: "#e8ebf0",
+            legendBackground: "rgba(27,30,36,0.9)", legendBorder: "#3a404b", legendText: "#e8ebf0",
+            palette: ["#4ea1f3", "#f26d6d", "#5fd08a", "#f5a742", "#b58cf0", "#d9a27e", "#f28bd3", "#4fd3e0"]),
+        "contrast": Theme(
+            background: "#ffffff", plotBackground: "#ffffff", gridLine: "#bdbdbd", minorGridLine: "#e0e0e0",
+            band: "rgba(0,0,0,0.06)", axisLine: "#000000", tickLabel: "#000000", title: "#000000",
+            legendBackground: "rgba(255,255,255,0.95)", legendBorder: "#000000", legendText: "#000000",
+            palette: ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442"]),
+    ]
 }

@@ -19,8 +19,12 @@ public struct ChartSpec: Sendable {
     public var yAxes: [AxisConfig]
     public var series: [SeriesSpec]
     public var legend: LegendConfig?
-    public var theme: Theme
+    /// The theme as the spec gives it (resolved against the server's default preset
+    /// when the session is made).
+    public var themeSpec: ThemeSpec
     public var modifiers: [ModifierSpec]
+    /// The theme on the built-in default (light).
+    public var theme: Theme { themeSpec.resolve(default: "light") }
     /// Gap between neighbouring outer axes on one side, px.
     public var axisSpacing: Double = 0
     /// Sides whose outer axes share the plot's length instead of stacking outwards.
@@ -162,7 +166,7 @@ public enum ConfigSpec {
             return show ? LegendConfig(placement: placement, textSize: size) : nil
         } ?? LegendConfig()
 
-        let theme = try r.object("theme", readTheme) ?? Theme()
+        let themeSpec = try r.object("theme", readTheme) ?? ThemeSpec()
 
         let modifiers = try r.objects("modifiers") { m -> ModifierSpec in
             guard let kind = try m.oneOf("type", ModifierSpec.Kind.self) else { throw m.fail("field \"type\" is required") }
@@ -184,7 +188,7 @@ public enum ConfigSpec {
                 stackedSides.insert(side)
             }
         }
-        return ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, theme: theme,
+        return ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, themeSpec: themeSpec,
                          modifiers: modifiers, axisSpacing: axisSpacing, stackedSides: stackedSides,
                          clipSeries: try r.bool("clipSeries") ?? true)
     }
@@ -514,21 +518,29 @@ public enum ConfigSpec {
             capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, ys: ys, generator: generator)
     }
 
-    static func readTheme(_ r: inout JSONReader) throws -> Theme {
-        var t = Theme()
-        let keys: [(String, WritableKeyPath<Theme, String>)] = [
-            ("background", \.background), ("plotBackground", \.plotBackground), ("gridLine", \.gridLine),
-            ("minorGridLine", \.minorGridLine), ("band", \.band),
-            ("axisLine", \.axisLine), ("tickLabel", \.tickLabel), ("title", \.title),
-            ("legendBackground", \.legendBackground), ("legendBorder", \.legendBorder), ("legendText", \.legendText),
-        ]
-        for (key, path) in keys {
+    /// A theme: a preset (`"preset": "dark"`; else the server's default), then any
+    /// colours and the palette replaced.
+    static func readTheme(_ r: inout JSONReader) throws -> ThemeSpec {
+        var spec = ThemeSpec()
+        spec.preset = try r.string("preset")
+        if let p = spec.preset, Theme.presets[p] == nil {
+            throw JSONReadError(path: "\(r.path).preset",
+                                message: "unknown theme \"\(p)\"; expected one of " + Theme.presets.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", "))
+        }
+        for (key, _) in ThemeSpec.fields {
             if let c = try r.string(key) {
                 try checkColor(c, path: "\(r.path).\(key)")
-                t[keyPath: path] = c
+                spec.colors[key] = c
             }
         }
-        return t
+        if let palette = try r.strings("palette") {
+            guard !palette.isEmpty, palette.count <= 64 else {
+                throw JSONReadError(path: "\(r.path).palette", message: "1 to 64 colours")
+            }
+            for (i, c) in palette.enumerated() { try checkColor(c, path: "\(r.path).palette[\(i)]") }
+            spec.palette = palette
+        }
+        return spec
     }
 
     /// Colours go to the client as CSS strings; refuse what could not be one (and
@@ -542,8 +554,11 @@ public enum ConfigSpec {
 
 extension SessionSpec {
     /// Builds the live session.
-    public func makeSession(measurer: TextMeasurer) -> Session {
-        let palette = chart.theme.palette
+    /// Builds the live session; `defaultTheme` names the preset for charts whose spec
+    /// names none (the server's `--theme`).
+    public func makeSession(measurer: TextMeasurer, defaultTheme: String = "light") -> Session {
+        let theme = chart.themeSpec.resolve(default: defaultTheme)
+        let palette = theme.palette
         let series = chart.series.enumerated().map { i, s in
             var data = XYData(capacity: s.capacity)
             try! data.append(xs: s.xs, ys: s.ys)  // checked while decoding
@@ -552,7 +567,7 @@ extension SessionSpec {
                           yAxisId: s.yAxis ?? chart.yAxes[0].id, data: data, generator: s.generator)
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
-                      theme: chart.theme, modifiers: chart.modifiers.map { $0.make() })
+                      theme: theme, modifiers: chart.modifiers.map { $0.make() })
         c.axisSpacing = chart.axisSpacing
         c.clipSeries = chart.clipSeries
         if !chart.stackedSides.isEmpty {
@@ -568,3 +583,28 @@ extension SessionSpec {
 
 /// The named forms of an axis' `labelSpace` (a number is a fixed size).
 enum LabelSpaceMode: String, CaseIterable { case current, minPresentedSize, maxPresentedSize }
+
+/// A chart's theme as its spec gives it: a preset name (nil: the server's default),
+/// then colours and a palette that replace the preset's.
+public struct ThemeSpec: Sendable {
+    public var preset: String?
+    /// Colour by theme field name (`gridLine`, `tickLabel` ...).
+    public var colors: [String: String] = [:]
+    public var palette: [String]?
+    public init() {}
+
+    /// The colours a spec may set, by name.
+    nonisolated(unsafe) static let fields: [(String, WritableKeyPath<Theme, String>)] = [
+        ("background", \.background), ("plotBackground", \.plotBackground), ("gridLine", \.gridLine),
+        ("minorGridLine", \.minorGridLine), ("band", \.band),
+        ("axisLine", \.axisLine), ("tickLabel", \.tickLabel), ("title", \.title),
+        ("legendBackground", \.legendBackground), ("legendBorder", \.legendBorder), ("legendText", \.legendText),
+    ]
+
+    public func resolve(default name: String) -> Theme {
+        var t = Theme.presets[preset ?? name] ?? Theme()
+        for (key, path) in Self.fields { if let c = colors[key] { t[keyPath: path] = c } }
+        if let palette { t.palette = palette }
+        return t
+    }
+}
