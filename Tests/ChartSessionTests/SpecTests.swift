@@ -508,3 +508,42 @@ func expectRefusedXAxis(_ axis: String, path: String, message: String) {
         #expect(throws: JSONReadError.self) { try self.spec(#""theme":{"palette":[]},"#) }
     }
 }
+
+/// Hidden series, legend entries and chart margins.
+@Suite struct SeriesVisibilityTests {
+    func session(_ extra: String) throws -> Session {
+        let spec = #"{"sessions":[{"id":"a","chart":{"# + extra + #""series":[{"id":"a","name":"Shown","data":{"x":[0,1],"y":[0,1]}},"#
+            + #"{"id":"b","name":"Big","data":{"x":[0,1],"y":[0,1000]}},{"id":"c","name":"Unlisted","showInLegend":false,"data":{"x":[0,1],"y":[0,2]}}]}}]}"#
+        return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+    }
+    func texts(_ s: Session) -> [String] {
+        s.displayList(size: Fixtures.size).layers.flatMap(\.commands).compactMap { c -> String? in
+            if case let .text(_, _, t, _, _, _, _, _) = c { t } else { nil }
+        }
+    }
+
+    @Test func hiddenAndUnlisted() throws {
+        let s = try session("")
+        #expect(texts(s).contains("Shown") && texts(s).contains("Big") && !texts(s).contains("Unlisted"))
+        #expect(s.chart.visibleRange("y")!.max > 1000)
+        s.chart.setHidden("b", true)
+        #expect(!texts(s).contains("Big"))
+        #expect(s.chart.visibleRange("y")!.max < 10)            // the hidden series no longer sets the range
+        let lines = s.displayList(size: Fixtures.size).layers.first { $0.id == .series }!.commands.filter {
+            if case .columns = $0 { true } else { false }
+        }
+        #expect(lines.count == 2)
+        let hidden = try session("").chart
+        #expect(try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"series":[{"id":"h","hidden":true}]}}]}"#))[0]
+            .makeSession(measurer: TestFonts.measurer).chart.series[0].isHidden && !hidden.series[0].isHidden)
+    }
+
+    @Test func margins() throws {
+        let plain = try session("").layout(size: Fixtures.size).plotRect
+        let wide = try session(#""margins":[10,60,10,10],"#).layout(size: Fixtures.size).plotRect
+        #expect(abs(wide.maxX - (plain.maxX - 50)) < 1e-9)
+        let all = try session(#""margins":30,"#).layout(size: Fixtures.size).plotRect
+        #expect(all.minX > plain.minX && all.maxY < plain.maxY)
+        #expect(throws: JSONReadError.self) { try self.session(#""margins":[1,2],"#) }
+    }
+}

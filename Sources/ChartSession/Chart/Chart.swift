@@ -30,6 +30,16 @@ public final class Chart {
     public var axisSpacing: Double = 0 { didSet { touch() } }
     /// Series drawn only inside the plot (SwiftCharts' inner-frame clipping).
     public var clipSeries = true { didSet { touch() } }
+    /// Room between the canvas edge and the chart (title, axes), px.
+    public var margins = EdgeInsets.all(10) { didSet { touch() } }
+
+    /// Hides or shows a series (hidden: not drawn, not in the legend, not in
+    /// automatic ranges).
+    public func setHidden(_ seriesId: String, _ hidden: Bool) {
+        guard let i = series.firstIndex(where: { $0.id == seriesId }), series[i].isHidden != hidden else { return }
+        series[i].isHidden = hidden
+        touch()
+    }
     /// Counts replacements of `layoutManager` (a manager is not comparable).
     public private(set) var layoutManagerGeneration = 0
     public private(set) var version: UInt64 = 1
@@ -239,7 +249,7 @@ public final class Chart {
     private func resolveX(_ axis: Axis) -> DoubleRange {
         if let r = axis.userRange { return r }
         let c = axis.config
-        let bound = series.filter { $0.xAxisId == axis.id }.compactMap(\.data.xRange)
+        let bound = series.filter { $0.xAxisId == axis.id && !$0.isHidden }.compactMap(\.data.xRange)
         let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase)
             : c.type == .category ? DoubleRange(-0.5, Double(c.categories.count) - 0.5) : DoubleRange(0, c.window ?? 1))
         switch c.mode {
@@ -279,7 +289,7 @@ public final class Chart {
         let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase)
             : c.type == .category ? DoubleRange(-0.5, Double(c.categories.count) - 0.5) : DoubleRange(0, 1))
         var lo = Double.infinity, hi = -Double.infinity
-        for s in series where s.yAxisId == axis.id {
+        for s in series where s.yAxisId == axis.id && !s.isHidden {
             let r: (min: Double, max: Double)?
             switch c.mode {
             case .fixed: r = nil
@@ -372,7 +382,7 @@ public final class Chart {
             spec.tickLabelClippingHigh = axis.config.tickLabelClippingHigh
             return spec
         }
-        var spec = ChartLayoutSpec(size: size, title: title, axes: axisSpecs)
+        var spec = ChartLayoutSpec(size: size, padding: margins, title: title, axes: axisSpecs)
         spec.axisSpacing = axisSpacing
         return spec
     }

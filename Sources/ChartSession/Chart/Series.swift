@@ -14,6 +14,10 @@ public struct Series: Sendable {
     public var yAxisId: String
     public var data: XYData
     public var generator: DataGenerator?
+    /// Not drawn, not in the legend, and left out of automatic ranges.
+    public var isHidden = false
+    /// Listed in the legend (when shown).
+    public var showInLegend = true
 
     public init(id: String, name: String, kind: SeriesKind = .line, color: String, strokeWidth: Double = 1.5,
                 xAxisId: String, yAxisId: String, data: XYData = XYData(), generator: DataGenerator? = nil) {

@@ -80,13 +80,15 @@ public struct ChartRenderer: Sendable {
         var dpr: Double
         var layoutManagerGeneration: Int
         var axisSpacing: Double
+        var margins: EdgeInsets
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
     public func render(_ chart: Chart, size: Size, dpr: Double, memo: inout Memo) -> Output {
         let key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
                             userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
-                            layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing)
+                            layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
+                            margins: chart.margins)
         let layout: ChartLayout, background: [DrawCommand]
         if key == memo.layoutKey, let l = memo.layout, let b = memo.background {
             layout = l; background = b
@@ -238,7 +240,7 @@ public struct ChartRenderer: Sendable {
         // Series are clipped to the plot unless the chart says otherwise (`clipSeries`).
         var out: [DrawCommand] = chart.clipSeries
             ? [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))] : []
-        for s in chart.series {
+        for s in chart.series where !s.isHidden {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
             if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
                let line = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
@@ -275,7 +277,9 @@ public struct ChartRenderer: Sendable {
     func overlayCommands(_ chart: Chart, layout: ChartLayout) -> [DrawCommand] {
         guard let legend = chart.legend else { return [] }
         let style = TextStyle(size: legend.textSize)
-        let spec = LegendSpec(entries: chart.series.map(\.name), placement: legend.placement, style: style)
+        let listed = chart.series.filter { $0.showInLegend && !$0.isHidden }
+        guard !listed.isEmpty else { return [] }
+        let spec = LegendSpec(entries: listed.map(\.name), placement: legend.placement, style: style)
         guard let placed = LegendLayout.place(spec, in: layout.plotRect, measurer: measurer) else { return [] }
         let theme = chart.theme
         let b = placed.box
@@ -283,7 +287,7 @@ public struct ChartRenderer: Sendable {
             .rect(x: Float(b.x), y: Float(b.y), w: Float(b.width), h: Float(b.height),
                   fill: theme.legendBackground, stroke: theme.legendBorder, lineWidth: 1),
         ]
-        for (row, s) in zip(placed.rows, chart.series) {
+        for (row, s) in zip(placed.rows, listed) {
             let a = row.swatchStart
             out.append(.polyline(points: [Float(a.x), Float(a.y), Float(a.x + row.swatchLength), Float(a.y)],
                                  stroke: s.color, width: Float(max(2, s.strokeWidth)), dash: []))

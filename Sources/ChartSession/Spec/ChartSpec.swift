@@ -30,6 +30,7 @@ public struct ChartSpec: Sendable {
     /// Sides whose outer axes share the plot's length instead of stacking outwards.
     public var stackedSides: Set<AxisAlignment> = []
     public var clipSeries = true
+    public var margins = EdgeInsets.all(10)
 }
 
 /// How the outer axes of one side are laid out (`axisLayout` in the spec).
@@ -47,6 +48,8 @@ public struct SeriesSpec: Sendable {
     public var xs: [Double]
     public var ys: [Double]
     public var generator: DataGenerator?
+    public var hidden = false
+    public var showInLegend = true
 }
 
 public enum ModifierSpec: Equatable, Sendable {
@@ -190,7 +193,7 @@ public enum ConfigSpec {
         }
         return ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, themeSpec: themeSpec,
                          modifiers: modifiers, axisSpacing: axisSpacing, stackedSides: stackedSides,
-                         clipSeries: try r.bool("clipSeries") ?? true)
+                         clipSeries: try r.bool("clipSeries") ?? true, margins: try readMargins(&r))
     }
 
     /// An axis, and its `gridLines` if the spec gives it (the default depends on the
@@ -515,7 +518,8 @@ public enum ConfigSpec {
             id: id, name: try r.string("name") ?? id, kind: kind, color: color,
             strokeWidth: try r.number("strokeWidth", min: 0.1, max: 20) ?? 1.5,
             xAxis: try r.string("xAxis"), yAxis: try r.string("yAxis"),
-            capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, ys: ys, generator: generator)
+            capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, ys: ys, generator: generator,
+            hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
     }
 
     /// A theme: a preset (`"preset": "dark"`; else the server's default), then any
@@ -543,6 +547,17 @@ public enum ConfigSpec {
         return spec
     }
 
+    /// `margins`: one number for every side, or `[top, right, bottom, left]` as CSS
+    /// writes them, each 0 to 200 px.
+    static func readMargins(_ r: inout JSONReader) throws -> EdgeInsets {
+        if r.value["margins"]?.doubleValue != nil { return .all(try r.number("margins", min: 0, max: 200)!) }
+        guard let m = try r.numbers("margins") else { return .all(10) }
+        guard m.count == 4, m.allSatisfy({ (0...200).contains($0) }) else {
+            throw JSONReadError(path: "\(r.path).margins", message: "expected a number or [top, right, bottom, left], each 0 to 200")
+        }
+        return EdgeInsets(top: m[0], left: m[3], bottom: m[2], right: m[1])
+    }
+
     /// Colours go to the client as CSS strings; refuse what could not be one (and
     /// anything that could smuggle other CSS).
     static func checkColor(_ c: String, path: String) throws {
@@ -565,11 +580,17 @@ extension SessionSpec {
             return Series(id: s.id, name: s.name, kind: s.kind, color: s.color ?? palette[i % palette.count],
                           strokeWidth: s.strokeWidth, xAxisId: s.xAxis ?? chart.xAxes[0].id,
                           yAxisId: s.yAxis ?? chart.yAxes[0].id, data: data, generator: s.generator)
+        }.enumerated().map { i, made in
+            var series = made
+            series.isHidden = chart.series[i].hidden
+            series.showInLegend = chart.series[i].showInLegend
+            return series
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
                       theme: theme, modifiers: chart.modifiers.map { $0.make() })
         c.axisSpacing = chart.axisSpacing
         c.clipSeries = chart.clipSeries
+        c.margins = chart.margins
         if !chart.stackedSides.isEmpty {
             var manager = DefaultLayoutManager()
             for side in chart.stackedSides { manager.outer[side] = StackedAlongAxisLayoutStrategy(side) }
