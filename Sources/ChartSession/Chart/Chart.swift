@@ -107,10 +107,10 @@ public final class Chart {
     /// finite, or narrower than doubles can resolve into distinct ticks (a span under
     /// 10^-9 of the values' magnitude), are ignored: zooming stops there.
     public func setUserRange(_ axisId: String, _ range: DoubleRange) {
-        guard let axis = axes.first(where: { $0.id == axisId }) else { return }
-        let range = limited(range, axis.config)
+        guard let i = axes.firstIndex(where: { $0.id == axisId }) else { return }
+        let range = limited(range, axes[i].config)
         let magnitude = max(abs(range.min), abs(range.max))
-        guard let i = axes.firstIndex(where: { $0.id == axisId }), range.isValid, range.span.isFinite,
+        guard range.isValid, range.span.isFinite,
               axes[i].config.type != .logarithmic || range.min > 0,
               range.span > max(magnitude * Self.minRelativeSpan, Double.leastNormalMagnitude),
               magnitude < Self.maxMagnitude, axes[i].userRange != range else { return }
@@ -250,8 +250,7 @@ public final class Chart {
         if let r = axis.userRange { return r }
         let c = axis.config
         let bound = series.filter { $0.xAxisId == axis.id && !$0.isHidden }.compactMap(\.data.xRange)
-        let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase)
-            : c.type == .category ? DoubleRange(-0.5, Double(c.categories.count) - 0.5) : DoubleRange(0, c.window ?? 1))
+        let fallback = fallbackRange(c, linear: DoubleRange(0, c.window ?? 1))
         switch c.mode {
         case .fixed: return fallback
         case .follow:
@@ -261,6 +260,17 @@ public final class Chart {
         case .extents, .visible:
             guard let lo = bound.map(\.min).min(), let hi = bound.map(\.max).max() else { return fallback }
             return autoRange(c, lo, hi)
+        }
+    }
+
+    /// What an axis shows with no data (or in mode `fixed`): its `range`, else one
+    /// power of a log axis' base, every slot of a category axis, or `linear`.
+    func fallbackRange(_ c: AxisConfig, linear: DoubleRange) -> DoubleRange {
+        if let r = c.range { return r }
+        switch c.type {
+        case .logarithmic: return DoubleRange(1, c.logBase)
+        case .category: return DoubleRange(-0.5, Double(c.categories.count) - 0.5)
+        case .numeric, .time: return linear
         }
     }
 
@@ -286,8 +296,7 @@ public final class Chart {
     private func resolveY(_ axis: Axis, xRanges: [String: DoubleRange]) -> DoubleRange {
         if let r = axis.userRange { return r }
         let c = axis.config
-        let fallback = c.range ?? (c.type == .logarithmic ? DoubleRange(1, c.logBase)
-            : c.type == .category ? DoubleRange(-0.5, Double(c.categories.count) - 0.5) : DoubleRange(0, 1))
+        let fallback = fallbackRange(c, linear: DoubleRange(0, 1))
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where s.yAxisId == axis.id && !s.isHidden {
             let r: (min: Double, max: Double)?
@@ -319,15 +328,16 @@ public final class Chart {
     }
 
     /// The stretches a discontinuous axis leaves out. Weekends and trading hours are
-    /// local times in the axis' zone, at its offset in the middle of `range`.
-    func axisBreaks(_ c: AxisConfig, range: DoubleRange) -> AxisBreaks? {
+    /// local times in the axis' zone (`zone`, read for the visible range), at its
+    /// offset in the middle of `range`.
+    func axisBreaks(_ c: AxisConfig, range: DoubleRange, zone: TimeZoneOffsets?) -> AxisBreaks? {
         guard c.isDiscontinuous else { return nil }
         var stretches: [(start: Double, length: Double)] = []
         var period = 0.0
         if c.excludeWeekends || c.tradingHours != nil {
             let day = 86_400.0, week = 7 * day
             let mid = (range.min + range.max) / 2
-            let offset = Double(TimeZones.offsets(c.timeZone, over: DoubleRange(mid, mid)).offset(atUTC: mid))
+            let offset = Double((zone ?? .utc).offset(atUTC: mid))
             period = week
             // Unix time 0 was a Thursday: Saturday 00:00 local is 2 days in, less the offset.
             if c.excludeWeekends { stretches.append((2 * day - offset, 2 * day)) }
@@ -343,31 +353,34 @@ public final class Chart {
         return breaks.isEmpty ? nil : breaks
     }
 
-    func axisKind(_ c: AxisConfig, range: DoubleRange) -> AxisKind {
+    func axisKind(_ c: AxisConfig, zone: TimeZoneOffsets?) -> AxisKind {
         switch c.type {
         case .numeric: return .numeric(c.labelFormat)
         case .logarithmic: return .logarithmic(base: c.logBase, format: c.labelFormat)
         case .category: return .category(c.categories)
-        case .time: return .dateTime(TimeZones.offsets(c.timeZone, over: range))
+        case .time: return .dateTime(zone ?? .utc)
         }
     }
 
     /// The layout spec for a canvas of `size`, with the ranges resolved now.
     public func layoutSpec(size: Size, ranges: [String: DoubleRange]) -> ChartLayoutSpec {
         let axisSpecs = axes.map { axis in
+            let range = ranges[axis.id] ?? DoubleRange(0, 1)
+            // A time axis' zone, read once for its ticks and its weekends.
+            let zone = axis.config.type == .time ? TimeZones.offsets(axis.config.timeZone, over: range) : nil
             var spec = AxisSpec(id: axis.id, alignment: axis.config.alignment,
-                     visibleRange: ranges[axis.id] ?? DoubleRange(0, 1), title: axis.config.title,
+                     visibleRange: range, title: axis.config.title,
                      labelStyle: TextStyle(size: axis.config.labelSize),
                      titleStyle: TextStyle(size: axis.config.titleSize),
                      tickLength: axis.config.tickLength, labelPadding: axis.config.labelSpacing,
                      titlePadding: axis.config.titleSpacing, flipped: axis.config.flipped,
-                     kind: axisKind(axis.config, range: ranges[axis.id] ?? DoubleRange(0, 1)),
+                     kind: axisKind(axis.config, zone: zone),
                      labelSpace: axis.config.labelSpace, presentedLabelExtent: presentedLabelExtents[axis.id],
                      isCenterAxis: axis.config.isCenterAxis, positionValue: axis.config.axisPositionValue,
                      positionAxis: axis.config.positionAxis, tickPlacement: axis.config.tickPlacement,
                      visibility: axis.config.visibility)
             spec.labelAngle = axis.config.labelAngle
-            spec.breaks = axisBreaks(axis.config, range: spec.visibleRange)
+            spec.breaks = axisBreaks(axis.config, range: range, zone: zone)
             spec.labelGenerator = axis.config.labelGenerator
             spec.tickHook = axis.config.tickHook
             spec.valueGenerator = axis.config.valueGenerator

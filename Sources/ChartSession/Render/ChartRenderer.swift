@@ -143,74 +143,50 @@ public struct ChartRenderer: Sendable {
         }
 
         // Minor gridlines, where asked for, under the major ones.
-        for axis in layout.axes where chart.axis(axis.id)?.config.minorGridLines ?? false {
-            var grid: [Float] = []
-            for pixel in axis.minorTicks {
+        /// Segments across the plot at `pixels` along an axis.
+        func grid(_ pixels: [Double], _ axis: AxisLayout) -> [Float] {
+            pixels.flatMap { pixel -> [Float] in
                 let p = Self.crisp(pixel, dpr: dpr)
-                grid += axis.alignment.isHorizontal ? [p, Float(plot.minY), p, Float(plot.maxY)] : [Float(plot.minX), p, Float(plot.maxX), p]
+                return axis.alignment.isHorizontal ? [p, Float(plot.minY), p, Float(plot.maxY)] : [Float(plot.minX), p, Float(plot.maxX), p]
             }
-            if !grid.isEmpty { out.append(.segments(coords: grid, stroke: theme.minorGridLine, width: lineWidth, dash: [])) }
+        }
+        for axis in layout.axes where chart.axis(axis.id)?.config.minorGridLines ?? false {
+            let lines = grid(axis.minorTicks, axis)
+            if !lines.isEmpty { out.append(.segments(coords: lines, stroke: theme.minorGridLine, width: lineWidth, dash: [])) }
         }
 
         // Gridlines, then each axis' line and ticks, one command per axis: a chart that
         // scrolls in x changes the x axis' commands and leaves the others as they were,
         // so a patch carries only those.
         for axis in layout.axes where chart.axis(axis.id)?.config.showGridLines ?? true {
-            var grid: [Float] = []
-            for tick in axis.ticks {
-                let p = Self.crisp(tick.pixel, dpr: dpr)
-                if axis.alignment.isHorizontal {
-                    grid += [p, Float(plot.minY), p, Float(plot.maxY)]
-                } else {
-                    grid += [Float(plot.minX), p, Float(plot.maxX), p]
-                }
-            }
-            if !grid.isEmpty { out.append(.segments(coords: grid, stroke: theme.gridLine, width: lineWidth, dash: [])) }
+            let lines = grid(axis.ticks.map(\.pixel), axis)
+            if !lines.isEmpty { out.append(.segments(coords: lines, stroke: theme.gridLine, width: lineWidth, dash: [])) }
         }
 
         for axis in layout.axes where !axis.isHidden {
             let config = chart.axis(axis.id)?.config
             var lines: [Float] = []
             let r = axis.rect
-            let t = axis.tickLength
-            // The line is the band's edge opposite to where ticks and labels point.
+            // Major ticks full length, minor ones half, after the line: the line is the
+            // band's edge opposite to where ticks and labels point.
+            let marks = axis.ticks.map { ($0.pixel, Float(axis.tickLength)) } + axis.minorTicks.map { ($0, Float(axis.tickLength / 2)) }
             switch axis.facing {
             case .bottom:
                 let y = Self.crisp(r.minY, dpr: dpr)
                 lines += [Float(r.minX), y, Float(r.maxX), y]
-                for tick in axis.ticks {
-                    let x = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x, y + Float(t)]
-                }
-                for pixel in axis.minorTicks {
-                    let x = Self.crisp(pixel, dpr: dpr); lines += [x, y, x, y + Float(t / 2)]
-                }
+                for (pixel, t) in marks { let x = Self.crisp(pixel, dpr: dpr); lines += [x, y, x, y + t] }
             case .top:
                 let y = Self.crisp(r.maxY, dpr: dpr) - lineWidth
                 lines += [Float(r.minX), y, Float(r.maxX), y]
-                for tick in axis.ticks {
-                    let x = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x, y - Float(t)]
-                }
-                for pixel in axis.minorTicks {
-                    let x = Self.crisp(pixel, dpr: dpr); lines += [x, y, x, y - Float(t / 2)]
-                }
+                for (pixel, t) in marks { let x = Self.crisp(pixel, dpr: dpr); lines += [x, y, x, y - t] }
             case .left:
                 let x = Self.crisp(r.maxX, dpr: dpr) - lineWidth
                 lines += [x, Float(r.minY), x, Float(r.maxY)]
-                for tick in axis.ticks {
-                    let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x - Float(t), y]
-                }
-                for pixel in axis.minorTicks {
-                    let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x - Float(t / 2), y]
-                }
+                for (pixel, t) in marks { let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x - t, y] }
             case .right:
                 let x = Self.crisp(r.minX, dpr: dpr)
                 lines += [x, Float(r.minY), x, Float(r.maxY)]
-                for tick in axis.ticks {
-                    let y = Self.crisp(tick.pixel, dpr: dpr); lines += [x, y, x + Float(t), y]
-                }
-                for pixel in axis.minorTicks {
-                    let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x + Float(t / 2), y]
-                }
+                for (pixel, t) in marks { let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x + t, y] }
             }
             // A floating axis with fixed labels: its line where it floats, ticks at the edge.
             if let line = axis.line {

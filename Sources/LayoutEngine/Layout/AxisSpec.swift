@@ -34,6 +34,14 @@ public enum AxisKind: Equatable, Hashable, Sendable {
         }
     }
 
+    /// Whether its labels are numbers (numeric and logarithmic axes).
+    public var writesNumbers: Bool {
+        switch self {
+        case .numeric, .logarithmic: return true
+        case .dateTime, .category: return false
+        }
+    }
+
     /// The base of a logarithmic axis, nil for the others.
     public var logBase: Double? {
         if case let .logarithmic(base, _) = self { return base }

@@ -110,7 +110,7 @@ public struct ChartLayoutEngine: Sendable {
         if axis.labelGenerator != nil || axis.tickHook != nil || axis.labelDecimals != nil || !axis.labelMap.isEmpty {
             ticks = ticks.compactMap { tick in
                 var text = axis.labelGenerator?.label(tick.value) ?? tick.label
-                if let d = axis.labelDecimals, axis.labelGenerator == nil, axis.kind.logBase != nil || axis.kind == .numeric(axis.kind.numberFormat) {
+                if let d = axis.labelDecimals, axis.labelGenerator == nil, axis.kind.writesNumbers {
                     text = String(format: "%.\(max(0, min(d, 15)))f", tick.value)
                 }
                 if let mapped = axis.labelMap[tick.value] { text = mapped }
@@ -150,12 +150,11 @@ public struct ChartLayoutEngine: Sendable {
     func fixedTicks(_ axis: AxisSpec, calculator calc: CoordinateCalculator, measure: (String) -> Size) -> [Tick]? {
         let p = axis.tickPlacement, r = calc.range
         var values: [Double]
-        if let generator = axis.valueGenerator {
-            let length = abs(calc.pixelEnd - calc.pixelStart)
-            values = Array(Set(generator.values(r, length).filter { $0.isFinite && $0 >= r.min && $0 <= r.max })).sorted()
-            values = Array(values.prefix(1000))
-        } else if let given = p.values {
-            values = Array(Set(given.filter { $0.isFinite && $0 >= r.min && $0 <= r.max })).sorted()
+        if let given = axis.valueGenerator?.values(r, abs(calc.pixelEnd - calc.pixelStart)) ?? p.values {
+            // A Swift generator's or the spec's values: those in range, each once (at most
+            // 1000 from a generator).
+            values = Set(given.filter { $0.isFinite && $0 >= r.min && $0 <= r.max }).sorted()
+            if axis.valueGenerator != nil { values = Array(values.prefix(1000)) }
         } else if let f = p.majorFrequency, f > 0, f.isFinite {
             let first = ((r.min - p.anchor) / f).rounded(.up), last = ((r.max - p.anchor) / f).rounded(.down)
             guard last >= first, last - first < 1e7 else { return [] }
@@ -199,12 +198,11 @@ public struct ChartLayoutEngine: Sendable {
         }
         if divisions > 1, majors.count >= 2 {
             let t = majors.map { calc.transformed($0.value) }
+            // Between each pair of majors, and one interval beyond each end.
             let interval = t[1] - t[0]
-            var k = t[0] - interval
             for i in -1..<t.count {
-                let a = i < 0 ? k : t[i], b = i + 1 < t.count ? t[i + 1] : t[i] + interval
+                let a = i < 0 ? t[0] - interval : t[i], b = i + 1 < t.count ? t[i + 1] : t[i] + interval
                 for d in 1..<divisions { values.append(a + (b - a) * Double(d) / Double(divisions)) }
-                k = b
                 if values.count > 2000 { break }
             }
         }
@@ -280,7 +278,7 @@ public struct ChartLayoutEngine: Sendable {
 
     /// A label of several lines as one placed text per line, stacked down its box
     /// (centred on the tick of a vertical axis).
-    func lines(of label: PlacedText, lineHeight: Double, ascent: Double, descent: Double, vertical: Bool) -> [PlacedText] {
+    func lines(of label: PlacedText, lineHeight: Double, ascent: Double) -> [PlacedText] {
         guard label.text.contains("\n") else { return [label] }
         let parts = label.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         return parts.enumerated().map { k, text in
@@ -305,7 +303,7 @@ public struct ChartLayoutEngine: Sendable {
             ? Rect(x: band.minX, y: plot.minY, width: band.width, height: plot.height)
             : Rect(x: plot.minX, y: band.minY, width: plot.width, height: band.height)
         let calc = calculator(axis, plot: along)
-        let generated = ticks(axis, plot: along)
+        let generated = ticks(axis, plot: along, calc: calc)
         let m = measurer.metrics(for: axis.labelStyle)
         let ascent = m.ascent(size: axis.labelStyle.size), descent = m.descent(size: axis.labelStyle.size)
         let inset = axis.tickLength + axis.labelPadding
@@ -315,6 +313,11 @@ public struct ChartLayoutEngine: Sendable {
         var lastBounds: Rect? = nil
         let measured = labelExtent(axis, ticks: generated?.ticks ?? [])
         let labelExtent = axis.reservedLabelExtent(measured: measured)
+        // At either end of the axis, a label reaching past it follows that end's mode.
+        // (Pixels grow rightwards and downwards: the axis' low end is on the left, or at the bottom.)
+        let (start, end) = axis.alignment.isHorizontal ? (along.minX, along.maxX) : (along.minY, along.maxY)
+        let lowMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingLow : axis.tickLabelClippingHigh
+        let highMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingHigh : axis.tickLabelClippingLow
         for tick in generated?.ticks ?? [] {
             let s = turned(axis) ? measurer.size(of: oneLine(tick.label), style: axis.labelStyle) : tick.labelSize
             let placed: PlacedText
@@ -338,12 +341,7 @@ public struct ChartLayoutEngine: Sendable {
                                     bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
             }
             guard !tick.label.isEmpty, canvas.contains(placed.bounds) else { continue }
-            // At either end of the axis, a label reaching past it follows the end's mode.
-            let (start, end) = axis.alignment.isHorizontal ? (along.minX, along.maxX) : (along.minY, along.maxY)
             let (lo, hi) = axis.alignment.isHorizontal ? (placed.bounds.minX, placed.bounds.maxX) : (placed.bounds.minY, placed.bounds.maxY)
-            // (Pixels grow rightwards and downwards: the axis' low end is on the left, or at the bottom.)
-            let lowMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingLow : axis.tickLabelClippingHigh
-            let highMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingHigh : axis.tickLabelClippingLow
             if lo < start - 1e-9, lowMode != .ticksAndLabelsPersist {
                 if lowMode == .neitherPersist { droppedTicks.insert(tick.value) }
                 continue
@@ -357,8 +355,7 @@ public struct ChartLayoutEngine: Sendable {
             // and the tick generator already spaced them by their height.)
             if !turned(axis), let last = lastBounds, last.intersects(placed.bounds) { continue }
             lastBounds = placed.bounds
-            labels += lines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent, descent: descent,
-                            vertical: !axis.alignment.isHorizontal)
+            labels += lines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent)
         }
 
         // The title (SwiftCharts' several title labels: one per line), outside the labels,

@@ -164,13 +164,19 @@ public struct InnerAxisLayoutStrategy: AxisLayoutStrategy {
         return bands.map { $0! }
     }
 
-    /// The pixel (across the plot) where a floating axis' line goes, or nil (also for
-    /// one whose labels are fixed: it is stacked at the edge, see `fixedLabelLine`).
+    /// The pixel (across the plot) where a floating axis' band starts, or nil (also for
+    /// one whose labels are fixed: it is stacked at the edge, and only its line floats).
     public func floatingLine(_ spec: AxisSpec, state: ChartLayoutState) -> Double? {
-        guard let value = spec.positionValue, !spec.labelsAreFixed, let calc = state.calculators[spec.positionAxis ?? ""] else { return nil }
+        spec.labelsAreFixed ? nil : Self.positionLine(of: spec, state: state)
+    }
+
+    /// Where the line of an axis with a `positionValue` goes: that value's pixel on
+    /// its `positionAxis`, held inside the viewport.
+    public static func positionLine(of spec: AxisSpec, state: ChartLayoutState) -> Double? {
+        guard let value = spec.positionValue, let calc = state.calculators[spec.positionAxis ?? ""] else { return nil }
         let v = state.viewport
         let p = calc.pixel(value)
-        let (lo, hi) = alignment.isHorizontal ? (v.minY, v.maxY) : (v.minX, v.maxX)
+        let (lo, hi) = spec.alignment.isHorizontal ? (v.minY, v.maxY) : (v.minX, v.maxX)
         return p.isFinite ? min(max(p, lo), hi) : lo
     }
 }
@@ -296,11 +302,7 @@ public struct DefaultLayoutManager: ChartLayoutManager {
         // A floating axis with fixed labels: its ticks and labels at the edge, its line
         // at the value.
         for i in spec.axes.indices where spec.axes[i].labelsAreFixed && spec.axes[i].isCenterAxis {
-            let a = spec.axes[i]
-            guard let v = a.positionValue, let calc = s.calculators[a.positionAxis ?? ""] else { continue }
-            let (lo, hi) = a.alignment.isHorizontal ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
-            let p = calc.pixel(v)
-            axes[i].line = p.isFinite ? min(max(p, lo), hi) : lo
+            axes[i].line = InnerAxisLayoutStrategy.positionLine(of: spec.axes[i], state: s)
         }
         return ChartLayout(size: spec.size, plotRect: plot, title: title, axes: axes, passes: passes)
     }
