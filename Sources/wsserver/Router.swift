@@ -138,7 +138,9 @@ struct Router {
 
     func indexPage() -> HTTPResponse {
         var rows = ""
-        for s in hub.sessions where !s.id.hasPrefix("gallery-") {
+        // Every session (INTERFACE.md), the axis gallery's last.
+        let gallery = hub.sessions.filter { $0.id.hasPrefix("gallery-") }
+        for s in hub.sessions.filter({ !$0.id.hasPrefix("gallery-") }) + gallery {
             let series = s.chart.series.map(\.name).map(htmlEscape).joined(separator: ", ")
             rows += """
                 <li><a href="/s/\(htmlEscape(s.id))">\(htmlEscape(s.title))</a> \
@@ -153,7 +155,7 @@ struct Router {
             <style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#1d2029}
             a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:13px;margin-left:.5rem}li{margin:.4rem 0}</style>
             </head><body><h1>ChartWire sessions</h1>
-            <p><a href="/gallery">Axis gallery</a>: one chart per axis feature.</p><ul>
+            \(gallery.isEmpty ? "" : "<p><a href=\"/gallery\">Axis gallery</a>: one chart per axis feature, with what each shows.</p>")<ul>
             \(rows)</ul><p class="meta">JSON: <a href="/api/sessions">/api/sessions</a></p></body></html>
             """
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html.utf8))
