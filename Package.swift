@@ -23,9 +23,21 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
+        .systemLibrary(
+            name: "CHarfBuzz",
+            pkgConfig: "harfbuzz",
+            providers: [.apt(["libharfbuzz-dev"])]
+        ),
+        // Text shaping with HarfBuzz behind a small C API (bytes and code points in,
+        // advances out), so no HarfBuzz type reaches Swift.
+        .target(name: "CShaping", dependencies: ["CHarfBuzz"]),
 
         // Pure, deterministic values: ranges, ticks, text measurement, measure/layout.
         .target(name: "LayoutEngine"),
+
+        // The chart font: reads DejaVu and the fallback fonts, measures text as Chromium
+        // shapes it (HarfBuzz, through CShaping).
+        .target(name: "FontStack", dependencies: ["LayoutEngine", "CShaping"]),
 
         // Charts, series, modifiers, sessions and viewers; display lists and encodings.
         .target(name: "ChartSession", dependencies: ["LayoutEngine"]),
@@ -33,7 +45,7 @@ let package = Package(
         // The server: libwebsockets transport, HTTP routes, JSON through jansson.
         .executableTarget(
             name: "wsserver",
-            dependencies: ["ChartSession", "LayoutEngine", "CLibWebSockets", "CJansson"]
+            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson"]
         ),
 
         // Native load client for the benchmark's live and fan-out figures (C, epoll).
@@ -42,14 +54,15 @@ let package = Package(
         // Frame-build benchmark (see docs/bench.md).
         .executableTarget(
             name: "chartbench",
-            dependencies: ["ChartSession", "LayoutEngine", "TestSupport"],
+            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "TestSupport"],
             path: "bench/chartbench"
         ),
 
-        // Shared by the tests and the benchmark: the DejaVu fonts the server measures
-        // with, and a C-free JSON reader.
-        .target(name: "TestSupport", dependencies: ["LayoutEngine", "ChartSession"], path: "Tests/TestSupport"),
+        // Shared by the tests and the benchmark: the chart font as the server loads it,
+        // and a C-free JSON reader.
+        .target(name: "TestSupport", dependencies: ["LayoutEngine", "ChartSession", "FontStack"], path: "Tests/TestSupport"),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "TestSupport"]),
+        .testTarget(name: "FontStackTests", dependencies: ["FontStack", "LayoutEngine", "TestSupport"]),
         .testTarget(
             name: "ChartSessionTests", dependencies: ["ChartSession", "LayoutEngine", "TestSupport"],
             exclude: ["Golden"]  // stored display lists, read by GoldenTests

@@ -47,6 +47,7 @@ final class LWSServer {
                              fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
                              measurer: resources.measurer, webFonts: resources.webFonts)
         if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }
+        for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log("wsserver: \(warning)") }
     }
 
     struct ListenError: Error, CustomStringConvertible {

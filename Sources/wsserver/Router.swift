@@ -196,7 +196,7 @@ struct Router {
         return .json(200, .object([
             ("text", .string(text)), ("size", .number(size)), ("bold", .bool(bold)),
             ("font", .string(Theme().cssFont(style))),
-            ("width", .double(m.width(of: text, size: size))),
+            ("width", .double(measurer.width(of: text, style: style))),
             ("ascent", .double(m.ascent(size: size))), ("descent", .double(m.descent(size: size))),
         ]))
     }

@@ -1,4 +1,5 @@
 import ChartSession
+import FontStack
 import Foundation
 import LayoutEngine
 
@@ -15,24 +16,16 @@ struct ServerResources {
     var boldFont: [UInt8]
     var webDir: String
     var webFonts: WebFonts
+    /// Fallback fonts that are not installed.
+    var fontWarnings: [String]
     var hub: SessionHub
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
-        func read(_ path: String) throws(StartupError) -> [UInt8] {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw StartupError(message: "cannot read \(path) (install fonts-dejavu-core, or pass --font-dir)")
-            }
-            return [UInt8](data)
+        let fonts: ChartFonts
+        do { fonts = try ChartFonts.load(primaryDir: options.fontDir) } catch {
+            throw StartupError(message: error.message)
         }
-        let regular = try read(options.fontDir + "/DejaVuSans.ttf")
-        let bold = try read(options.fontDir + "/DejaVuSans-Bold.ttf")
-        let measurer: TextMeasurer
-        do {
-            measurer = TextMeasurer(regular: try FontMetrics(trueType: regular, family: Theme.defaultFontFamily),
-                                    bold: try FontMetrics(trueType: bold, family: Theme.defaultFontFamily))
-        } catch {
-            throw StartupError(message: "\(options.fontDir): \(error)")
-        }
+        let measurer = fonts.measurer
 
         let webDir = try locateWebDir(options.webDir)
 
@@ -54,9 +47,9 @@ struct ServerResources {
             }
             hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
         }
-        let webFonts = WebFonts.load(webDir: webDir, regular: regular, bold: bold)
-        return ServerResources(measurer: measurer, regularFont: regular, boldFont: bold, webDir: webDir,
-                               webFonts: webFonts, hub: hub)
+        let webFonts = WebFonts.load(webDir: webDir, fonts: fonts)
+        return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
+                               webFonts: webFonts, fontWarnings: fonts.missing, hub: hub)
     }
 
     static func decodeSpec(_ text: String, source: String) throws(StartupError) -> [SessionSpec] {

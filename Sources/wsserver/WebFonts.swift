@@ -1,9 +1,13 @@
 import ChartSession
+import FontStack
 import Foundation
 
 /// The chart font as the page loads it: WOFF2 subsets split by unicode-range
 /// (`web/fonts/`, made by `scripts/make-fonts` from the very TTFs the server measures
-/// with), or those TTFs themselves when the subsets were made from other files.
+/// with), or those TTFs themselves when the subsets were made from other files; and
+/// the fallback fonts' subsets (`web/fonts/fallback/`, made by `scripts/make-fonts
+/// --fallbacks` at setup from the installed Noto files), declared in the same family
+/// with unicode-ranges that hold only what the faces before them lack.
 struct WebFonts {
     struct Face: Equatable {
         var file: String
@@ -17,35 +21,42 @@ struct WebFonts {
     var files: [String: [UInt8]] = [:]
     /// Why the subsets are not used, for the start-up log (nil when they are).
     var warning: String?
+    /// The fallback fonts' subsets, and why any fallback has none (start-up log).
+    var fallbackFaces: [Face] = []
+    var fallbackWarnings: [String] = []
 
     static let family = Theme.defaultFontFamily
 
     /// What goes in the page's `<head>`: preloads of the Latin subsets (so they load in
     /// parallel with the script, before the WebSocket opens) and the `@font-face` rules.
     var headHTML: String {
-        guard !faces.isEmpty else {
-            return """
-                <style>
-                @font-face { font-family: "\(Self.family)"; src: url(/font/regular.ttf) format("truetype"); font-weight: 400; font-display: block; }
-                @font-face { font-family: "\(Self.family)"; src: url(/font/bold.ttf) format("truetype"); font-weight: 700; font-display: block; }
-                </style>
-                """
+        func rule(_ f: Face) -> String {
+            #"@font-face { font-family: "\#(Self.family)"; src: url(/fonts/\#(f.file)) format("woff2"); "#
+                + "font-weight: \(f.weight); font-display: block; unicode-range: \(f.unicodeRange); }\n"
         }
         var html = ""
         for f in faces where f.range == "latin" {
             html += #"<link rel="preload" href="/fonts/\#(f.file)" as="font" type="font/woff2" crossorigin>"# + "\n"
         }
         html += "<style>\n"
-        for f in faces {
-            html += #"@font-face { font-family: "\#(Self.family)"; src: url(/fonts/\#(f.file)) format("woff2"); "#
-                + "font-weight: \(f.weight); font-display: block; unicode-range: \(f.unicodeRange); }\n"
+        if faces.isEmpty {
+            html += #"@font-face { font-family: "\#(Self.family)"; src: url(/font/regular.ttf) format("truetype"); font-weight: 400; font-display: block; }"# + "\n"
+            html += #"@font-face { font-family: "\#(Self.family)"; src: url(/font/bold.ttf) format("truetype"); font-weight: 700; font-display: block; }"# + "\n"
         }
+        // A page downloads a fallback subset only when it draws a character in its range.
+        for f in faces + fallbackFaces { html += rule(f) }
         return html + "</style>"
     }
 
     /// Reads `web/fonts/manifest.json` and the subsets it names, if they were made from
     /// `regular` and `bold` (the same size and `head.checkSumAdjustment`).
-    static func load(webDir: String, regular: [UInt8], bold: [UInt8]) -> WebFonts {
+    static func load(webDir: String, fonts: ChartFonts) -> WebFonts {
+        var web = loadPrimary(webDir: webDir, regular: fonts.regular, bold: fonts.bold)
+        web.loadFallbacks(dir: webDir + "/fonts/fallback", fonts: fonts)
+        return web
+    }
+
+    static func loadPrimary(webDir: String, regular: [UInt8], bold: [UInt8]) -> WebFonts {
         let dir = webDir + "/fonts"
         guard let data = FileManager.default.contents(atPath: dir + "/manifest.json") else {
             return WebFonts(warning: "\(dir)/manifest.json is missing: serving the TTF fonts")
@@ -73,6 +84,42 @@ struct WebFonts {
             fonts.files[file] = [UInt8](bytes)
         }
         return fonts
+    }
+
+    /// Reads `fallback/manifest.json` and the subsets of each fallback font the server
+    /// measures with, if they were made from the same files (same sizes).
+    mutating func loadFallbacks(dir: String, fonts: ChartFonts) {
+        guard !fonts.fallbacks.isEmpty else { return }
+        guard let data = FileManager.default.contents(atPath: dir + "/manifest.json"),
+              let manifest = try? Jansson.parse([UInt8](data)), let list = manifest["files"]?.arrayValue else {
+            fallbackWarnings.append("\(dir)/manifest.json is missing or unreadable (run scripts/make-fonts --fallbacks): "
+                                    + "pages draw CJK, Devanagari, Thai, ... with the viewer's own fonts")
+            return
+        }
+        for (font, regularSize, boldSize) in fonts.fallbacks {
+            let source = manifest["sources"]?[font.name]
+            guard source?["regular"]?["size"]?.doubleValue == Double(regularSize),
+                  source?["bold"]?["size"]?.doubleValue == boldSize.map(Double.init) else {
+                fallbackWarnings.append("\(font.name): the subsets in \(dir) were made from other files than the ones "
+                                        + "measured with (run scripts/make-fonts --fallbacks): not served")
+                continue
+            }
+            var subsets: [Face] = [], bytes: [String: [UInt8]] = [:]
+            for item in list where item["font"]?.stringValue == font.name {
+                guard let file = item["file"]?.stringValue, let weight = item["weight"]?.doubleValue,
+                      let unicodeRange = item["unicodeRange"]?.stringValue,
+                      file.hasSuffix(".woff2"), !file.contains("/"), files[file] == nil,
+                      let data = FileManager.default.contents(atPath: dir + "/" + file) else {
+                    fallbackWarnings.append("\(font.name): \(dir)/manifest.json names a file that cannot be read: not served")
+                    subsets = []
+                    break
+                }
+                subsets.append(Face(file: file, weight: Int(weight), range: font.name, unicodeRange: unicodeRange))
+                bytes[file] = [UInt8](data)
+            }
+            fallbackFaces += subsets
+            files.merge(bytes) { a, _ in a }
+        }
     }
 
     /// The `head` table's checkSumAdjustment of a TrueType file (its identity).

@@ -1,7 +1,10 @@
+import FontStack
 import Foundation
 import LayoutEngine
 
-/// The DejaVu fonts from Debian's fonts-dejavu-core (part of the setup line).
+/// The chart font as the server loads it: DejaVu from Debian's fonts-dejavu-core, the
+/// Noto fallbacks from fonts-noto-cjk and fonts-noto-core (all part of the setup line),
+/// shaped with HarfBuzz.
 public enum TestFonts {
     public static let dir = "/usr/share/fonts/truetype/dejavu"
 
@@ -12,7 +15,10 @@ public enum TestFonts {
         return [UInt8](data)
     }
 
-    public static let regular = try! FontMetrics(trueType: bytes("DejaVuSans.ttf"), family: "ChartWire Sans")
-    public static let bold = try! FontMetrics(trueType: bytes("DejaVuSans-Bold.ttf"), family: "ChartWire Sans")
-    public static let measurer = TextMeasurer(regular: regular, bold: bold)
+    public static let fonts: ChartFonts = {
+        do { return try ChartFonts.load(primaryDir: dir) } catch { fatalError("\(error)") }
+    }()
+    public static let regular = fonts.measurer.regular
+    public static let bold = fonts.measurer.bold!
+    public static let measurer = fonts.measurer
 }

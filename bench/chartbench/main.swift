@@ -1,4 +1,5 @@
 import ChartSession
+import FontStack
 import Foundation
 import LayoutEngine
 import TestSupport
@@ -31,15 +32,13 @@ while let a = it.next() {
     }
 }
 
-@MainActor func loadFont(_ name: String) -> FontMetrics {
-    guard let data = FileManager.default.contents(atPath: "\(args.fontDir)/\(name)"),
-          let m = try? FontMetrics(trueType: [UInt8](data), family: Theme.defaultFontFamily) else {
-        FileHandle.standardError.write(Data("chartbench: cannot read \(args.fontDir)/\(name)\n".utf8))
+// The chart font as the server loads it (DejaVu, fallbacks, HarfBuzz shaping).
+let measurer: TextMeasurer = {
+    do { return try ChartFonts.load(primaryDir: args.fontDir).measurer } catch {
+        FileHandle.standardError.write(Data("chartbench: \(error)\n".utf8))
         exit(2)
     }
-    return m
-}
-let measurer = TextMeasurer(regular: loadFont("DejaVuSans.ttf"), bold: loadFont("DejaVuSans-Bold.ttf"))
+}()
 
 // MARK: Measuring
 

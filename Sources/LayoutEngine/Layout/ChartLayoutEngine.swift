@@ -26,7 +26,7 @@ public struct ChartLayoutEngine: Sendable {
         guard let text = spec.title, !text.isEmpty else { return (nil, content) }
         let m = measurer.metrics(for: spec.titleStyle)
         let h = m.lineHeight(size: spec.titleStyle.size)
-        let w = m.width(of: text, size: spec.titleStyle.size)
+        let w = measurer.width(of: text, style: spec.titleStyle)
         let anchor = Point(x: content.midX, y: content.minY + m.ascent(size: spec.titleStyle.size))
         let title = PlacedText(text: text, anchor: anchor, align: .center, angle: 0, style: spec.titleStyle,
                                bounds: Rect(x: content.midX - w / 2, y: content.minY, width: w, height: h))
@@ -367,7 +367,7 @@ public struct ChartLayoutEngine: Sendable {
             let h = tm.lineHeight(size: size)
             let a = tm.ascent(size: size), d = tm.descent(size: size)
             for (k, part) in whole.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let text = String(part), w = tm.width(of: text, size: size)
+                let text = String(part), w = measurer.width(of: text, style: axis.titleStyle)
                 let out = inset + labelExtent + axis.titlePadding + Double(k) * h
                 let line: PlacedText
                 switch axis.facing {

@@ -38,7 +38,7 @@ public struct LegendLayout: Equatable, Sendable {
         let size = spec.style.size
         let lineHeight = m.lineHeight(size: size), ascent = m.ascent(size: size)
         let gap = 6.0
-        let widths = spec.entries.map { m.width(of: $0, size: size) }
+        let widths = spec.entries.map { measurer.width(of: $0, style: spec.style) }
         let boxWidth = (spec.padding * 2 + spec.swatchLength + gap + (widths.max() ?? 0)).rounded(.up)
         let count = Double(spec.entries.count)
         let boxHeight = (spec.padding * 2 + lineHeight * count + spec.rowGap * (count - 1)).rounded(.up)

@@ -1,8 +1,7 @@
-/// Reads the metrics that text measurement needs from the bytes of a TrueType or
-/// OpenType font: `head` (units per em), `hhea` (ascender, descender, line gap),
-/// `hmtx` (advances), `cmap` (formats 4 and 12), `kern` (format 0 pairs) and the
-/// default ligatures of `GSUB` (`liga` and `clig`, lookup type 4), which browsers
-/// apply by default and which change widths ("fi", "ffl").
+/// Reads the metrics that layout needs from the bytes of a TrueType or OpenType font:
+/// `head` (units per em), `hhea` (ascender, descender, line gap), `hmtx` (advances) and
+/// `cmap` (formats 4 and 12). Kerning, ligatures and every other shaping rule are the
+/// shaper's (`TextShaper`, HarfBuzz in the server), not read here.
 ///
 /// Pure: it takes bytes, not a path. Errors name the table that is missing or broken.
 public struct FontParseError: Error, Equatable, CustomStringConvertible {
@@ -30,8 +29,7 @@ extension FontMetrics {
 
         self.init(
             family: family, unitsPerEm: unitsPerEm, ascender: ascender, descender: -descender,
-            lineGap: lineGap, cmap: try font.characterMap(), glyphAdvances: glyphAdvances,
-            kerning: try font.kerningPairs(), ligatureLookups: try font.defaultLigatures())
+            lineGap: lineGap, cmap: try font.characterMap(), glyphAdvances: glyphAdvances)
     }
 }
 
@@ -123,113 +121,5 @@ struct TrueTypeTables {
             for c in start...end { map[c] = UInt16(truncatingIfNeeded: glyph + (c - start)) }
         }
         return map
-    }
-
-    /// Horizontal pair kerning from a version-0 `kern` table; empty when absent.
-    func kerningPairs() throws -> [UInt32: Int16] {
-        guard let kern = tables["kern"] else { return [:] }
-        var pairs: [UInt32: Int16] = [:]
-        guard try u16(kern.offset) == 0 else { return [:] }  // Apple's version 1 is not read
-        let subtables = Int(try u16(kern.offset + 2))
-        var at = kern.offset + 4
-        for _ in 0..<subtables {
-            let length = Int(try u16(at + 2)), coverage = try u16(at + 4)
-            let format = coverage >> 8, horizontal = coverage & 1 == 1, minimum = coverage & 2 == 2
-            let crossStream = coverage & 4 == 4
-            if format == 0, horizontal, !minimum, !crossStream {
-                let n = Int(try u16(at + 6))
-                for p in 0..<n {
-                    let rec = at + 14 + 6 * p
-                    let key = UInt32(try u16(rec)) << 16 | UInt32(try u16(rec + 2))
-                    pairs[key] = try i16(rec + 4)
-                }
-            }
-            guard length > 0 else { break }
-            at += length
-        }
-        return pairs
-    }
-}
-
-extension TrueTypeTables {
-    func tag(_ at: Int) throws -> String { String(decoding: try (0..<4).map { try u8(at + $0) }, as: UTF8.self) }
-
-    /// The ligature lookups that the `liga` and `clig` features of the default
-    /// language of the Latin script (or the default script) apply, in lookup order.
-    func defaultLigatures() throws -> [[UInt16: [FontMetrics.Ligature]]] {
-        guard let gsub = tables["GSUB"] else { return [] }
-        let base = gsub.offset
-        let scriptList = base + Int(try u16(base + 4))
-        let featureList = base + Int(try u16(base + 6))
-        let lookupList = base + Int(try u16(base + 8))
-
-        var scripts: [String: Int] = [:]
-        for i in 0..<Int(try u16(scriptList)) {
-            let rec = scriptList + 2 + 6 * i
-            scripts[try tag(rec)] = scriptList + Int(try u16(rec + 4))
-        }
-        guard let script = scripts["latn"] ?? scripts["DFLT"] else { return [] }
-        let langSysOffset = Int(try u16(script))
-        guard langSysOffset != 0 else { return [] }
-        let langSys = script + langSysOffset
-
-        var lookupIndices: Set<Int> = []
-        for i in 0..<Int(try u16(langSys + 4)) {
-            let featureIndex = Int(try u16(langSys + 6 + 2 * i))
-            let rec = featureList + 2 + 6 * featureIndex
-            let featureTag = try tag(rec)
-            guard featureTag == "liga" || featureTag == "clig" else { continue }
-            let feature = featureList + Int(try u16(rec + 4))
-            for k in 0..<Int(try u16(feature + 2)) { lookupIndices.insert(Int(try u16(feature + 4 + 2 * k))) }
-        }
-
-        var lookups: [[UInt16: [FontMetrics.Ligature]]] = []
-        for index in lookupIndices.sorted() {
-            let lookup = lookupList + Int(try u16(lookupList + 2 + 2 * index))
-            var type = try u16(lookup)
-            var map: [UInt16: [FontMetrics.Ligature]] = [:]
-            for s in 0..<Int(try u16(lookup + 4)) {
-                var sub = lookup + Int(try u16(lookup + 6 + 2 * s))
-                if type == 7 {  // extension: the real subtable is further on
-                    type = try u16(sub + 2)
-                    sub += Int(try u32(sub + 4))
-                }
-                guard type == 4, try u16(sub) == 1 else { continue }
-                let coverage = try coverageGlyphs(sub + Int(try u16(sub + 2)))
-                let setCount = Int(try u16(sub + 4))
-                for (coverageIndex, first) in coverage.enumerated() where coverageIndex < setCount {
-                    let set = sub + Int(try u16(sub + 6 + 2 * coverageIndex))
-                    for l in 0..<Int(try u16(set)) {
-                        let lig = set + Int(try u16(set + 2 + 2 * l))
-                        let glyph = try u16(lig)
-                        let components = Int(try u16(lig + 2))
-                        guard components >= 1 else { continue }
-                        let rest = try (0..<(components - 1)).map { try u16(lig + 4 + 2 * $0) }
-                        map[first, default: []].append(FontMetrics.Ligature(rest: rest, glyph: glyph))
-                    }
-                }
-            }
-            if !map.isEmpty { lookups.append(map) }
-        }
-        return lookups
-    }
-
-    /// The glyphs of a coverage table, in coverage-index order.
-    func coverageGlyphs(_ at: Int) throws -> [UInt16] {
-        switch try u16(at) {
-        case 1:
-            return try (0..<Int(try u16(at + 2))).map { try u16(at + 4 + 2 * $0) }
-        case 2:
-            var out: [UInt16] = []
-            for r in 0..<Int(try u16(at + 2)) {
-                let rec = at + 4 + 6 * r
-                let start = try u16(rec), end = try u16(rec + 2)
-                guard start <= end else { throw FontParseError(message: "GSUB coverage range \(r) is reversed") }
-                out.append(contentsOf: start...end)
-            }
-            return out
-        default:
-            throw FontParseError(message: "GSUB coverage format unknown")
-        }
     }
 }

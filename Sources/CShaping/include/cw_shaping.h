@@ -1,0 +1,31 @@
+// Text shaping with HarfBuzz, the shaper Chromium uses, behind a small C API that
+// takes bytes and code points (no HarfBuzz types cross into Swift).
+#ifndef CW_SHAPING_H
+#define CW_SHAPING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cw_face cw_face;
+
+/// A face from the bytes of a TrueType/OpenType font or collection (`index` picks the
+/// face in a collection). The bytes are copied. NULL when they hold no such face.
+cw_face *cw_face_create(const uint8_t *bytes, size_t length, unsigned index);
+void cw_face_destroy(cw_face *face);
+
+/// The face's design units per em (what advances are measured in).
+unsigned cw_face_units_per_em(const cw_face *face);
+/// Whether the face maps `codepoint` to a glyph of its own (not .notdef).
+int cw_face_has_glyph(const cw_face *face, uint32_t codepoint);
+
+/// The summed advance, in font units, of `text[start ..< start + length]` shaped as one
+/// run of `script` (an ISO 15924 tag as HarfBuzz spells it; 0 = guess), with the rest of
+/// `text` as context (so Arabic letters join across run edges, as in a browser) and the
+/// features a browser applies by default.
+int64_t cw_shape_advance(const cw_face *face, const uint32_t *text, size_t count,
+                         size_t start, size_t length, uint32_t script);
+
+/// The Unicode script of `codepoint` as a HarfBuzz tag ('Zyyy' common, 'Zinh' inherited).
+uint32_t cw_script(uint32_t codepoint);
+
+#endif
