@@ -5,6 +5,7 @@
 (function () {
   const LAYERS = ["background", "series", "overlay"];   // bottom to top; codes 0, 1, 2
   const ALIGN = ["left", "center", "right"];
+  const SHAPES = ["circle", "square", "triangle", "diamond", "cross"];
   const BASELINE = ["alphabetic", "top", "middle", "bottom"];
   const sessionId = decodeURIComponent(location.pathname.split("/")[2] || "");
   const root = document.getElementById("chart");
@@ -295,6 +296,25 @@
           const stroke = str(), width = f32(), dash = Array.from(f32s(u8()));
           const x0 = f32(), dx = f32(), y0 = f32(), dy = f32();
           out.push({ op: "columns", stroke, width, dash, x0, dx, y0, dy, entries: runs() });
+        } else if (op === 8) {
+          const c = { op: "markers", shape: SHAPES[u8()] };
+          const flags = u8();
+          c.size = f32();
+          if (flags & 1) c.fill = str();
+          if (flags & 2) { c.stroke = str(); c.lineWidth = f32(); }
+          c.x0 = f32(); c.y0 = f32(); c.unit = f32();
+          const n = u32();
+          c.cells = new Uint16Array(2 * n);
+          for (let k = 0; k < 2 * n; k++) c.cells[k] = u16();
+          out.push(c);
+        } else if (op === 9) {
+          const c = { op: "bars", fill: str() };
+          if (u8() & 2) { c.stroke = str(); c.lineWidth = f32(); }
+          c.x0 = f32(); c.y0 = f32(); c.unit = f32();
+          const n = u32();
+          c.bars = new Uint16Array(4 * n);
+          for (let k = 0; k < 4 * n; k++) c.bars[k] = u16();
+          out.push(c);
         } else {
           throw new Error("unknown opcode " + op);
         }
@@ -393,6 +413,12 @@
           stroke(ctx, cmd);
           drawColumns(ctx, cmd);
           break;
+        case "markers":
+          drawMarkers(ctx, cmd);
+          break;
+        case "bars":
+          drawBars(ctx, cmd);
+          break;
         case "rect":
           if (cmd.fill) { ctx.fillStyle = cmd.fill; ctx.fillRect(cmd.x, cmd.y, cmd.w, cmd.h); }
           if (cmd.stroke) {
@@ -429,6 +455,61 @@
       }
     }
     if (clipped) ctx.restore();
+  }
+
+  // Markers (docs/protocol.md, "markers"): one marker is drawn once into a sprite at
+  // device resolution, then stamped at every cell. Cells are device-pixel centres and
+  // the sprite's side is odd, so stamps land on whole pixels and are all alike.
+  const sprites = new Map();
+  function sprite(m) {
+    const dpr = size.dpr;
+    const key = [m.shape, m.size, m.fill, m.stroke, m.lineWidth, dpr].join("|");
+    let s = sprites.get(key);
+    if (s) return s;
+    const lw = m.stroke ? (m.lineWidth || 1) * dpr : 0, r = m.size / 2 * dpr;
+    const side = 2 * Math.ceil(r + lw / 2) + 1, c = side / 2;
+    s = document.createElement("canvas");
+    s.width = s.height = side;
+    const g = s.getContext("2d");
+    g.beginPath();
+    switch (m.shape) {
+      case "circle": g.arc(c, c, r, 0, 2 * Math.PI); break;
+      case "square": g.rect(c - r, c - r, 2 * r, 2 * r); break;
+      case "triangle": g.moveTo(c, c - r); g.lineTo(c + r, c + r); g.lineTo(c - r, c + r); g.closePath(); break;
+      case "diamond": g.moveTo(c, c - r); g.lineTo(c + r, c); g.lineTo(c, c + r); g.lineTo(c - r, c); g.closePath(); break;
+      case "cross": g.moveTo(c - r, c); g.lineTo(c + r, c); g.moveTo(c, c - r); g.lineTo(c, c + r); break;
+    }
+    if (m.fill && m.shape !== "cross") { g.fillStyle = m.fill; g.fill(); }
+    if (m.stroke) { g.strokeStyle = m.stroke; g.lineWidth = lw; g.stroke(); }
+    if (sprites.size > 64) sprites.clear();
+    sprites.set(key, s);
+    return s;
+  }
+  function drawMarkers(ctx, m) {
+    const s = sprite(m), dpr = size.dpr, half = s.width / 2, cells = m.cells;
+    const X0 = m.x0 * dpr - half, Y0 = m.y0 * dpr - half, step = m.unit * dpr;
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    for (let i = 0; i + 1 < cells.length; i += 2) ctx.drawImage(s, X0 + cells[i] * step, Y0 + cells[i + 1] * step);
+    ctx.restore();
+  }
+
+  // Bars (docs/protocol.md, "bars"): rectangles on whole device pixels.
+  function drawBars(ctx, b) {
+    const dpr = size.dpr, X0 = Math.round(b.x0 * dpr), Y0 = Math.round(b.y0 * dpr), step = b.unit * dpr, r = b.bars;
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.fillStyle = b.fill;
+    for (let i = 0; i + 3 < r.length; i += 4) ctx.fillRect(X0 + r[i] * step, Y0 + r[i + 2] * step, r[i + 1] * step, r[i + 3] * step);
+    if (b.stroke) {
+      const lw = (b.lineWidth || 1) * dpr;
+      ctx.strokeStyle = b.stroke; ctx.lineWidth = lw; ctx.setLineDash([]);
+      for (let i = 0; i + 3 < r.length; i += 4) {
+        if (r[i + 1] * step <= lw || r[i + 3] * step <= lw) continue;  // too thin to outline
+        ctx.strokeRect(X0 + r[i] * step + lw / 2, Y0 + r[i + 2] * step + lw / 2, r[i + 1] * step - lw, r[i + 3] * step - lw);
+      }
+    }
+    ctx.restore();
   }
 
   // A line reduced to device-pixel columns (docs/protocol.md, "columns"): each entry

@@ -17,6 +17,8 @@ import TestSupport
         case let .rect(x, y, w, h, _, _, lineWidth): return [x, y, w, h, lineWidth]
         case let .text(x, y, _, _, _, _, _, angle): return [x, y, angle]
         case let .columns(line): return [line.x0, line.dx, line.y0, line.dy, line.width]
+        case let .markers(m): return [m.size, m.lineWidth, m.x0, m.y0, m.unit]
+        case let .bars(b): return [b.lineWidth, b.x0, b.y0, b.unit]
         case let .clip(x, y, w, h): return [x, y, w, h]
         case .unclip: return []
         }

@@ -14,7 +14,21 @@ import Testing
         .text(x: 10, y: 20, text: "Température °C ✓", font: "12px ChartWire Sans", fill: "#333", align: .center,
               baseline: .alphabetic, angle: -90),
         .text(x: 1, y: 2, text: "", font: "bold 16px ChartWire Sans", fill: "#333", align: .right, baseline: .middle, angle: 0),
+        .markers(MarkerSet(shape: .triangle, size: 7, fill: "#2ca02c", stroke: nil, lineWidth: 0, x0: 39.5, y0: 9.5,
+                           unit: 0.5, cells: [.init(x: 0, y: 0), .init(x: 65535, y: 3), .init(x: 12, y: 900)])),
+        .markers(MarkerSet(shape: .cross, size: 9, fill: nil, stroke: "red", lineWidth: 2, x0: 0, y0: 0, unit: 1, cells: [])),
+        .markers(MarkerSet(shape: .circle, size: 6, fill: "#fff", stroke: "#9467bd", lineWidth: 1.5, x0: 1, y0: 2, unit: 1,
+                           cells: [.init(x: 5, y: 5)])),
+        .bars(BarSet(fill: "#4c8fd6", stroke: "#1f5fb4", lineWidth: 1, x0: 39, y0: 9, unit: 1,
+                     bars: [.init(left: 0, width: 30, top: 10, height: 200), .init(left: 40, width: 1, top: 0, height: 65535)])),
+        .bars(BarSet(fill: "#000", stroke: nil, lineWidth: 0, x0: 0, y0: 0, unit: 0.5, bars: [])),
     ])
+
+    /// The JSON form reads back to the same commands (tools and tests use it).
+    @Test func jsonFormReadsBack() throws {
+        let json = JSONValue.array(Self.everyOp.commands.map(\.json))
+        #expect(try JSONFrameReader.commands(json) == Self.everyOp.commands)
+    }
 
     @Test func decodeWhatIsEncoded() throws {
         let list = DisplayList(width: 800, height: 500, dpr: 2, layers: [

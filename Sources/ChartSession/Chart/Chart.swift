@@ -194,8 +194,11 @@ public final class Chart {
         guard let axis = axes.first(where: { $0.id == axisId }) else { return nil }
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where (axis.isXAxis ? s.xAxisId : s.yAxisId) == axisId {
-            if axis.isXAxis, let r = s.data.xRange { lo = min(lo, r.min); hi = max(hi, r.max) }
-            if !axis.isXAxis, let r = s.data.yRange(indices: 0..<s.data.count) { lo = min(lo, r.min); hi = max(hi, r.max) }
+            if axis.isXAxis, let r = s.xExtent { lo = min(lo, r.min); hi = max(hi, r.max) }
+            if !axis.isXAxis, let r = s.data.yRange(indices: 0..<s.data.count) {
+                lo = min(lo, r.min); hi = max(hi, r.max)
+                if s.kind == .column { lo = min(lo, s.baseline); hi = max(hi, s.baseline) }
+            }
         }
         return lo <= hi ? DoubleRange(lo, hi) : nil
     }
@@ -249,7 +252,7 @@ public final class Chart {
     private func resolveX(_ axis: Axis) -> DoubleRange {
         if let r = axis.userRange { return r }
         let c = axis.config
-        let bound = series.filter { $0.xAxisId == axis.id && !$0.isHidden }.compactMap(\.data.xRange)
+        let bound = series.filter { $0.xAxisId == axis.id && !$0.isHidden }.compactMap(\.xExtent)
         let fallback = fallbackRange(c, linear: DoubleRange(0, c.window ?? 1))
         switch c.mode {
         case .fixed: return fallback
@@ -308,6 +311,8 @@ public final class Chart {
             case .extents: r = s.data.yRange(indices: 0..<s.data.count)
             }
             if let r { lo = min(lo, r.min); hi = max(hi, r.max) }
+            // Columns stand on their baseline: it is in the range.
+            if r != nil, s.kind == .column { lo = min(lo, s.baseline); hi = max(hi, s.baseline) }
         }
         guard c.mode != .fixed, lo <= hi else { return fallback }
         return autoRange(c, lo, hi)

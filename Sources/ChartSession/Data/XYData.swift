@@ -34,6 +34,9 @@ public struct XYData: Sendable {
     public let capacity: Int?
     /// Points ever evicted: the sequence number of the first live point.
     public private(set) var firstSequence = 0
+    /// The smallest positive distance between neighbouring X values ever stored
+    /// (infinity below two distinct values): what column widths are measured against.
+    public private(set) var minSpacing = Double.infinity
     private var index = YIndex()
 
     public init(capacity: Int? = nil) {
@@ -53,6 +56,22 @@ public struct XYData: Sendable {
     /// Read access in the live index space `0..<count`.
     @inline(__always) public func x(_ i: Int) -> Double { xs[slot(i)] }
     @inline(__always) public func y(_ i: Int) -> Double { ys[slot(i)] }
+
+    /// Calls `body` with the storage of the points `range` (live indices) as at most two
+    /// contiguous stretches of x and y values, oldest first: tight loops over many points.
+    func withStretches(_ range: Range<Int>, _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) -> Void) {
+        guard !range.isEmpty else { return }
+        xs.withUnsafeBufferPointer { x in
+            ys.withUnsafeBufferPointer { y in
+                let a = slot(range.lowerBound), n = range.count
+                let firstPart = min(n, xs.count - a)
+                body(UnsafeBufferPointer(rebasing: x[a..<(a + firstPart)]), UnsafeBufferPointer(rebasing: y[a..<(a + firstPart)]))
+                if firstPart < n {
+                    body(UnsafeBufferPointer(rebasing: x[0..<(n - firstPart)]), UnsafeBufferPointer(rebasing: y[0..<(n - firstPart)]))
+                }
+            }
+        }
+    }
 
     public var lastX: Double? { isEmpty ? nil : x(count - 1) }
     public var firstX: Double? { isEmpty ? nil : x(0) }
@@ -103,6 +122,7 @@ public struct XYData: Sendable {
     }
 
     @inline(__always) private mutating func store(_ x: Double, _ y: Double) {
+        if let last = lastX, x > last, x - last < minSpacing { minSpacing = x - last }
         if let capacity, count == capacity {
             // Full ring: the newest point takes the oldest one's slot.
             xs[start] = x; ys[start] = y

@@ -7,7 +7,7 @@ public enum BinaryFrame {
     public static let headerSize = 24
 
     enum Opcode: UInt8 {
-        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7
+        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9
     }
     enum PatchOpcode: UInt8 {
         case keep = 1, skip = 2, insert = 3, columns = 4
@@ -130,6 +130,24 @@ public enum BinaryFrame {
             body.f32s(Array(line.dash.prefix(255)))
             body.f32(line.x0); body.f32(line.dx); body.f32(line.y0); body.f32(line.dy)
             encodeRuns(line.entries, into: &body)
+        case let .markers(m):
+            body.u8(Opcode.markers.rawValue)
+            body.u8(UInt8(MarkerShape.allCases.firstIndex(of: m.shape)!))
+            body.u8((m.fill != nil ? 1 : 0) | (m.stroke != nil ? 2 : 0))
+            body.f32(m.size)
+            if let fill = m.fill { body.u16(strings.ref(fill)) }
+            if let stroke = m.stroke { body.u16(strings.ref(stroke)); body.f32(m.lineWidth) }
+            body.f32(m.x0); body.f32(m.y0); body.f32(m.unit)
+            body.u32(UInt32(m.cells.count))
+            for c in m.cells { body.u16(c.x); body.u16(c.y) }
+        case let .bars(b):
+            body.u8(Opcode.bars.rawValue)
+            body.u16(strings.ref(b.fill))
+            body.u8(b.stroke != nil ? 2 : 0)
+            if let stroke = b.stroke { body.u16(strings.ref(stroke)); body.f32(b.lineWidth) }
+            body.f32(b.x0); body.f32(b.y0); body.f32(b.unit)
+            body.u32(UInt32(b.bars.count))
+            for r in b.bars { body.u16(r.left); body.u16(r.width); body.u16(r.top); body.u16(r.height) }
         case let .clip(x, y, w, h):
             body.u8(Opcode.clip.rawValue)
             body.f32(x); body.f32(y); body.f32(w); body.f32(h)
@@ -346,6 +364,34 @@ public enum BinaryFrame {
                 let x0 = try r.f32(), dx = try r.f32(), y0 = try r.f32(), dy = try r.f32()
                 out.append(.columns(ColumnLine(stroke: stroke, width: width, dash: dash, x0: x0, dx: dx, y0: y0, dy: dy,
                                                entries: try decodeRuns(&r))))
+            case .markers:
+                let shape = Int(try r.u8()), flags = try r.u8()
+                guard shape < MarkerShape.allCases.count else { throw FrameDecodeError(offset: base + at + 1, message: "unknown marker shape") }
+                let size = try r.f32()
+                let fill = flags & 1 != 0 ? try str(&r) : nil
+                var stroke: String? = nil, lw: Float = 0
+                if flags & 2 != 0 { stroke = try str(&r); lw = try r.f32() }
+                let x0 = try r.f32(), y0 = try r.f32(), unit = try r.f32()
+                let n = Int(try r.u32())
+                guard n <= r.remaining / 4 else { throw FrameDecodeError(offset: base + r.offset, message: "marker count past the end") }
+                var cells: [MarkerSet.Cell] = []
+                cells.reserveCapacity(n)
+                for _ in 0..<n { cells.append(MarkerSet.Cell(x: try r.u16(), y: try r.u16())) }
+                out.append(.markers(MarkerSet(shape: MarkerShape.allCases[shape], size: size, fill: fill, stroke: stroke,
+                                              lineWidth: lw, x0: x0, y0: y0, unit: unit, cells: cells)))
+            case .bars:
+                let fill = try str(&r), flags = try r.u8()
+                var stroke: String? = nil, lw: Float = 0
+                if flags & 2 != 0 { stroke = try str(&r); lw = try r.f32() }
+                let x0 = try r.f32(), y0 = try r.f32(), unit = try r.f32()
+                let n = Int(try r.u32())
+                guard n <= r.remaining / 8 else { throw FrameDecodeError(offset: base + r.offset, message: "bar count past the end") }
+                var bars: [BarSet.Bar] = []
+                bars.reserveCapacity(n)
+                for _ in 0..<n {
+                    bars.append(BarSet.Bar(left: try r.u16(), width: try r.u16(), top: try r.u16(), height: try r.u16()))
+                }
+                out.append(.bars(BarSet(fill: fill, stroke: stroke, lineWidth: lw, x0: x0, y0: y0, unit: unit, bars: bars)))
             case .clip:
                 out.append(.clip(x: try r.f32(), y: try r.f32(), w: try r.f32(), h: try r.f32()))
             case .unclip:

@@ -96,6 +96,19 @@ extension DrawCommand {
             if !line.dash.isEmpty { fields.append(("dash", nums(line.dash))) }
             fields += [("x0", f(line.x0)), ("dx", f(line.dx)), ("y0", f(line.y0)), ("dy", f(line.dy)),
                        ("entries", ColumnLine.entriesJSON(line.entries))]
+        case let .markers(m):
+            fields += [("shape", .string(m.shape.rawValue)), ("size", f(m.size))]
+            if let fill = m.fill { fields.append(("fill", .string(fill))) }
+            if let stroke = m.stroke { fields += [("stroke", .string(stroke)), ("lineWidth", f(m.lineWidth))] }
+            fields += [("x0", f(m.x0)), ("y0", f(m.y0)), ("unit", f(m.unit)),
+                       ("cells", .array(m.cells.flatMap { [JSONValue.int(Int64($0.x)), .int(Int64($0.y))] }))]
+        case let .bars(b):
+            fields.append(("fill", .string(b.fill)))
+            if let stroke = b.stroke { fields += [("stroke", .string(stroke)), ("lineWidth", f(b.lineWidth))] }
+            fields += [("x0", f(b.x0)), ("y0", f(b.y0)), ("unit", f(b.unit)),
+                       ("bars", .array(b.bars.flatMap { r -> [JSONValue] in
+                           [.int(Int64(r.left)), .int(Int64(r.width)), .int(Int64(r.top)), .int(Int64(r.height))]
+                       }))]
         case let .clip(x, y, w, h):
             fields += [("x", f(x)), ("y", f(y)), ("w", f(w)), ("h", f(h))]
         case .unclip:

@@ -83,6 +83,26 @@ public enum JSONFrameReader {
                 return .columns(ColumnLine(stroke: try string(c, "stroke"), width: try float(c, "width"), dash: try floats(c, "dash"),
                                            x0: try float(c, "x0"), dx: try float(c, "dx"), y0: try float(c, "y0"),
                                            dy: try float(c, "dy"), entries: try entries(c, "entries")))
+            case "markers":
+                guard let shape = MarkerShape(rawValue: try string(c, "shape")) else { throw Error(path: "shape") }
+                let n = try floats(c, "cells")
+                guard n.count % 2 == 0 else { throw Error(path: "cells") }
+                var cells: [MarkerSet.Cell] = []
+                for k in stride(from: 0, to: n.count, by: 2) { cells.append(MarkerSet.Cell(x: UInt16(n[k]), y: UInt16(n[k + 1]))) }
+                return .markers(MarkerSet(shape: shape, size: try float(c, "size"), fill: c["fill"]?.stringValue,
+                                          stroke: c["stroke"]?.stringValue, lineWidth: Float(c["lineWidth"]?.doubleValue ?? 0),
+                                          x0: try float(c, "x0"), y0: try float(c, "y0"), unit: try float(c, "unit"), cells: cells))
+            case "bars":
+                let n = try floats(c, "bars")
+                guard n.count % 4 == 0 else { throw Error(path: "bars") }
+                var bars: [BarSet.Bar] = []
+                for k in stride(from: 0, to: n.count, by: 4) {
+                    let left = UInt16(n[k]), width = UInt16(n[k + 1]), top = UInt16(n[k + 2]), height = UInt16(n[k + 3])
+                    bars.append(BarSet.Bar(left: left, width: width, top: top, height: height))
+                }
+                return .bars(BarSet(fill: try string(c, "fill"), stroke: c["stroke"]?.stringValue,
+                                    lineWidth: Float(c["lineWidth"]?.doubleValue ?? 0), x0: try float(c, "x0"),
+                                    y0: try float(c, "y0"), unit: try float(c, "unit"), bars: bars))
             case "clip":
                 return .clip(x: try float(c, "x"), y: try float(c, "y"), w: try float(c, "w"), h: try float(c, "h"))
             case "unclip":

@@ -218,34 +218,55 @@ public struct ChartRenderer: Sendable {
             ? [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))] : []
         for s in chart.series where !s.isHidden {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
-            if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
-               let line = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
-                                               stroke: s.color, width: Float(s.strokeWidth), dash: [], cache: &caches[s.id]) {
-                if !line.entries.isEmpty { out.append(.columns(line)) }
-                continue
-            }
-            // A chart with a vertical X axis (rotated), or the naive baseline: points.
-            let range = xl.calculator.range
-            // One point either side of the visible range, so the line runs to the edges.
-            let start = max(0, s.data.lowerBound(range.min) - 1)
-            let end = min(s.data.count, s.data.upperBound(range.max) + 1)
-            var pts: [Float] = []
-            if reducesLines {
-                pts.reserveCapacity(min(end - start, Int(plot.height * dpr) * 4 + 8) * 2)
-                LineDecimator.reduce(s.data, indices: start..<end, x: xl.calculator, y: yl.calculator, dpr: dpr, into: &pts)
-            } else {
-                pts.reserveCapacity((end - start) * 2)
-                for i in start..<end {
-                    pts.append(Float(xl.calculator.pixel(s.data.x(i))))
-                    pts.append(Float(yl.calculator.pixel(s.data.y(i))))
+            let across = xl.alignment.isHorizontal
+            switch s.kind {
+            case .line:
+                out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, caches: &caches)
+            case .scatter:
+                break
+            case .column:
+                let style = BarReducer.Style(fill: s.fill ?? s.color, stroke: s.stroke, lineWidth: s.strokeWidth,
+                                             baseline: s.baseline, widthFraction: s.columnWidth)
+                if let bars = BarReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
+                                                plot: plot, style: style, collapse: reducesLines), !bars.bars.isEmpty {
+                    out.append(.bars(bars))
                 }
             }
-            if pts.count >= 2 {
-                out.append(.polyline(points: pts, stroke: s.color, width: Float(s.strokeWidth), dash: []))
+            if let marker = s.effectiveMarker,
+               let set = MarkerReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
+                                              plot: plot, style: marker, dedupe: reducesLines), !set.cells.isEmpty {
+                out.append(.markers(set))
             }
         }
         if chart.clipSeries { out.append(.unclip) }
         return out
+    }
+
+    func lineCommands(_ s: Series, xl: AxisLayout, yl: AxisLayout, plot: Rect, dpr: Double,
+                      caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
+        let dash = s.dash.map(Float.init)
+        if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
+           let line = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
+                                           stroke: s.color, width: Float(s.strokeWidth), dash: dash, cache: &caches[s.id]) {
+            return line.entries.isEmpty ? [] : [.columns(line)]
+        }
+        // A chart with a vertical X axis (rotated), or the naive baseline: points.
+        let range = xl.calculator.range
+        // One point either side of the visible range, so the line runs to the edges.
+        let start = max(0, s.data.lowerBound(range.min) - 1)
+        let end = min(s.data.count, s.data.upperBound(range.max) + 1)
+        var pts: [Float] = []
+        if reducesLines {
+            pts.reserveCapacity(min(end - start, Int(plot.height * dpr) * 4 + 8) * 2)
+            LineDecimator.reduce(s.data, indices: start..<end, x: xl.calculator, y: yl.calculator, dpr: dpr, into: &pts)
+        } else {
+            pts.reserveCapacity((end - start) * 2)
+            for i in start..<end {
+                pts.append(Float(xl.calculator.pixel(s.data.x(i))))
+                pts.append(Float(yl.calculator.pixel(s.data.y(i))))
+            }
+        }
+        return pts.count >= 2 ? [.polyline(points: pts, stroke: s.color, width: Float(s.strokeWidth), dash: dash)] : []
     }
 
     // MARK: Overlay layer
@@ -265,8 +286,26 @@ public struct ChartRenderer: Sendable {
         ]
         for (row, s) in zip(placed.rows, listed) {
             let a = row.swatchStart
-            out.append(.polyline(points: [Float(a.x), Float(a.y), Float(a.x + row.swatchLength), Float(a.y)],
-                                 stroke: s.color, width: Float(max(2, s.strokeWidth)), dash: []))
+            let mid = Point(x: a.x + row.swatchLength / 2, y: a.y)
+            switch s.kind {
+            case .line:
+                out.append(.polyline(points: [Float(a.x), Float(a.y), Float(a.x + row.swatchLength), Float(a.y)],
+                                     stroke: s.color, width: Float(max(2, s.strokeWidth)), dash: s.dash.map(Float.init)))
+            case .column:
+                let side = 10.0
+                out.append(.rect(x: Float(mid.x - side / 2), y: Float(mid.y - side / 2), w: Float(side), h: Float(side),
+                                 fill: s.fill ?? s.color, stroke: s.stroke, lineWidth: s.stroke == nil ? 0 : Float(s.strokeWidth)))
+            case .scatter:
+                break
+            }
+            if let m = s.effectiveMarker {
+                // One marker at the swatch's middle, no larger than the row.
+                var style = m
+                style.size = min(m.size, 10)
+                out.append(.markers(MarkerSet(shape: style.shape, size: Float(style.size), fill: style.fill, stroke: style.stroke,
+                                              lineWidth: style.stroke == nil ? 0 : Float(style.lineWidth), x0: Float(mid.x), y0: Float(mid.y), unit: 1,
+                                              cells: [MarkerSet.Cell(x: 0, y: 0)])))
+            }
             out.append(text(row.label, fill: theme.legendText, theme: theme))
         }
         return out

@@ -15,6 +15,10 @@ public enum DrawCommand: Equatable, Sendable {
               baseline: TextBaseline, angle: Float)
     /// A line series reduced to device-pixel columns (see `ColumnLine`).
     case columns(ColumnLine)
+    /// Point markers of one style at device-pixel centres (see `MarkerSet`).
+    case markers(MarkerSet)
+    /// Filled rectangles of one style on device pixels: columns, bars (see `BarSet`).
+    case bars(BarSet)
     /// Restricts drawing to a rectangle until the matching `unclip`.
     case clip(x: Float, y: Float, w: Float, h: Float)
     case unclip
@@ -26,6 +30,8 @@ public enum DrawCommand: Equatable, Sendable {
         case .rect: return "rect"
         case .text: return "text"
         case .columns: return "columns"
+        case .markers: return "markers"
+        case .bars: return "bars"
         case .clip: return "clip"
         case .unclip: return "unclip"
         }

@@ -50,6 +50,12 @@ public struct SeriesSpec: Sendable {
     public var generator: DataGenerator?
     public var hidden = false
     public var showInLegend = true
+    public var dash: [Double] = []
+    public var marker: MarkerStyle?
+    public var fill: String?
+    public var stroke: String?
+    public var baseline = 0.0
+    public var columnWidth = 0.8
 }
 
 public enum ModifierSpec: Equatable, Sendable {
@@ -132,6 +138,16 @@ public enum ConfigSpec {
             ?? [AxisConfig(id: "y", alignment: .left, mode: .visible, growBy: (0.1, 0.1))]
         guard !xAxes.isEmpty else { throw JSONReadError(path: "\(r.path).xAxes", message: "needs at least one axis") }
         guard !yAxes.isEmpty else { throw JSONReadError(path: "\(r.path).yAxes", message: "needs at least one axis") }
+        // Upright (X across, Y up the side) or rotated (X up the side: bars), never mixed.
+        let across = xAxes[0].alignment.isHorizontal
+        for (i, a) in xAxes.enumerated() where a.alignment.isHorizontal != across {
+            throw JSONReadError(path: "\(r.path).xAxes[\(i)].alignment", message: across
+                ? "an x axis sits at the top or bottom, as the first x axis does" : "an x axis sits at the left or right, as the first x axis does (a rotated chart)")
+        }
+        for (i, a) in yAxes.enumerated() where a.alignment.isHorizontal == across {
+            throw JSONReadError(path: "\(r.path).yAxes[\(i)].alignment", message: across
+                ? "a y axis sits at the left or right" : "a y axis of a rotated chart (x axes at the left or right) sits at the top or bottom")
+        }
         var axisIds: Set<String> = []
         for (i, a) in (xAxes + yAxes).enumerated() where !axisIds.insert(a.id).inserted {
             let (list, k) = i < xAxes.count ? ("xAxes", i) : ("yAxes", i - xAxes.count)
@@ -203,10 +219,6 @@ public enum ConfigSpec {
         let auto = r.value["alignment"]?.stringValue == "auto"
         let alignment = auto ? (x ? .bottom : .left) : try r.oneOf("alignment", AxisAlignment.self) ?? (x ? .bottom : .left)
         if auto { _ = try r.string("alignment") }
-        guard alignment.isHorizontal == x else {
-            throw JSONReadError(path: "\(r.path).alignment",
-                                message: x ? "an x axis sits at the top or bottom" : "a y axis sits at the left or right")
-        }
         let mode = try r.oneOf("mode", AxisRangeMode.self) ?? (x ? .extents : .visible)
         let window = try r.number("window")
         var range: DoubleRange? = nil
@@ -514,12 +526,38 @@ public enum ConfigSpec {
             throw JSONReadError(path: "\(r.path).generator",
                                 message: "a generator emits x from 0 upwards; initial data must end at x <= 0")
         }
-        return SeriesSpec(
+        var spec = SeriesSpec(
             id: id, name: try r.string("name") ?? id, kind: kind, color: color,
             strokeWidth: try r.number("strokeWidth", min: 0.1, max: 20) ?? 1.5,
             xAxis: try r.string("xAxis"), yAxis: try r.string("yAxis"),
             capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, ys: ys, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
+        if let dash = try r.numbers("dash") {
+            guard dash.count <= 16, dash.allSatisfy({ $0 >= 0 && $0 <= 1000 }), dash.contains(where: { $0 > 0 }) || dash.isEmpty else {
+                throw JSONReadError(path: "\(r.path).dash", message: "a dash pattern is up to 16 lengths from 0 to 1000 px, not all 0")
+            }
+            spec.dash = dash
+        }
+        spec.marker = try r.object("marker") { m in
+            var style = MarkerStyle(shape: try m.oneOf("shape", MarkerShape.self) ?? .circle,
+                                    size: try m.number("size", min: 1, max: 100) ?? 6,
+                                    lineWidth: try m.number("lineWidth", min: 0.1, max: 20) ?? 1)
+            style.fill = try m.string("fill")
+            style.stroke = try m.string("stroke")
+            if let c = style.fill { try checkColor(c, path: "\(m.path).fill") }
+            if let c = style.stroke { try checkColor(c, path: "\(m.path).stroke") }
+            return style
+        }
+        spec.fill = try r.string("fill")
+        spec.stroke = try r.string("stroke")
+        if let c = spec.fill { try checkColor(c, path: "\(r.path).fill") }
+        if let c = spec.stroke { try checkColor(c, path: "\(r.path).stroke") }
+        spec.baseline = try r.number("baseline") ?? 0
+        spec.columnWidth = try r.number("columnWidth", min: 0.01, max: 1) ?? 0.8
+        if kind != .column, spec.fill != nil || spec.stroke != nil {
+            throw JSONReadError(path: r.path, message: "fill and stroke style columns; a \(kind.rawValue) series has color (and marker)")
+        }
+        return spec
     }
 
     /// A theme: a preset (`"preset": "dark"`; else the server's default), then any
@@ -582,8 +620,15 @@ extension SessionSpec {
                           yAxisId: s.yAxis ?? chart.yAxes[0].id, data: data, generator: s.generator)
         }.enumerated().map { i, made in
             var series = made
-            series.isHidden = chart.series[i].hidden
-            series.showInLegend = chart.series[i].showInLegend
+            let spec = chart.series[i]
+            series.isHidden = spec.hidden
+            series.showInLegend = spec.showInLegend
+            series.dash = spec.dash
+            if let marker = spec.marker { series.marker = marker }
+            series.fill = spec.fill
+            series.stroke = spec.stroke
+            series.baseline = spec.baseline
+            series.columnWidth = spec.columnWidth
             return series
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,

@@ -69,6 +69,10 @@ public struct CoordinateCalculator: Equatable, Sendable {
         isLinear ? pixelStart + (value - origin) * scale : pixelStart + (transformed(value) - origin) * scale
     }
 
+    /// `pixel = value · a + b` when the axis is linear (nil on a log or discontinuous
+    /// axis): for loops over many points.
+    public var linearMap: (a: Double, b: Double)? { isLinear ? (scale, pixelStart - origin * scale) : nil }
+
     @inline(__always)
     public func value(_ pixel: Double) -> Double { untransformed(origin + (pixel - pixelStart) / scale) }
 
