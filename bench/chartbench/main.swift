@@ -147,6 +147,31 @@ for (label, n) in [("1e4", 10_000), ("1e6", 1_000_000), ("1e7", 10_000_000)] {
 
 // The demo chart, after a minute of live data.
 let demoSpec = try! ConfigSpec.decode(foundationJSON(DemoSpec.json))[0]
+// Scatter and columns of 10^6 points, the whole range in view.
+func pointsChart(points n: Int, kind: SeriesKind) -> Chart {
+    var rng = UInt64(0x2545_F491_4F6C_DD1D)
+    var xs = [Double](repeating: 0, count: n), ys = [Double](repeating: 0, count: n)
+    for i in 0..<n {
+        rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
+        // A cloud about a slow wave: dense in the middle, sparse at the edges.
+        let u = Double(rng % 1_000_001) / 1_000_000, v = Double((rng >> 20) % 1_000_001) / 1_000_000
+        xs[i] = Double(i); ys[i] = 100 * sin(Double(i) / 50_000) + 40 * (u + v - 1)
+    }
+    var data = XYData()
+    try! data.append(xs: xs, ys: ys)
+    return Chart(title: "Bench", xAxes: [AxisConfig(id: "x", alignment: .bottom, title: "X")],
+                 yAxes: [AxisConfig(id: "y", alignment: .left, title: "Y", mode: .visible, growBy: (0.05, 0.05))],
+                 series: [Series(id: "s", name: kind.rawValue, kind: kind, color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: data)])
+}
+for kind in [SeriesKind.scatter, .column] {
+    let chart = pointsChart(points: 1_000_000, kind: kind)
+    var bytes = 0, naiveBytes = 0
+    let ms = medianMs(runs: runs) { bytes = buildFrame(chart, reduced) }
+    let naiveMs = medianMs(runs: naiveRuns) { naiveBytes = buildFrame(chart, naive) }
+    record("frame_build_ms_\(kind.rawValue)_1e6", ms, baseline: ("naive_build_ms_\(kind.rawValue)_1e6", naiveMs), unit: "ms")
+    record("frame_bytes_\(kind.rawValue)_1e6", Double(bytes), baseline: ("naive_bytes_\(kind.rawValue)_1e6", Double(naiveBytes)), unit: "B")
+}
+
 let demo = demoSpec.makeSession(measurer: measurer)
 demo.advance(to: 0)
 demo.advance(to: 60)
