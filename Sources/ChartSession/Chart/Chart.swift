@@ -195,9 +195,8 @@ public final class Chart {
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where (axis.isXAxis ? s.xAxisId : s.yAxisId) == axisId {
             if axis.isXAxis, let r = s.xExtent { lo = min(lo, r.min); hi = max(hi, r.max) }
-            if !axis.isXAxis, let r = s.data.yRange(indices: 0..<s.data.count) {
+            if !axis.isXAxis, let r = s.data.yRange(indices: 0..<s.data.count).map(s.yExtent) {
                 lo = min(lo, r.min); hi = max(hi, r.max)
-                if s.kind == .column { lo = min(lo, s.baseline); hi = max(hi, s.baseline) }
             }
         }
         return lo <= hi ? DoubleRange(lo, hi) : nil
@@ -310,9 +309,7 @@ public final class Chart {
                 r = s.data.yRange(xFrom: xr.min, to: xr.max)
             case .extents: r = s.data.yRange(indices: 0..<s.data.count)
             }
-            if let r { lo = min(lo, r.min); hi = max(hi, r.max) }
-            // Columns stand on their baseline: it is in the range.
-            if r != nil, s.kind == .column { lo = min(lo, s.baseline); hi = max(hi, s.baseline) }
+            if let r = r.map(s.yExtent) { lo = min(lo, r.min); hi = max(hi, r.max) }
         }
         guard c.mode != .fixed, lo <= hi else { return fallback }
         return autoRange(c, lo, hi)

@@ -68,11 +68,21 @@ public struct Series: Sendable {
         return (r.min - half, r.max + half)
     }
 
+    /// The Y extent the series draws over, given its data's `values`: for columns,
+    /// which stand on their baseline, widened to take the baseline in.
+    func yExtent(_ values: (min: Double, max: Double)) -> (min: Double, max: Double) {
+        kind == .column ? (min(values.min, baseline), max(values.max, baseline)) : values
+    }
+
     /// The markers drawn at the points, with the series' colour where none is given.
     var effectiveMarker: MarkerStyle? {
         guard var m = marker else { return nil }
-        if m.fill == nil, m.stroke == nil { if m.shape == .cross { m.stroke = color } else { m.fill = color } }
-        if m.shape == .cross { m.fill = nil; if m.stroke == nil { m.stroke = color } }
+        if m.shape == .cross {
+            m.fill = nil
+            m.stroke = m.stroke ?? color
+        } else if m.fill == nil, m.stroke == nil {
+            m.fill = color
+        }
         return m
     }
 }

@@ -330,6 +330,10 @@ public enum BinaryFrame {
             guard i < strings.count else { throw FrameDecodeError(offset: base + at, message: "string \(i) out of range") }
             return strings[i]
         }
+        /// An outline's colour and width, present when bit 1 of `flags` is set.
+        func outline(_ flags: UInt8, _ r: inout ByteReader) throws(FrameDecodeError) -> (String?, Float) {
+            flags & 2 != 0 ? (try str(&r), try r.f32()) : (nil, 0)
+        }
         var out: [DrawCommand] = []
         for _ in 0..<count {
             let at = r.offset
@@ -346,8 +350,7 @@ public enum BinaryFrame {
                 let flags = try r.u8()
                 let x = try r.f32(), y = try r.f32(), w = try r.f32(), h = try r.f32()
                 let fill = flags & 1 != 0 ? try str(&r) : nil
-                var stroke: String? = nil, lw: Float = 0
-                if flags & 2 != 0 { stroke = try str(&r); lw = try r.f32() }
+                let (stroke, lw) = try outline(flags, &r)
                 out.append(.rect(x: x, y: y, w: w, h: h, fill: fill, stroke: stroke, lineWidth: lw))
             case .text:
                 let x = try r.f32(), y = try r.f32(), angle = try r.f32()
@@ -369,8 +372,7 @@ public enum BinaryFrame {
                 guard shape < MarkerShape.allCases.count else { throw FrameDecodeError(offset: base + at + 1, message: "unknown marker shape") }
                 let size = try r.f32()
                 let fill = flags & 1 != 0 ? try str(&r) : nil
-                var stroke: String? = nil, lw: Float = 0
-                if flags & 2 != 0 { stroke = try str(&r); lw = try r.f32() }
+                let (stroke, lw) = try outline(flags, &r)
                 let x0 = try r.f32(), y0 = try r.f32(), unit = try r.f32()
                 let n = Int(try r.u32())
                 guard n <= r.remaining / 4 else { throw FrameDecodeError(offset: base + r.offset, message: "marker count past the end") }
@@ -381,8 +383,7 @@ public enum BinaryFrame {
                                               lineWidth: lw, x0: x0, y0: y0, unit: unit, cells: cells)))
             case .bars:
                 let fill = try str(&r), flags = try r.u8()
-                var stroke: String? = nil, lw: Float = 0
-                if flags & 2 != 0 { stroke = try str(&r); lw = try r.f32() }
+                let (stroke, lw) = try outline(flags, &r)
                 let x0 = try r.f32(), y0 = try r.f32(), unit = try r.f32()
                 let n = Int(try r.u32())
                 guard n <= r.remaining / 8 else { throw FrameDecodeError(offset: base + r.offset, message: "bar count past the end") }

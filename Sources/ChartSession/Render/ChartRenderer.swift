@@ -302,8 +302,7 @@ public struct ChartRenderer: Sendable {
                 // One marker at the swatch's middle, no larger than the row.
                 var style = m
                 style.size = min(m.size, 10)
-                out.append(.markers(MarkerSet(shape: style.shape, size: Float(style.size), fill: style.fill, stroke: style.stroke,
-                                              lineWidth: style.stroke == nil ? 0 : Float(style.lineWidth), x0: Float(mid.x), y0: Float(mid.y), unit: 1,
+                out.append(.markers(MarkerSet(style: style, x0: Float(mid.x), y0: Float(mid.y), unit: 1,
                                               cells: [MarkerSet.Cell(x: 0, y: 0)])))
             }
             out.append(text(row.label, fill: theme.legendText, theme: theme))

@@ -71,8 +71,6 @@ public enum MarkerReducer {
 
     static func set(_ style: MarkerStyle, _ gx0: Double, _ gy0: Double, _ dpr: Double, _ cells: [MarkerSet.Cell]) -> MarkerSet {
         // Cell (0, 0) is the device pixel at (gx0, gy0); a marker stands at its centre.
-        MarkerSet(shape: style.shape, size: Float(style.size), fill: style.fill, stroke: style.stroke,
-                  lineWidth: style.stroke == nil ? 0 : Float(style.lineWidth), x0: Float((gx0 + 0.5) / dpr), y0: Float((gy0 + 0.5) / dpr),
-                  unit: Float(1 / dpr), cells: cells)
+        MarkerSet(style: style, x0: Float((gx0 + 0.5) / dpr), y0: Float((gy0 + 0.5) / dpr), unit: Float(1 / dpr), cells: cells)
     }
 }

@@ -32,6 +32,12 @@ public struct MarkerSet: Equatable, Sendable {
         self.x0 = x0; self.y0 = y0; self.unit = unit; self.cells = cells
     }
 
+    /// Markers in `style` (a line width only where there is an outline).
+    public init(style: MarkerStyle, x0: Float, y0: Float, unit: Float, cells: [Cell]) {
+        self.init(shape: style.shape, size: Float(style.size), fill: style.fill, stroke: style.stroke,
+                  lineWidth: style.stroke == nil ? 0 : Float(style.lineWidth), x0: x0, y0: y0, unit: unit, cells: cells)
+    }
+
     /// The CSS position of marker `i`.
     public func centre(_ i: Int) -> (x: Float, y: Float) {
         (x0 + Float(cells[i].x) * unit, y0 + Float(cells[i].y) * unit)
