@@ -293,9 +293,14 @@
         } else if (op === 6) {
           out.push({ op: "unclip" });
         } else if (op === 7) {
-          const stroke = str(), width = f32(), dash = Array.from(f32s(u8()));
+          const stroke = str(), width = f32(), dash = Array.from(f32s(u8())), flags = u8();
+          let area = null;
+          if (flags & 2) {
+            area = { fill: str(), base: u16(), top: u16() };
+            if (flags & 4) area.gradient = str();
+          }
           const x0 = f32(), dx = f32(), y0 = f32(), dy = f32();
-          out.push({ op: "columns", stroke, width, dash, x0, dx, y0, dy, entries: runs() });
+          out.push({ op: "columns", stroke, width, dash, step: !!(flags & 1), area, x0, dx, y0, dy, entries: runs() });
         } else if (op === 8) {
           const c = { op: "markers", shape: SHAPES[u8()] };
           const flags = u8();
@@ -314,6 +319,11 @@
           const n = u32();
           c.bars = new Uint16Array(4 * n);
           for (let k = 0; k < 4 * n; k++) c.bars[k] = u16();
+          out.push(c);
+        } else if (op === 10) {
+          const c = { op: "polygon", fill: str() };
+          if (u8() & 1) c.gradient = { color: str(), x0: f32(), y0: f32(), x1: f32(), y1: f32() };
+          c.points = f32s(2 * u32());
           out.push(c);
         } else {
           throw new Error("unknown opcode " + op);
@@ -419,6 +429,22 @@
         case "bars":
           drawBars(ctx, cmd);
           break;
+        case "polygon": {
+          const p = cmd.points;
+          if (p.length < 6) break;
+          if (cmd.gradient) {
+            const g = cmd.gradient, lg = ctx.createLinearGradient(g.x0, g.y0, g.x1, g.y1);
+            lg.addColorStop(0, cmd.fill);
+            lg.addColorStop(1, g.color);
+            ctx.fillStyle = lg;
+          } else ctx.fillStyle = cmd.fill;
+          ctx.beginPath();
+          ctx.moveTo(p[0], p[1]);
+          for (let k = 2; k < p.length; k += 2) ctx.lineTo(p[k], p[k + 1]);
+          ctx.closePath();
+          ctx.fill();
+          break;
+        }
         case "rect":
           if (cmd.fill) { ctx.fillStyle = cmd.fill; ctx.fillRect(cmd.x, cmd.y, cmd.w, cmd.h); }
           if (cmd.stroke) {
@@ -514,28 +540,58 @@
 
   // A line reduced to device-pixel columns (docs/protocol.md, "columns"): each entry
   // is a vertical stroke from lo to hi at its column; joined entries continue the line,
-  // across empty columns from the previous entry's last value to this one's first.
-  function drawColumns(ctx, c) {
-    const e = c.entries;
+  // across empty columns from the previous entry's last value to this one's first (a
+  // step line: horizontally at the previous last value, then up or down to this first).
+  // An area fills each stretch closed down to its baseline, under the line.
+  function columnStretches(c) {
+    const e = c.entries, out = [];
     const Y = (q) => c.y0 + q * c.dy;
-    ctx.beginPath();
-    let penY = 0;
+    let cur = null, penY = 0;
     for (let i = 0; i < e.length; i++) {
       const x = c.x0 + e[i].column * c.dx;
       const p = i > 0 ? e[i - 1] : null;
       if (p && e[i].joined) {
-        if (e[i].column > p.column + 1) {
-          ctx.lineTo(c.x0 + p.column * c.dx, Y(p.last));
+        if (c.step) cur.push(x, Y(p.last), x, Y(e[i].first));
+        else if (e[i].column > p.column + 1) {
           penY = Y(e[i].first);
-          ctx.lineTo(x, penY);
+          cur.push(c.x0 + p.column * c.dx, Y(p.last), x, penY);
         }
       } else {
         penY = Y(e[i].first);
-        ctx.moveTo(x, penY);
+        cur = [x, penY];
+        out.push(cur);
       }
       const lo = Y(e[i].lo), hi = Y(e[i].hi);
-      if (Math.abs(penY - lo) <= Math.abs(penY - hi)) { ctx.lineTo(x, lo); ctx.lineTo(x, hi); penY = hi; }
-      else { ctx.lineTo(x, hi); ctx.lineTo(x, lo); penY = lo; }
+      if (c.step) cur.push(x, lo, x, hi, x, Y(e[i].last));
+      else if (Math.abs(penY - lo) <= Math.abs(penY - hi)) { cur.push(x, lo, x, hi); penY = hi; }
+      else { cur.push(x, hi, x, lo); penY = lo; }
+    }
+    return out;
+  }
+
+  function drawColumns(ctx, c) {
+    const stretches = columnStretches(c);
+    if (c.area) {
+      const base = c.y0 + c.area.base * c.dy;
+      if (c.area.gradient) {
+        const g = ctx.createLinearGradient(0, c.y0 + c.area.top * c.dy, 0, base);
+        g.addColorStop(0, c.area.fill);
+        g.addColorStop(1, c.area.gradient);
+        ctx.fillStyle = g;
+      } else ctx.fillStyle = c.area.fill;
+      ctx.beginPath();
+      for (const s of stretches) {
+        ctx.moveTo(s[0], base);
+        for (let k = 0; k < s.length; k += 2) ctx.lineTo(s[k], s[k + 1]);
+        ctx.lineTo(s[s.length - 2], base);
+        ctx.closePath();
+      }
+      ctx.fill();
+    }
+    ctx.beginPath();
+    for (const s of stretches) {
+      ctx.moveTo(s[0], s[1]);
+      for (let k = 2; k < s.length; k += 2) ctx.lineTo(s[k], s[k + 1]);
     }
     ctx.stroke();
   }

@@ -52,9 +52,10 @@ import TestSupport
     struct Case: CustomTestStringConvertible, Sendable {
         var points: Int, width: Double, dpr: Double, window: (Double, Double), gaps: Bool, capacity: Int?, sparse: Bool
         var flipped = false
+        var step = false
         var testDescription: String {
             "\(points) pts, \(width) px @\(dpr), window \(window), gaps \(gaps), cap \(capacity.map(String.init) ?? "-"), sparse \(sparse)"
-                + (flipped ? ", flipped" : "")
+                + (flipped ? ", flipped" : "") + (step ? ", step" : "")
         }
     }
 
@@ -68,6 +69,14 @@ import TestSupport
         Case(points: 2_000, width: 500, dpr: 1, window: (-0.3, 0.01), gaps: false, capacity: nil, sparse: true),
         Case(points: 30_000, width: 600, dpr: 1.25, window: (0.1, 0.7), gaps: true, capacity: nil, sparse: false, flipped: true),
         Case(points: 500, width: 300, dpr: 3, window: (0.2, 0.3), gaps: false, capacity: nil, sparse: true, flipped: true),
+        // Step lines: dense, sparse (long horizontal holds), gaps, a flipped axis.
+        Case(points: 20_000, width: 300, dpr: 2, window: (0.2, 0.5), gaps: true, capacity: nil, sparse: false, step: true),
+        Case(points: 400, width: 900, dpr: 1, window: (0.1, 0.9), gaps: true, capacity: nil, sparse: true, step: true),
+        Case(points: 2_000, width: 500, dpr: 1.5, window: (-0.3, 0.01), gaps: false, capacity: nil, sparse: true, step: true),
+        Case(points: 500, width: 300, dpr: 3, window: (0.2, 0.3), gaps: false, capacity: nil, sparse: true, flipped: true,
+             step: true),
+        Case(points: 5_000, width: 700, dpr: 1.25, window: (0.01, 0.05), gaps: false, capacity: 3_000, sparse: false,
+             step: true),
     ]
 
     @Test(arguments: cases)
@@ -93,14 +102,20 @@ import TestSupport
         // A y range somewhat narrower than the data: some of the line leaves the plot.
         let yc = CoordinateCalculator(range: DoubleRange(yr.min + (yr.max - yr.min) * 0.1, yr.max),
                                             pixelStart: plot.maxY, pixelEnd: plot.minY)
-        let line = try #require(ColumnReducer.reduce(data, x: xc, y: yc, dpr: c.dpr, plot: plot, stroke: "red", width: 1, dash: []))
+        var cache: ColumnReducer.Cache? = nil
+        let line = try #require(ColumnReducer.reduce(data, x: xc, y: yc, dpr: c.dpr, plot: plot,
+                                                     style: .init(stroke: "red", width: 1, step: c.step), cache: &cache))
+        #expect(line.step == c.step)
 
-        // The full line: every point, split at NaN, in CSS pixels.
+        // The full line: every point, split at NaN, in CSS pixels; a step line holds
+        // each value until the next point's x.
         var full: [[Float]] = [[]]
         for i in 0..<data.count {
             let v = data.y(i)
             if v.isNaN { full.append([]); continue }
-            full[full.count - 1] += [Float(xc.pixel(data.x(i))), Float(yc.pixel(v))]
+            let px = Float(xc.pixel(data.x(i))), py = Float(yc.pixel(v))
+            if c.step, let held = full[full.count - 1].last { full[full.count - 1] += [px, held] }
+            full[full.count - 1] += [px, py]
         }
         let f = Self.coverage(full, dpr: c.dpr, plot: plot)
         let r = Self.coverage(line.polylines, dpr: c.dpr, plot: plot)
@@ -139,7 +154,7 @@ import TestSupport
             let xc = CoordinateCalculator(range: range, pixelStart: plot.minX, pixelEnd: plot.maxX)
             let yc = CoordinateCalculator(range: DoubleRange(-30, 30), pixelStart: plot.maxY, pixelEnd: plot.minY)
             let dpr = step % 3 == 0 ? 1.0 : 1.0
-            let incremental = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, stroke: "s", width: 1, dash: [],
+            let incremental = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, style: .init(stroke: "s", width: 1),
                                                    cache: &cache)
             let fresh = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, stroke: "s", width: 1, dash: [])
             #expect(incremental == fresh, "step \(step)")

@@ -22,6 +22,16 @@ import Testing
         .bars(BarSet(fill: "#4c8fd6", stroke: "#1f5fb4", lineWidth: 1, x0: 39, y0: 9, unit: 1,
                      bars: [.init(left: 0, width: 30, top: 10, height: 200), .init(left: 40, width: 1, top: 0, height: 65535)])),
         .bars(BarSet(fill: "#000", stroke: nil, lineWidth: 0, x0: 0, y0: 0, unit: 0.5, bars: [])),
+        .polygon(points: [0, 0, 10, 0, 10, 5], fill: "rgba(31,119,180,0.35)", gradient: nil),
+        .polygon(points: [1, 2, 3, 4, 5, 6, 1, 6], fill: "#fff",
+                 gradient: Gradient(color: "#000", x0: 0, y0: 1, x1: 0, y1: 6.5)),
+        .columns(ColumnLine(stroke: "#123", width: 2, dash: [3, 1], x0: 1.5, dx: 0.5, y0: -100, dy: 0.125, entries: [
+            .init(column: 0, lo: 3, hi: 9, first: 3, last: 7, joined: false),
+            .init(column: 4, lo: 5, hi: 5, first: 6, last: 5, joined: true),
+        ], step: true, area: ColumnLine.Area(fill: "#abc", gradient: "#fff", base: 800, top: 16))),
+        .columns(ColumnLine(stroke: "#123", width: 1, dash: [], x0: 0, dx: 1, y0: 0, dy: 1, entries: [
+            .init(column: 0, lo: 3, hi: 9, first: 3, last: 9, joined: false),
+        ], area: ColumnLine.Area(fill: "#abc", base: 0, top: 65535))),
     ])
 
     /// The JSON form reads back to the same commands (tools and tests use it).
@@ -78,7 +88,7 @@ import Testing
         let whole = Layer(id: .series, version: 6, commands: [.columns(line)])
         let first = BinaryFrame.encode(Frame(width: 300, height: 200, dpr: 1, layers: [.full(whole)]))
         #expect(first == [67, 87, 70, 50, 44, 1, 200, 0, 0, 0, 128, 63, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 6, 0,
-                          0, 0, 54, 0, 0, 0, 1, 0, 3, 0, 114, 101, 100, 1, 0, 0, 0, 7, 0, 0, 0, 0, 128, 63, 0, 0, 0, 32, 65,
+                          0, 0, 55, 0, 0, 0, 1, 0, 3, 0, 114, 101, 100, 1, 0, 0, 0, 7, 0, 0, 0, 0, 128, 63, 0, 0, 0, 0, 32, 65,
                           0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 128, 62, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 40, 0, 48, 0, 33, 44, 0])
         let patch = LayerPatch(id: .series, base: 6, version: 7, ops: [.columns(ColumnsPatch(
             shift: 1, x0: 10.5, keepFrom: 1, keepCount: 1, head: [],

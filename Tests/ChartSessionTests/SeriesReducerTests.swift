@@ -138,7 +138,7 @@ import TestSupport
         var d = XYData()
         try d.append(xs: [0, 1, 2], ys: [5, 7, 6])
         var s = Series(id: "c", name: "c", kind: .column, color: "#000", xAxisId: "x", yAxisId: "y", data: d)
-        s.columnWidth = 0.5
+        s.style.columnWidth = 0.5
         let chart = Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom, growBy: (0, 0))],
                           yAxes: [AxisConfig(id: "y", alignment: .left, mode: .extents, growBy: (0, 0))], series: [s])
         #expect(chart.visibleRange("y") == DoubleRange(0, 7))

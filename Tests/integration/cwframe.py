@@ -40,6 +40,9 @@ def _runs(r):
     return entries
 
 
+SHAPES = ["circle", "square", "triangle", "diamond", "cross"]
+
+
 def _commands(r, n, strings):
     s = lambda: strings[r.take("<H")]
     commands = []
@@ -74,9 +77,43 @@ def _commands(r, n, strings):
         elif op == 7:
             stroke, width_ = s(), r.take("<f")
             dash = r.floats(r.take("<B"))
+            flags = r.take("<B")
+            area = None
+            if flags & 2:
+                area = {"fill": s()}
+                area["base"], area["top"] = r.take("<HH")
+                if flags & 4:
+                    area["gradient"] = s()
             x0, dx, y0, dy = r.take("<ffff")
             commands.append({"op": "columns", "stroke": stroke, "width": width_, "dash": dash,
+                             "step": bool(flags & 1), "area": area,
                              "x0": x0, "dx": dx, "y0": y0, "dy": dy, "entries": _runs(r)})
+        elif op == 8:
+            shape, flags = r.take("<BB")
+            c = {"op": "markers", "shape": SHAPES[shape], "size": r.take("<f")}
+            if flags & 1:
+                c["fill"] = s()
+            if flags & 2:
+                c["stroke"] = s(); c["lineWidth"] = r.take("<f")
+            c["x0"], c["y0"], c["unit"] = r.take("<fff")
+            n = r.take("<I")
+            c["cells"] = [r.take("<H") for _ in range(2 * n)]
+            commands.append(c)
+        elif op == 9:
+            c = {"op": "bars", "fill": s()}
+            if r.take("<B") & 2:
+                c["stroke"] = s(); c["lineWidth"] = r.take("<f")
+            c["x0"], c["y0"], c["unit"] = r.take("<fff")
+            n = r.take("<I")
+            c["bars"] = [r.take("<H") for _ in range(4 * n)]
+            commands.append(c)
+        elif op == 10:
+            c = {"op": "polygon", "fill": s()}
+            if r.take("<B") & 1:
+                c["gradient"] = {"color": s()}
+                c["gradient"]["x0"], c["gradient"]["y0"], c["gradient"]["x1"], c["gradient"]["y1"] = r.take("<ffff")
+            c["points"] = r.floats(2 * r.take("<I"))
+            commands.append(c)
         else:
             raise ValueError(f"unknown opcode {op}")
     return commands
@@ -185,6 +222,15 @@ def column_polylines(cmd):
     es = cmd["entries"]
     for i, e in enumerate(es):
         x = cmd["x0"] + e["column"] * cmd["dx"]
+        if cmd.get("step"):
+            if i > 0 and e["joined"]:
+                cur += [x, y(es[i - 1]["last"]), x, y(e["first"])]
+            else:
+                if len(cur) >= 4:
+                    out.append(cur)
+                cur = [x, y(e["first"])]
+            cur += [x, y(e["lo"]), x, y(e["hi"]), x, y(e["last"])]
+            continue
         if i > 0 and e["joined"]:
             p = es[i - 1]
             if e["column"] > p["column"] + 1:

@@ -1,6 +1,13 @@
 /// The kinds of series (ShinobiCharts' names): a line through the points, markers at
 /// the points (scatter), or a column from a baseline up (or down) to each point.
-public enum SeriesKind: String, CaseIterable, Sendable { case line, scatter, column }
+/// A step line holds each value until the next point; an area is a line filled down to
+/// its baseline (a line or step line with `showFill`).
+public enum SeriesKind: String, CaseIterable, Sendable {
+    case line, step, area, scatter, column
+
+    /// Drawn as a line through the points (reduced to device-pixel columns).
+    var isLine: Bool { self == .line || self == .step || self == .area }
+}
 
 /// The shape of a point marker.
 public enum MarkerShape: String, CaseIterable, Sendable { case circle, square, triangle, diamond, cross }
@@ -24,14 +31,10 @@ public struct MarkerStyle: Equatable, Sendable {
     public var reach: Double { size / 2 + (stroke == nil && shape != .cross ? 0 : lineWidth / 2) }
 }
 
-/// One series of a chart: what it is called, how it looks, which axes it is plotted
-/// against, its points, and optionally the generator that feeds it live.
-public struct Series: Sendable {
-    public var id: String
-    public var name: String
-    public var kind: SeriesKind
-    public var color: String
-    public var strokeWidth: Double
+/// How a series looks, apart from its colour: what the spec's style fields set.
+public struct SeriesStyle: Equatable, Sendable {
+    /// Line width; a column's outline width.
+    public var strokeWidth = 1.5
     /// Dash pattern of a line (CSS pixels, on/off), empty for solid.
     public var dash: [Double] = []
     /// Markers at the points: always for a scatter series, on request for a line.
@@ -39,10 +42,28 @@ public struct Series: Sendable {
     /// A column series' fill (nil: its colour) and outline (nil: none).
     public var fill: String?
     public var stroke: String?
-    /// Where columns start, in Y data units (ShinobiCharts' `baseline`).
+    /// Where columns and area fills start, in Y data units (ShinobiCharts' `baseline`).
     public var baseline = 0.0
     /// A column's width as a fraction of the smallest X spacing of the points shown.
     public var columnWidth = 0.8
+    /// A line filled down to its baseline (ShinobiCharts' `showFill`; on for `area`).
+    public var showFill = false
+    /// The fill of an area (nil: the series colour, translucent), and the colour a
+    /// gradient reaches at the baseline (nil: no gradient).
+    public var areaColor: String?
+    public var areaColorGradient: String?
+
+    public init() {}
+}
+
+/// One series of a chart: what it is called, how it looks, which axes it is plotted
+/// against, its points, and optionally the generator that feeds it live.
+public struct Series: Sendable {
+    public var id: String
+    public var name: String
+    public var kind: SeriesKind
+    public var color: String
+    public var style: SeriesStyle
     public var xAxisId: String
     public var yAxisId: String
     public var data: XYData
@@ -52,11 +73,31 @@ public struct Series: Sendable {
     /// Listed in the legend (when shown).
     public var showInLegend = true
 
-    public init(id: String, name: String, kind: SeriesKind = .line, color: String, strokeWidth: Double = 1.5,
+    public init(id: String, name: String, kind: SeriesKind = .line, color: String, style: SeriesStyle = SeriesStyle(),
                 xAxisId: String, yAxisId: String, data: XYData = XYData(), generator: DataGenerator? = nil) {
-        self.id = id; self.name = name; self.kind = kind; self.color = color; self.strokeWidth = strokeWidth
+        self.id = id; self.name = name; self.kind = kind; self.color = color; self.style = style
         self.xAxisId = xAxisId; self.yAxisId = yAxisId; self.data = data; self.generator = generator
-        if kind == .scatter { marker = MarkerStyle(fill: color) }
+        if kind == .scatter, self.style.marker == nil { self.style.marker = MarkerStyle(fill: color) }
+        if kind == .area { self.style.showFill = true }
+    }
+
+    /// Filled down to its baseline.
+    var isFilled: Bool { kind.isLine && style.showFill }
+
+    /// The fill of an area: `areaColor`, else the series colour at 35 % opacity (when
+    /// it is a hex colour; other CSS colours are used as they are).
+    var areaFill: String {
+        if let c = style.areaColor { return c }
+        return Self.translucent(color, alpha: 0.35) ?? color
+    }
+
+    /// `#rgb` or `#rrggbb` as `rgba(r,g,b,alpha)`; nil for any other colour form.
+    static func translucent(_ color: String, alpha: Double) -> String? {
+        var hex = Array(color.dropFirst())
+        guard color.first == "#", hex.count == 3 || hex.count == 6, hex.allSatisfy(\.isHexDigit) else { return nil }
+        if hex.count == 3 { hex = hex.flatMap { [$0, $0] } }
+        let v = (0..<3).map { Int(String(hex[2 * $0...2 * $0 + 1]), radix: 16)! }
+        return "rgba(\(v[0]),\(v[1]),\(v[2]),\(alpha))"
     }
 
     /// The X extent the series draws over: its data's, and for columns half a column
@@ -64,19 +105,19 @@ public struct Series: Sendable {
     var xExtent: (min: Double, max: Double)? {
         guard let r = data.xRange else { return nil }
         guard kind == .column, data.minSpacing.isFinite else { return r }
-        let half = data.minSpacing * columnWidth / 2
+        let half = data.minSpacing * style.columnWidth / 2
         return (r.min - half, r.max + half)
     }
 
-    /// The Y extent the series draws over, given its data's `values`: for columns,
-    /// which stand on their baseline, widened to take the baseline in.
+    /// The Y extent the series draws over, given its data's `values`: for columns and
+    /// areas, which stand on their baseline, widened to take the baseline in.
     func yExtent(_ values: (min: Double, max: Double)) -> (min: Double, max: Double) {
-        kind == .column ? (min(values.min, baseline), max(values.max, baseline)) : values
+        kind == .column || isFilled ? (min(values.min, style.baseline), max(values.max, style.baseline)) : values
     }
 
     /// The markers drawn at the points, with the series' colour where none is given.
     var effectiveMarker: MarkerStyle? {
-        guard var m = marker else { return nil }
+        guard var m = style.marker else { return nil }
         if m.shape == .cross {
             m.fill = nil
             m.stroke = m.stroke ?? color

@@ -7,7 +7,7 @@ public enum BinaryFrame {
     public static let headerSize = 24
 
     enum Opcode: UInt8 {
-        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9
+        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9, polygon = 10
     }
     enum PatchOpcode: UInt8 {
         case keep = 1, skip = 2, insert = 3, columns = 4
@@ -128,6 +128,11 @@ public enum BinaryFrame {
             body.f32(line.width)
             body.u8(UInt8(min(line.dash.count, 255)))
             body.f32s(Array(line.dash.prefix(255)))
+            body.u8((line.step ? 1 : 0) | (line.area != nil ? 2 : 0) | (line.area?.gradient != nil ? 4 : 0))
+            if let area = line.area {
+                body.u16(strings.ref(area.fill)); body.u16(area.base); body.u16(area.top)
+                if let g = area.gradient { body.u16(strings.ref(g)) }
+            }
             body.f32(line.x0); body.f32(line.dx); body.f32(line.y0); body.f32(line.dy)
             encodeRuns(line.entries, into: &body)
         case let .markers(m):
@@ -148,6 +153,15 @@ public enum BinaryFrame {
             body.f32(b.x0); body.f32(b.y0); body.f32(b.unit)
             body.u32(UInt32(b.bars.count))
             for r in b.bars { body.u16(r.left); body.u16(r.width); body.u16(r.top); body.u16(r.height) }
+        case let .polygon(points, fill, gradient):
+            body.u8(Opcode.polygon.rawValue)
+            body.u16(strings.ref(fill))
+            body.u8(gradient != nil ? 1 : 0)
+            if let g = gradient {
+                body.u16(strings.ref(g.color)); body.f32(g.x0); body.f32(g.y0); body.f32(g.x1); body.f32(g.y1)
+            }
+            body.u32(UInt32(points.count / 2))
+            body.f32s(Array(points.prefix(points.count / 2 * 2)))
         case let .clip(x, y, w, h):
             body.u8(Opcode.clip.rawValue)
             body.f32(x); body.f32(y); body.f32(w); body.f32(h)
@@ -364,9 +378,15 @@ public enum BinaryFrame {
             case .columns:
                 let stroke = try str(&r), width = try r.f32()
                 let dash = try r.f32s(Int(try r.u8()))
+                let flags = try r.u8()
+                var area: ColumnLine.Area? = nil
+                if flags & 2 != 0 {
+                    area = ColumnLine.Area(fill: try str(&r), base: try r.u16(), top: try r.u16())
+                    if flags & 4 != 0 { area?.gradient = try str(&r) }
+                }
                 let x0 = try r.f32(), dx = try r.f32(), y0 = try r.f32(), dy = try r.f32()
                 out.append(.columns(ColumnLine(stroke: stroke, width: width, dash: dash, x0: x0, dx: dx, y0: y0, dy: dy,
-                                               entries: try decodeRuns(&r))))
+                                               entries: try decodeRuns(&r), step: flags & 1 != 0, area: area)))
             case .markers:
                 let shape = Int(try r.u8()), flags = try r.u8()
                 guard shape < MarkerShape.allCases.count else { throw FrameDecodeError(offset: base + at + 1, message: "unknown marker shape") }
@@ -393,6 +413,14 @@ public enum BinaryFrame {
                     bars.append(BarSet.Bar(left: try r.u16(), width: try r.u16(), top: try r.u16(), height: try r.u16()))
                 }
                 out.append(.bars(BarSet(fill: fill, stroke: stroke, lineWidth: lw, x0: x0, y0: y0, unit: unit, bars: bars)))
+            case .polygon:
+                let fill = try str(&r), flags = try r.u8()
+                var gradient: Gradient? = nil
+                if flags & 1 != 0 {
+                    gradient = Gradient(color: try str(&r), x0: try r.f32(), y0: try r.f32(), x1: try r.f32(), y1: try r.f32())
+                }
+                let n = Int(try r.u32())
+                out.append(.polygon(points: try r.f32s(n * 2), fill: fill, gradient: gradient))
             case .clip:
                 out.append(.clip(x: try r.f32(), y: try r.f32(), w: try r.f32(), h: try r.f32()))
             case .unclip:

@@ -94,8 +94,21 @@ extension DrawCommand {
         case let .columns(line):
             fields += [("stroke", .string(line.stroke)), ("width", f(line.width))]
             if !line.dash.isEmpty { fields.append(("dash", nums(line.dash))) }
+            if line.step { fields.append(("step", .bool(true))) }
+            if let a = line.area {
+                var area: [(String, JSONValue)] = [("fill", .string(a.fill))]
+                if let g = a.gradient { area.append(("gradient", .string(g))) }
+                area += [("base", .int(Int64(a.base))), ("top", .int(Int64(a.top)))]
+                fields.append(("area", .object(area)))
+            }
             fields += [("x0", f(line.x0)), ("dx", f(line.dx)), ("y0", f(line.y0)), ("dy", f(line.dy)),
                        ("entries", ColumnLine.entriesJSON(line.entries))]
+        case let .polygon(points, fill, gradient):
+            fields += [("points", nums(points)), ("fill", .string(fill))]
+            if let g = gradient {
+                fields.append(("gradient", .object([("color", .string(g.color)), ("x0", f(g.x0)), ("y0", f(g.y0)),
+                                                    ("x1", f(g.x1)), ("y1", f(g.y1))])))
+            }
         case let .markers(m):
             fields += [("shape", .string(m.shape.rawValue)), ("size", f(m.size))]
             if let fill = m.fill { fields.append(("fill", .string(fill))) }

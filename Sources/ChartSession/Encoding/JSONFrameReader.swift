@@ -80,9 +80,22 @@ public enum JSONFrameReader {
                              fill: try string(c, "fill"), align: align, baseline: baseline,
                              angle: Float(c["angle"]?.doubleValue ?? 0))
             case "columns":
+                var area: ColumnLine.Area? = nil
+                if let a = c["area"] {
+                    area = ColumnLine.Area(fill: try string(a, "fill"), gradient: a["gradient"]?.stringValue,
+                                           base: UInt16(try number(a, "base")), top: UInt16(try number(a, "top")))
+                }
                 return .columns(ColumnLine(stroke: try string(c, "stroke"), width: try float(c, "width"), dash: try floats(c, "dash"),
                                            x0: try float(c, "x0"), dx: try float(c, "dx"), y0: try float(c, "y0"),
-                                           dy: try float(c, "dy"), entries: try entries(c, "entries")))
+                                           dy: try float(c, "dy"), entries: try entries(c, "entries"),
+                                           step: c["step"]?.boolValue ?? false, area: area))
+            case "polygon":
+                var gradient: Gradient? = nil
+                if let g = c["gradient"] {
+                    gradient = Gradient(color: try string(g, "color"), x0: try float(g, "x0"), y0: try float(g, "y0"),
+                                        x1: try float(g, "x1"), y1: try float(g, "y1"))
+                }
+                return .polygon(points: try floats(c, "points"), fill: try string(c, "fill"), gradient: gradient)
             case "markers":
                 guard let shape = MarkerShape(rawValue: try string(c, "shape")) else { throw Error(path: "shape") }
                 let n = try floats(c, "cells")

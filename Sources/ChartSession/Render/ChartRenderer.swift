@@ -220,13 +220,13 @@ public struct ChartRenderer: Sendable {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
             let across = xl.alignment.isHorizontal
             switch s.kind {
-            case .line:
+            case .line, .step, .area:
                 out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, caches: &caches)
             case .scatter:
                 break
             case .column:
-                let style = BarReducer.Style(fill: s.fill ?? s.color, stroke: s.stroke, lineWidth: s.strokeWidth,
-                                             baseline: s.baseline, widthFraction: s.columnWidth)
+                let style = BarReducer.Style(fill: s.style.fill ?? s.color, stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
+                                             baseline: s.style.baseline, widthFraction: s.style.columnWidth)
                 if let bars = BarReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
                                                 plot: plot, style: style, collapse: reducesLines), !bars.bars.isEmpty {
                     out.append(.bars(bars))
@@ -244,20 +244,26 @@ public struct ChartRenderer: Sendable {
 
     func lineCommands(_ s: Series, xl: AxisLayout, yl: AxisLayout, plot: Rect, dpr: Double,
                       caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
-        let dash = s.dash.map(Float.init)
+        let dash = s.style.dash.map(Float.init)
+        let width = Float(s.style.strokeWidth)
+        let step = s.kind == .step
+        let fill = s.isFilled
+            ? ColumnReducer.Fill(color: s.areaFill, gradient: s.style.areaColorGradient, baseline: s.style.baseline) : nil
         if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
            let line = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
-                                           stroke: s.color, width: Float(s.strokeWidth), dash: dash, cache: &caches[s.id]) {
+                                           style: .init(stroke: s.color, width: width, dash: dash, step: step, fill: fill),
+                                           cache: &caches[s.id]) {
             return line.entries.isEmpty ? [] : [.columns(line)]
         }
-        // A chart with a vertical X axis (rotated), or the naive baseline: points.
+        // A chart with a vertical X axis (rotated), or the naive baseline: points, as
+        // (X pixel, Y pixel) pairs until they are placed on the screen.
         let range = xl.calculator.range
         // One point either side of the visible range, so the line runs to the edges.
         let start = max(0, s.data.lowerBound(range.min) - 1)
         let end = min(s.data.count, s.data.upperBound(range.max) + 1)
         var pts: [Float] = []
         if reducesLines {
-            pts.reserveCapacity(min(end - start, Int(plot.height * dpr) * 4 + 8) * 2)
+            pts.reserveCapacity(min(end - start, Int(max(plot.width, plot.height) * dpr) * 4 + 8) * 2)
             LineDecimator.reduce(s.data, indices: start..<end, x: xl.calculator, y: yl.calculator, dpr: dpr, into: &pts)
         } else {
             pts.reserveCapacity((end - start) * 2)
@@ -266,7 +272,61 @@ public struct ChartRenderer: Sendable {
                 pts.append(Float(yl.calculator.pixel(s.data.y(i))))
             }
         }
-        return pts.count >= 2 ? [.polyline(points: pts, stroke: s.color, width: Float(s.strokeWidth), dash: dash)] : []
+        var out: [DrawCommand] = []
+        let across = xl.alignment.isHorizontal
+        /// (X pixel, Y pixel) as screen (x, y).
+        func placed(_ p: [Float]) -> [Float] {
+            guard !across else { return p }
+            var q = p
+            for k in stride(from: 0, to: q.count - 1, by: 2) { q.swapAt(k, k + 1) }
+            return q
+        }
+        for var stretch in Self.stretches(pts) {
+            if step { stretch = Self.steps(stretch) }
+            if let fill {
+                let base = Float(yl.calculator.pixel(fill.baseline))
+                let ring = stretch + [stretch[stretch.count - 2], base, stretch[0], base]
+                out.append(.polygon(points: placed(ring), fill: fill.color,
+                                    gradient: fill.gradient.map { areaGradient($0, base: base, yl: yl, plot: plot, across: across) }))
+            }
+            out.append(.polyline(points: placed(stretch), stroke: s.color, width: width, dash: dash))
+        }
+        return out
+    }
+
+    /// An area's gradient: from the plot edge away from the baseline to the baseline.
+    func areaGradient(_ color: String, base: Float, yl: AxisLayout, plot: Rect, across: Bool) -> Gradient {
+        if across {
+            let top = Float(abs(plot.minY - Double(base)) >= abs(plot.maxY - Double(base)) ? plot.minY : plot.maxY)
+            return Gradient(color: color, x0: 0, y0: top, x1: 0, y1: base)
+        }
+        let far = Float(abs(plot.minX - Double(base)) >= abs(plot.maxX - Double(base)) ? plot.minX : plot.maxX)
+        return Gradient(color: color, x0: far, y0: 0, x1: base, y1: 0)
+    }
+
+    /// Flat point pairs split where a value is NaN (a gap), stretches of at least two points.
+    static func stretches(_ pts: [Float]) -> [[Float]] {
+        var out: [[Float]] = []
+        var current: [Float] = []
+        for k in stride(from: 0, to: pts.count - 1, by: 2) {
+            if pts[k + 1].isNaN {
+                if current.count >= 4 { out.append(current) }
+                current = []
+            } else {
+                current += [pts[k], pts[k + 1]]
+            }
+        }
+        if current.count >= 4 { out.append(current) }
+        return out
+    }
+
+    /// A stretch of (X pixel, Y pixel) pairs as a step line: each value held until the
+    /// next point's X, then a jump to its value.
+    static func steps(_ p: [Float]) -> [Float] {
+        var out: [Float] = [p[0], p[1]]
+        out.reserveCapacity(p.count * 2)
+        for k in stride(from: 2, to: p.count - 1, by: 2) { out += [p[k], p[k - 1], p[k], p[k + 1]] }
+        return out
     }
 
     // MARK: Overlay layer
@@ -288,13 +348,19 @@ public struct ChartRenderer: Sendable {
             let a = row.swatchStart
             let mid = Point(x: a.x + row.swatchLength / 2, y: a.y)
             switch s.kind {
-            case .line:
+            case .line, .step, .area:
+                if s.isFilled {
+                    // The fill below the line, as tall as the row's text.
+                    out.append(.rect(x: Float(a.x), y: Float(a.y), w: Float(row.swatchLength), h: Float(style.size / 2),
+                                     fill: s.areaFill, stroke: nil, lineWidth: 0))
+                }
                 out.append(.polyline(points: [Float(a.x), Float(a.y), Float(a.x + row.swatchLength), Float(a.y)],
-                                     stroke: s.color, width: Float(max(2, s.strokeWidth)), dash: s.dash.map(Float.init)))
+                                     stroke: s.color, width: Float(max(2, s.style.strokeWidth)), dash: s.style.dash.map(Float.init)))
             case .column:
                 let side = 10.0
                 out.append(.rect(x: Float(mid.x - side / 2), y: Float(mid.y - side / 2), w: Float(side), h: Float(side),
-                                 fill: s.fill ?? s.color, stroke: s.stroke, lineWidth: s.stroke == nil ? 0 : Float(s.strokeWidth)))
+                                 fill: s.style.fill ?? s.color, stroke: s.style.stroke,
+                                 lineWidth: s.style.stroke == nil ? 0 : Float(s.style.strokeWidth)))
             case .scatter:
                 break
             }

@@ -19,7 +19,27 @@
 ///
 /// Every pixel the full-resolution line covers is covered within one device pixel in x
 /// and in y, values quantised to a quarter of one (tested against the full line).
+///
+/// A step line (`step`) holds each value until the next point: a joined entry is
+/// reached by a horizontal segment at the previous entry's `last`, then a vertical
+/// one to its own `first`; within an entry the pen visits `lo`, `hi`, then `last`.
+/// An area (`area`) fills each stretch of line closed down to its baseline, under the
+/// stroke.
 public struct ColumnLine: Equatable, Sendable {
+    /// The fill under a line: each stretch's polygon closed to the quantised value
+    /// `base`, in `fill`, or with `gradient` a vertical gradient from `fill` at the
+    /// quantised value `top` (the plot edge away from the baseline) to `gradient` at
+    /// `base`.
+    public struct Area: Equatable, Sendable {
+        public var fill: String
+        public var gradient: String?
+        public var base: UInt16
+        public var top: UInt16
+        public init(fill: String, gradient: String? = nil, base: UInt16, top: UInt16) {
+            self.fill = fill; self.gradient = gradient; self.base = base; self.top = top
+        }
+    }
+
     public struct Entry: Equatable, Sendable {
         /// Column relative to the line's first column (>= 0, non-decreasing; a column
         /// repeats when a gap splits it).
@@ -48,18 +68,24 @@ public struct ColumnLine: Equatable, Sendable {
     public var y0: Float
     public var dy: Float
     public var entries: [Entry]
+    /// Drawn as a step line.
+    public var step = false
+    /// Filled down to a baseline (nil: a line only).
+    public var area: Area?
     /// The absolute data column of column 0 (not sent: the server's own bookkeeping,
     /// from which a patch computes how far the columns moved). Not part of `==`.
     public var anchor: Int64 = 0
 
-    public init(stroke: String, width: Float, dash: [Float], x0: Float, dx: Float, y0: Float, dy: Float, entries: [Entry]) {
+    public init(stroke: String, width: Float, dash: [Float], x0: Float, dx: Float, y0: Float, dy: Float, entries: [Entry],
+                step: Bool = false, area: Area? = nil) {
         self.stroke = stroke; self.width = width; self.dash = dash
         self.x0 = x0; self.dx = dx; self.y0 = y0; self.dy = dy; self.entries = entries
+        self.step = step; self.area = area
     }
 
     public static func == (a: ColumnLine, b: ColumnLine) -> Bool {
         a.stroke == b.stroke && a.width == b.width && a.dash == b.dash && a.x0 == b.x0 && a.dx == b.dx
-            && a.y0 == b.y0 && a.dy == b.dy && a.entries == b.entries
+            && a.y0 == b.y0 && a.dy == b.dy && a.step == b.step && a.area == b.area && a.entries == b.entries
     }
 
     /// Gives `first` and `last` their canonical values (`lo` and `hi`) wherever the
@@ -69,17 +95,25 @@ public struct ColumnLine: Equatable, Sendable {
     /// wire (which sends them only when they differ from `lo` and `hi`), equal drawings
     /// compare equal, and a point leaving or joining a column changes nothing unless it
     /// moves the column's extremes.
+    /// A step line uses them at every joined connection.
     public mutating func normalize() {
         for i in entries.indices {
             let e = entries[i]
-            if !(i > 0 && Self.spansGap(entries[i - 1], e)) { entries[i].first = e.lo }
-            if !(i + 1 < entries.count && Self.spansGap(e, entries[i + 1])) { entries[i].last = e.hi }
+            if !(i > 0 && uses(entries[i - 1], e)) { entries[i].first = e.lo }
+            if !(i + 1 < entries.count && uses(e, entries[i + 1])) { entries[i].last = e.hi }
         }
+    }
+
+    /// Whether drawing the connection from `previous` to `next` reads the previous
+    /// entry's `last` and the next entry's `first`.
+    func uses(_ previous: Entry, _ next: Entry) -> Bool {
+        step ? next.joined : Self.spansGap(previous, next)
     }
 
     /// Same style and quantisation: a patch may carry only changed entries.
     func isPatchable(from old: ColumnLine) -> Bool {
         stroke == old.stroke && width == old.width && dash == old.dash && dx == old.dx && y0 == old.y0 && dy == old.dy
+            && step == old.step && area == old.area
     }
 
     /// True when the entries of `next` follow `entries` as a stretch of sparse line: a
@@ -97,6 +131,16 @@ public struct ColumnLine: Equatable, Sendable {
         func y(_ q: UInt16) -> Float { y0 + Float(q) * dy }
         for (i, e) in entries.enumerated() {
             let x = x0 + Float(e.column) * dx
+            if step {
+                if i > 0, e.joined {
+                    current += [x, y(entries[i - 1].last), x, y(e.first)]
+                } else {
+                    if current.count >= 4 { out.append(current) }
+                    current = [x, y(e.first)]
+                }
+                current += [x, y(e.lo), x, y(e.hi), x, y(e.last)]
+                continue
+            }
             if i > 0, e.joined {
                 let p = entries[i - 1]
                 if Self.spansGap(p, e) {

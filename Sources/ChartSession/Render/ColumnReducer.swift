@@ -30,11 +30,36 @@ public enum ColumnReducer {
     /// live chart, whose ranges are stable) a publication costs a few columns.
     public struct Cache: Sendable {
         var x: CoordinateCalculator, y: CoordinateCalculator
-        var dpr: Double, plot: Rect
+        var dpr: Double, plot: Rect, step: Bool
         var firstSequence: Int, endSequence: Int
         var raws: [Raw]
         /// `raws` quantised, entry for entry (nil when a connection had to be clipped).
         var entries: [ColumnLine.Entry]?
+    }
+
+    /// How the reduced line is drawn: its stroke, whether it steps, and its fill (an
+    /// area) down to `baseline` (Y data units).
+    public struct Style: Equatable, Sendable {
+        public var stroke: String
+        public var width: Float
+        public var dash: [Float]
+        public var step: Bool
+        public var fill: Fill?
+
+        public init(stroke: String, width: Float, dash: [Float] = [], step: Bool = false, fill: Fill? = nil) {
+            self.stroke = stroke; self.width = width; self.dash = dash; self.step = step; self.fill = fill
+        }
+    }
+
+    /// An area's fill: a colour, optionally a gradient to a second colour at the
+    /// baseline, and the baseline in Y data units.
+    public struct Fill: Equatable, Sendable {
+        public var color: String
+        public var gradient: String?
+        public var baseline: Double
+        public init(color: String, gradient: String? = nil, baseline: Double = 0) {
+            self.color = color; self.gradient = gradient; self.baseline = baseline
+        }
     }
 
     /// The columns of `data` between the plot edges, or nil when the X axis does not
@@ -44,14 +69,15 @@ public enum ColumnReducer {
         stroke: String, width: Float, dash: [Float]
     ) -> ColumnLine? {
         var cache: Cache? = nil
-        return reduce(data, x: x, y: y, dpr: dpr, plot: plot, stroke: stroke, width: width, dash: dash, cache: &cache)
+        return reduce(data, x: x, y: y, dpr: dpr, plot: plot, style: Style(stroke: stroke, width: width, dash: dash), cache: &cache)
     }
 
-    /// The same, reusing and updating `cache` (nil: compute everything).
+    /// The same in any style, reusing and updating `cache` (nil: compute everything).
     public static func reduce(
         _ data: XYData, x: CoordinateCalculator, y: CoordinateCalculator, dpr: Double, plot: Rect,
-        stroke: String, width: Float, dash: [Float], cache: inout Cache?
+        style: Style, cache: inout Cache?
     ) -> ColumnLine? {
+        let step = style.step
         let devicePerUnit = (x.pixelEnd - x.pixelStart) / x.range.span * dpr
         let w = 1 / abs(devicePerUnit)
         guard w.isFinite, w > 0, !data.isEmpty else { return nil }
@@ -106,7 +132,8 @@ public enum ColumnReducer {
             let (xa, ya, xb, yb) = (data.x(p), data.y(p), data.x(p + 1), data.y(p + 1))
             guard ya.isFinite, yb.isFinite, xb > xa else { return }
             let t = ((Double(k) + 0.5) * w - xa) / (xb - xa)
-            let v = yOf(ya + (yb - ya) * min(max(t, 0), 1))
+            // A step line holds the earlier value until the next point.
+            let v = yOf(step ? ya : ya + (yb - ya) * min(max(t, 0), 1))
             raws.append(Raw(column: k - firstColumn, lo: v, hi: v, first: v, last: v, joined: lastEmitted == p,
                             lastSequence: data.firstSequence + p))
             lastEmitted = p
@@ -160,7 +187,7 @@ public enum ColumnReducer {
         // point's (if points were appended).
         // (When reused: the cached raws kept, and where they sit in `raws`.)
         var kept: (from: Range<Int>, at: Int)? = nil
-        if let c = cache, c.x == x, c.y == y, c.dpr == dpr, c.plot == plot,
+        if let c = cache, c.x == x, c.y == y, c.dpr == dpr, c.plot == plot, c.step == step,
            data.firstSequence >= c.firstSequence, data.endSequence >= c.endSequence, c.endSequence > data.firstSequence {
             let evictedTo = data.firstSequence > c.firstSequence ? column(0) - firstColumn : Int.min
             let appendedFrom = data.endSequence > c.endSequence ? column(c.endSequence - 1 - data.firstSequence) - firstColumn : Int.max
@@ -200,12 +227,20 @@ public enum ColumnReducer {
             entriesMatchRaws = clipped.count == raws.count
             entries = quantise(clipped[...], y0: y0, dy: dy)
         }
-        cache = Cache(x: x, y: y, dpr: dpr, plot: plot, firstSequence: data.firstSequence, endSequence: data.endSequence,
+        cache = Cache(x: x, y: y, dpr: dpr, plot: plot, step: step, firstSequence: data.firstSequence, endSequence: data.endSequence,
                       raws: raws, entries: entriesMatchRaws ? entries : nil)
         let sign: Double = devicePerUnit > 0 ? 1 : -1
-        var line = ColumnLine(stroke: stroke, width: width, dash: dash,
+        var area: ColumnLine.Area? = nil
+        if let fill = style.fill {
+            let base = y.pixel(fill.baseline)
+            // The gradient starts at the plot edge on the far side of the baseline.
+            let top = abs(plot.minY - base) >= abs(plot.maxY - base) ? plot.minY : plot.maxY
+            area = ColumnLine.Area(fill: fill.color, gradient: fill.gradient,
+                                   base: quantiseClamped(base, y0: y0, dy: dy), top: quantiseClamped(top, y0: y0, dy: dy))
+        }
+        var line = ColumnLine(stroke: style.stroke, width: style.width, dash: style.dash,
                               x0: Float(x.pixel((Double(firstColumn) + 0.5) * w)), dx: Float(sign / dpr),
-                              y0: Float(y0), dy: Float(dy), entries: entries)
+                              y0: Float(y0), dy: Float(dy), entries: entries, step: step, area: area)
         line.anchor = Int64(firstColumn)
         line.normalize()
         return line
@@ -286,6 +321,13 @@ public enum ColumnReducer {
             if isPast(raws[m]) { b = m } else { a = m + 1 }
         }
         return a
+    }
+
+    /// One CSS y as a quantised value, clamped to the quantisable band (which reaches
+    /// far beyond the plot, so a clamped baseline still fills all of the plot).
+    static func quantiseClamped(_ v: Double, y0: Double, dy: Double) -> UInt16 {
+        let t = ((v - y0) / dy).rounded()
+        return t.isNaN ? 0 : UInt16(min(max(t, 0), 65_535))
     }
 
     static func quantise(_ raws: ArraySlice<Raw>, y0: Double, dy: Double) -> [ColumnLine.Entry] {

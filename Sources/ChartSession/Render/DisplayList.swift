@@ -19,6 +19,9 @@ public enum DrawCommand: Equatable, Sendable {
     case markers(MarkerSet)
     /// Filled rectangles of one style on device pixels: columns, bars (see `BarSet`).
     case bars(BarSet)
+    /// A filled polygon through `points` (flat x0,y0,x1,y1,..., closed), in `fill` or
+    /// a linear gradient from `fill` to `gradient.color`.
+    case polygon(points: [Float], fill: String, gradient: Gradient?)
     /// Restricts drawing to a rectangle until the matching `unclip`.
     case clip(x: Float, y: Float, w: Float, h: Float)
     case unclip
@@ -32,9 +35,19 @@ public enum DrawCommand: Equatable, Sendable {
         case .columns: return "columns"
         case .markers: return "markers"
         case .bars: return "bars"
+        case .polygon: return "polygon"
         case .clip: return "clip"
         case .unclip: return "unclip"
         }
+    }
+}
+
+/// A linear gradient: the command's fill colour at (x0, y0), `color` at (x1, y1).
+public struct Gradient: Equatable, Sendable {
+    public var color: String
+    public var x0: Float, y0: Float, x1: Float, y1: Float
+    public init(color: String, x0: Float, y0: Float, x1: Float, y1: Float) {
+        self.color = color; self.x0 = x0; self.y0 = y0; self.x1 = x1; self.y1 = y1
     }
 }
 

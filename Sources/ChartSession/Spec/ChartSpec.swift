@@ -41,7 +41,7 @@ public struct SeriesSpec: Sendable {
     public var name: String
     public var kind: SeriesKind
     public var color: String?
-    public var strokeWidth: Double
+    public var style = SeriesStyle()
     public var xAxis: String?
     public var yAxis: String?
     public var capacity: Int?
@@ -50,12 +50,6 @@ public struct SeriesSpec: Sendable {
     public var generator: DataGenerator?
     public var hidden = false
     public var showInLegend = true
-    public var dash: [Double] = []
-    public var marker: MarkerStyle?
-    public var fill: String?
-    public var stroke: String?
-    public var baseline = 0.0
-    public var columnWidth = 0.8
 }
 
 public enum ModifierSpec: Equatable, Sendable {
@@ -528,10 +522,17 @@ public enum ConfigSpec {
         }
         var spec = SeriesSpec(
             id: id, name: try r.string("name") ?? id, kind: kind, color: color,
-            strokeWidth: try r.number("strokeWidth", min: 0.1, max: 20) ?? 1.5,
             xAxis: try r.string("xAxis"), yAxis: try r.string("yAxis"),
             capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, ys: ys, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
+        spec.style = try readStyle(&r, kind: kind)
+        return spec
+    }
+
+    /// The style fields of a series, checked against its type.
+    static func readStyle(_ r: inout JSONReader, kind: SeriesKind) throws -> SeriesStyle {
+        var spec = SeriesStyle()
+        spec.strokeWidth = try r.number("strokeWidth", min: 0.1, max: 20) ?? 1.5
         if let dash = try r.numbers("dash") {
             guard dash.count <= 16, dash.allSatisfy({ $0 >= 0 && $0 <= 1000 }), dash.contains(where: { $0 > 0 }) || dash.isEmpty else {
                 throw JSONReadError(path: "\(r.path).dash", message: "a dash pattern is up to 16 lengths from 0 to 1000 px, not all 0")
@@ -556,6 +557,17 @@ public enum ConfigSpec {
         spec.columnWidth = try r.number("columnWidth", min: 0.01, max: 1) ?? 0.8
         if kind != .column, spec.fill != nil || spec.stroke != nil {
             throw JSONReadError(path: r.path, message: "fill and stroke style columns; a \(kind.rawValue) series has color (and marker)")
+        }
+        spec.showFill = try r.bool("showFill") ?? (kind == .area)
+        spec.areaColor = try r.string("areaColor")
+        spec.areaColorGradient = try r.string("areaColorGradient")
+        if let c = spec.areaColor { try checkColor(c, path: "\(r.path).areaColor") }
+        if let c = spec.areaColorGradient { try checkColor(c, path: "\(r.path).areaColorGradient") }
+        if !kind.isLine, spec.showFill || spec.areaColor != nil || spec.areaColorGradient != nil {
+            throw JSONReadError(path: r.path, message: "showFill, areaColor and areaColorGradient fill lines; a \(kind.rawValue) series has none")
+        }
+        if kind == .area, !spec.showFill {
+            throw JSONReadError(path: "\(r.path).showFill", message: "an area is filled; use type \"line\" for a line without fill")
         }
         return spec
     }
@@ -615,20 +627,11 @@ extension SessionSpec {
         let series = chart.series.enumerated().map { i, s in
             var data = XYData(capacity: s.capacity)
             try! data.append(xs: s.xs, ys: s.ys)  // checked while decoding
-            return Series(id: s.id, name: s.name, kind: s.kind, color: s.color ?? palette[i % palette.count],
-                          strokeWidth: s.strokeWidth, xAxisId: s.xAxis ?? chart.xAxes[0].id,
-                          yAxisId: s.yAxis ?? chart.yAxes[0].id, data: data, generator: s.generator)
-        }.enumerated().map { i, made in
-            var series = made
-            let spec = chart.series[i]
-            series.isHidden = spec.hidden
-            series.showInLegend = spec.showInLegend
-            series.dash = spec.dash
-            if let marker = spec.marker { series.marker = marker }
-            series.fill = spec.fill
-            series.stroke = spec.stroke
-            series.baseline = spec.baseline
-            series.columnWidth = spec.columnWidth
+            var series = Series(id: s.id, name: s.name, kind: s.kind, color: s.color ?? palette[i % palette.count],
+                                style: s.style, xAxisId: s.xAxis ?? chart.xAxes[0].id,
+                                yAxisId: s.yAxis ?? chart.yAxes[0].id, data: data, generator: s.generator)
+            series.isHidden = s.hidden
+            series.showInLegend = s.showInLegend
             return series
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
