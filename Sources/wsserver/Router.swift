@@ -203,28 +203,36 @@ struct Router {
 
     func append(session id: String, series: String, body: [UInt8]) -> HTTPResponse {
         guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
-        guard session.chart.seriesIndex(series) != nil else {
+        guard let index = session.chart.seriesIndex(series) else {
             return .error(404, "no series \"\(series)\" in session \"\(id)\"")
         }
+        let kind = session.chart.series[index].kind
         guard body.count <= Self.maxAppendBody else { return .error(413, "body larger than \(Self.maxAppendBody) bytes") }
-        var xs: [Double] = [], ys: [Double] = []
+        var xs: [Double] = [], values: [[Double]] = []
         if AppendBody.isBinary(body) {
-            do { (xs, ys) = try AppendBody.decode(body) } catch { return .error(400, error.description) }
+            guard kind.valueFields == ["y"] else {
+                return .error(400, "binary appends carry x and y; a \(kind.rawValue) series takes JSON with x, "
+                                   + kind.valueFields.joined(separator: ", "))
+            }
+            do { let (x, y) = try AppendBody.decode(body); xs = x; values = [y] } catch { return .error(400, error.description) }
         } else {
             let json: JSONValue
             do { json = try Jansson.parse(body) } catch { return .error(400, "\(error)") }
             do {
                 var r = JSONReader(json)
                 guard let x = try r.numbers("x") else { throw r.fail("field \"x\" is required") }
-                guard let y = try r.numbersOrGaps("y") else { throw r.fail("field \"y\" is required") }
+                for field in kind.valueFields {
+                    guard let v = try r.numbersOrGaps(field) else { throw r.fail("field \"\(field)\" is required") }
+                    values.append(v)
+                }
                 try r.finish()
-                xs = x; ys = y
+                xs = x
             } catch {
                 return .error(400, "\(error)")
             }
         }
         do {
-            let n = try session.append(seriesId: series, xs: xs, ys: ys)
+            let n = try session.append(seriesId: series, xs: xs, values: values)
             return .json(200, .object([("accepted", .int(Int64(n)))]))
         } catch {
             return .error(400, error.description)

@@ -72,8 +72,14 @@ public final class Chart {
 
     /// Appends a batch to one series atomically (see `XYData.append`).
     public func append(seriesId: String, xs: [Double], ys: [Double]) throws(AppendError) {
+        try append(seriesId: seriesId, xs: xs, values: [ys])
+    }
+
+    /// Appends a batch of points with every value the series' type has (`values` in
+    /// the order of `SeriesKind.valueFields`), atomically.
+    public func append(seriesId: String, xs: [Double], values: [[Double]]) throws(AppendError) {
         guard let i = seriesIndex(seriesId) else { preconditionFailure("unknown series \(seriesId)") }
-        try series[i].data.append(xs: xs, ys: ys)
+        try series[i].append(xs: xs, values: values)
         if !xs.isEmpty { touch() }
     }
 
@@ -195,7 +201,7 @@ public final class Chart {
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where (axis.isXAxis ? s.xAxisId : s.yAxisId) == axisId {
             if axis.isXAxis, let r = s.xExtent { lo = min(lo, r.min); hi = max(hi, r.max) }
-            if !axis.isXAxis, let r = s.data.yRange(indices: 0..<s.data.count).map(s.yExtent) {
+            if !axis.isXAxis, let r = s.valueRange(indices: 0..<s.data.count).map(s.yExtent) {
                 lo = min(lo, r.min); hi = max(hi, r.max)
             }
         }
@@ -306,8 +312,8 @@ public final class Chart {
             case .fixed: r = nil
             case .visible, .follow:
                 guard let xr = xRanges[s.xAxisId] else { continue }
-                r = s.data.yRange(xFrom: xr.min, to: xr.max)
-            case .extents: r = s.data.yRange(indices: 0..<s.data.count)
+                r = s.valueRange(xFrom: xr.min, to: xr.max)
+            case .extents: r = s.valueRange(indices: 0..<s.data.count)
             }
             if let r = r.map(s.yExtent) { lo = min(lo, r.min); hi = max(hi, r.max) }
         }

@@ -2,11 +2,22 @@
 /// the points (scatter), or a column from a baseline up (or down) to each point.
 /// A step line holds each value until the next point; an area is a line filled down to
 /// its baseline (a line or step line with `showFill`).
+/// A candlestick or OHLC series draws, for each X, the open, high, low and close values
+/// (a body from open to close with a wick from low to high; or a stick with ticks).
 public enum SeriesKind: String, CaseIterable, Sendable {
-    case line, step, area, scatter, column
+    case line, step, area, scatter, column, candlestick, ohlc
 
     /// Drawn as a line through the points (reduced to device-pixel columns).
     var isLine: Bool { self == .line || self == .step || self == .area }
+
+    /// The values of a point beyond its x, by the names data and appends give them.
+    /// The first is the series' `data`; the others its `more`.
+    public var valueFields: [String] {
+        switch self {
+        case .candlestick, .ohlc: return ["open", "high", "low", "close"]
+        default: return ["y"]
+        }
+    }
 }
 
 /// The shape of a point marker.
@@ -39,7 +50,8 @@ public struct SeriesStyle: Equatable, Sendable {
     public var dash: [Double] = []
     /// Markers at the points: always for a scatter series, on request for a line.
     public var marker: MarkerStyle?
-    /// A column series' fill (nil: its colour) and outline (nil: none).
+    /// A column series' fill (nil: its colour) and outline (nil: none); a candlestick's
+    /// wick and outline colour (nil: each candle's own colour).
     public var fill: String?
     public var stroke: String?
     /// Where columns and area fills start, in Y data units (ShinobiCharts' `baseline`).
@@ -52,6 +64,9 @@ public struct SeriesStyle: Equatable, Sendable {
     /// gradient reaches at the baseline (nil: no gradient).
     public var areaColor: String?
     public var areaColorGradient: String?
+    /// Candles and OHLC bars whose close is at least their open, and the others.
+    public var risingColor = "#26a69a"
+    public var fallingColor = "#ef5350"
 
     public init() {}
 }
@@ -66,7 +81,11 @@ public struct Series: Sendable {
     public var style: SeriesStyle
     public var xAxisId: String
     public var yAxisId: String
+    /// The first value of every point (`y`; a candle's `open`), x sorted.
     public var data: XYData
+    /// The other values (`kind.valueFields` after the first), each with the same x,
+    /// capacity and min/max index as `data`: appends keep them in step.
+    public private(set) var more: [XYData]
     public var generator: DataGenerator?
     /// Not drawn, not in the legend, and left out of automatic ranges.
     public var isHidden = false
@@ -77,8 +96,68 @@ public struct Series: Sendable {
                 xAxisId: String, yAxisId: String, data: XYData = XYData(), generator: DataGenerator? = nil) {
         self.id = id; self.name = name; self.kind = kind; self.color = color; self.style = style
         self.xAxisId = xAxisId; self.yAxisId = yAxisId; self.data = data; self.generator = generator
+        more = (1..<kind.valueFields.count).map { _ in XYData(capacity: data.capacity) }
+        precondition(more.isEmpty || data.isEmpty, "a series of several values starts empty; append its points")
         if kind == .scatter, self.style.marker == nil { self.style.marker = MarkerStyle(fill: color) }
         if kind == .area { self.style.showFill = true }
+    }
+
+    /// The values named `field` (one of `kind.valueFields`).
+    public func values(_ field: String) -> XYData? {
+        guard let k = kind.valueFields.firstIndex(of: field) else { return nil }
+        return k == 0 ? data : more[k - 1]
+    }
+
+    /// Checks a batch (`values` in the order of `kind.valueFields`) without changing
+    /// anything: each value as `XYData` checks y, and a candle's low and high around
+    /// its open and close. A gap in a candle series has all four values NaN.
+    public func validate(xs: [Double], values: [[Double]]) throws(AppendError) {
+        let fields = kind.valueFields
+        guard values.count == fields.count else { throw .wrongFields(kind: kind.rawValue, fields: fields) }
+        for (k, ys) in values.enumerated() {
+            guard ys.count == xs.count else { throw .lengthMismatch(x: xs.count, y: ys.count, field: fields[k]) }
+        }
+        for (k, ys) in values.enumerated() {
+            do { try data.validate(xs: xs, ys: ys) } catch {
+                if case let .nonFinite(field, i) = error, field == "y" { throw .nonFinite(field: fields[k], index: i) }
+                throw error
+            }
+        }
+        if kind == .candlestick || kind == .ohlc {
+            let (o, h, l, c) = (values[0], values[1], values[2], values[3])
+            for i in 0..<xs.count {
+                let gaps = [o[i], h[i], l[i], c[i]].filter(\.isNaN).count
+                guard gaps == 0 || gaps == 4 else { throw .partialGap(index: i) }
+                guard gaps == 0 else { continue }
+                guard l[i] <= min(o[i], c[i]), h[i] >= max(o[i], c[i]) else {
+                    throw .candleOutOfOrder(index: i, open: o[i], high: h[i], low: l[i], close: c[i])
+                }
+            }
+        }
+    }
+
+    /// Appends a batch atomically: all of it is checked first, then every value is
+    /// stored, or an error is thrown and nothing changes.
+    public mutating func append(xs: [Double], values: [[Double]]) throws(AppendError) {
+        try validate(xs: xs, values: values)
+        try! data.append(xs: xs, ys: values[0])
+        for k in more.indices { try! more[k].append(xs: xs, ys: values[k + 1]) }
+    }
+
+    /// The extent of every value over `indices` (NaN ignored).
+    func valueRange(indices: Range<Int>) -> (min: Double, max: Double)? {
+        var r = data.yRange(indices: indices)
+        for m in more {
+            guard let v = m.yRange(indices: indices) else { continue }
+            r = r.map { (min($0.min, v.min), max($0.max, v.max)) } ?? v
+        }
+        return r
+    }
+
+    /// The extent of every value of the points with x in `[lo, hi]`.
+    func valueRange(xFrom lo: Double, to hi: Double) -> (min: Double, max: Double)? {
+        let start = data.lowerBound(lo), end = data.upperBound(hi)
+        return start < end ? valueRange(indices: start..<end) : nil
     }
 
     /// Filled down to its baseline.
@@ -100,11 +179,11 @@ public struct Series: Sendable {
         return "rgba(\(v[0]),\(v[1]),\(v[2]),\(alpha))"
     }
 
-    /// The X extent the series draws over: its data's, and for columns half a column
-    /// more at either end, so the outer columns are not cut in half.
+    /// The X extent the series draws over: its data's, and for columns and candles half
+    /// a column more at either end, so the outer ones are not cut in half.
     var xExtent: (min: Double, max: Double)? {
         guard let r = data.xRange else { return nil }
-        guard kind == .column, data.minSpacing.isFinite else { return r }
+        guard kind == .column || kind == .candlestick || kind == .ohlc, data.minSpacing.isFinite else { return r }
         let half = data.minSpacing * style.columnWidth / 2
         return (r.min - half, r.max + half)
     }

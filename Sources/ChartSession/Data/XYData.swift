@@ -1,15 +1,25 @@
 /// Why an append was refused. Nothing of a refused append is applied.
 public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
-    case lengthMismatch(x: Int, y: Int)
+    case lengthMismatch(x: Int, y: Int, field: String = "y")
     case nonFinite(field: String, index: Int)
     case xNotSorted(index: Int)
     case tooMany(count: Int, limit: Int)
+    /// The batch does not carry the values the series' type has.
+    case wrongFields(kind: String, fields: [String])
+    case candleOutOfOrder(index: Int, open: Double, high: Double, low: Double, close: Double)
+    case partialGap(index: Int)
 
     public var description: String {
         switch self {
-        case let .lengthMismatch(x, y): return "x has \(x) values but y has \(y); they must be equal"
+        case let .lengthMismatch(x, y, field): return "x has \(x) values but \(field) has \(y); they must be equal"
+        case let .wrongFields(kind, fields):
+            return "a \(kind) series takes x and " + fields.joined(separator: ", ") + " (each point's values, in equal-length arrays)"
+        case let .partialGap(i):
+            return "point \(i): open, high, low and close must all be numbers, or all null (a gap)"
+        case let .candleOutOfOrder(i, o, h, l, c):
+            return "point \(i): low \(l) and high \(h) must enclose open \(o) and close \(c)"
         case let .nonFinite(field, index):
-            return field == "y" ? "y[\(index)] is infinite; y values must be finite, or NaN (null in JSON) for a gap"
+            return field != "x" ? "\(field)[\(index)] is infinite; \(field) values must be finite, or NaN (null in JSON) for a gap"
                                 : "\(field)[\(index)] is not a finite number"
         case let .xNotSorted(index):
             return "x[\(index)] is smaller than the x before it; x values must not decrease"
@@ -78,7 +88,7 @@ public struct XYData: Sendable {
 
     /// Checks a batch without changing anything.
     public func validate(xs: [Double], ys: [Double]) throws(AppendError) {
-        guard xs.count == ys.count else { throw .lengthMismatch(x: xs.count, y: ys.count) }
+        guard xs.count == ys.count else { throw .lengthMismatch(x: xs.count, y: ys.count, field: "y") }
         var previous = lastX ?? -Double.infinity
         for i in 0..<xs.count {
             guard xs[i].isFinite else { throw .nonFinite(field: "x", index: i) }

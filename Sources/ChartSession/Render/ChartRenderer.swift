@@ -224,6 +224,12 @@ public struct ChartRenderer: Sendable {
                 out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, caches: &caches)
             case .scatter:
                 break
+            case .candlestick, .ohlc:
+                let style = CandleReducer.Style(ohlc: s.kind == .ohlc, rising: s.style.risingColor, falling: s.style.fallingColor,
+                                                stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
+                                                widthFraction: s.style.columnWidth)
+                out += CandleReducer.reduce(s, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr, plot: plot,
+                                            style: style, aggregate: reducesLines).map { .bars($0) }
             case .column:
                 let style = BarReducer.Style(fill: s.style.fill ?? s.color, stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
                                              baseline: s.style.baseline, widthFraction: s.style.columnWidth)
@@ -361,6 +367,18 @@ public struct ChartRenderer: Sendable {
                 out.append(.rect(x: Float(mid.x - side / 2), y: Float(mid.y - side / 2), w: Float(side), h: Float(side),
                                  fill: s.style.fill ?? s.color, stroke: s.style.stroke,
                                  lineWidth: s.style.stroke == nil ? 0 : Float(s.style.strokeWidth)))
+            case .candlestick, .ohlc:
+                // A rising and a falling candle side by side, each with its wick.
+                for (k, fill) in [s.style.risingColor, s.style.fallingColor].enumerated() {
+                    let cx = Float(mid.x) + (k == 0 ? -4 : 4)
+                    out.append(.rect(x: cx - 0.5, y: Float(mid.y) - 6, w: 1, h: 12, fill: s.style.stroke ?? fill, stroke: nil, lineWidth: 0))
+                    if s.kind == .ohlc {
+                        out.append(.rect(x: cx - 3, y: Float(mid.y) + (k == 0 ? 2 : -3), w: 3, h: 1, fill: fill, stroke: nil, lineWidth: 0))
+                        out.append(.rect(x: cx, y: Float(mid.y) + (k == 0 ? -3 : 2), w: 3, h: 1, fill: fill, stroke: nil, lineWidth: 0))
+                    } else {
+                        out.append(.rect(x: cx - 2.5, y: Float(mid.y) - 3, w: 5, h: 6, fill: fill, stroke: nil, lineWidth: 0))
+                    }
+                }
             case .scatter:
                 break
             }

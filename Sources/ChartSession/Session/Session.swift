@@ -288,11 +288,18 @@ public final class Session {
     /// refused data; nothing of a refused append is applied.
     @discardableResult
     public func append(seriesId: String, xs: [Double], ys: [Double]) throws(SessionError) -> Int {
+        try append(seriesId: seriesId, xs: xs, values: [ys])
+    }
+
+    /// Appends points with every value the series' type has (`values` in the order of
+    /// `SeriesKind.valueFields`: `[y]`, or `[open, high, low, close]`).
+    @discardableResult
+    public func append(seriesId: String, xs: [Double], values: [[Double]]) throws(SessionError) -> Int {
         guard chart.seriesIndex(seriesId) != nil else { throw .unknownSeries(seriesId) }
         guard xs.count <= Self.maxAppendPoints else {
             throw .badAppend(.tooMany(count: xs.count, limit: Self.maxAppendPoints))
         }
-        do { try chart.append(seriesId: seriesId, xs: xs, ys: ys) } catch { throw .badAppend(error) }
+        do { try chart.append(seriesId: seriesId, xs: xs, values: values) } catch { throw .badAppend(error) }
         if !xs.isEmpty { dataArrived = true }
         return xs.count
     }

@@ -46,7 +46,8 @@ public struct SeriesSpec: Sendable {
     public var yAxis: String?
     public var capacity: Int?
     public var xs: [Double]
-    public var ys: [Double]
+    /// Each point's values, in the order of `kind.valueFields`.
+    public var values: [[Double]]
     public var generator: DataGenerator?
     public var hidden = false
     public var showInLegend = true
@@ -499,13 +500,16 @@ public enum ConfigSpec {
         let kind = try r.oneOf("type", SeriesKind.self) ?? .line
         let color = try r.string("color")
         if let c = color { try checkColor(c, path: "\(r.path).color") }
-        var xs: [Double] = [], ys: [Double] = []
+        var xs: [Double] = []
+        var values = kind.valueFields.map { _ in [Double]() }
         let dataPath = "\(r.path).data"
         try r.object("data") { d in
             xs = try d.numbers("x") ?? []
-            ys = try d.numbers("y") ?? []
+            for (k, field) in kind.valueFields.enumerated() { values[k] = try d.numbersOrGaps(field) ?? [] }
         }
-        do { try XYData().validate(xs: xs, ys: ys) } catch { throw JSONReadError(path: dataPath, message: error.description) }
+        do {
+            try Series(id: id, name: id, kind: kind, color: "#000", xAxisId: "", yAxisId: "").validate(xs: xs, values: values)
+        } catch { throw JSONReadError(path: dataPath, message: error.description) }
         let generator: DataGenerator? = try r.object("generator") { g in
             guard let kind = try g.oneOf("kind", DataGenerator.Kind.self) else { throw g.fail("field \"kind\" is required") }
             var generator = DataGenerator(
@@ -516,6 +520,9 @@ public enum ConfigSpec {
             generator.time = try g.oneOf("time", DataGenerator.Time.self) ?? .elapsed
             return generator
         }
+        if generator != nil, kind.valueFields != ["y"] {
+            throw JSONReadError(path: "\(r.path).generator", message: "generators make x/y points; a \(kind.rawValue) series is fed by appends")
+        }
         if let generator, generator.time == .elapsed, let last = xs.last, last > 0 {
             throw JSONReadError(path: "\(r.path).generator",
                                 message: "a generator emits x from 0 upwards; initial data must end at x <= 0")
@@ -523,7 +530,7 @@ public enum ConfigSpec {
         var spec = SeriesSpec(
             id: id, name: try r.string("name") ?? id, kind: kind, color: color,
             xAxis: try r.string("xAxis"), yAxis: try r.string("yAxis"),
-            capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, ys: ys, generator: generator,
+            capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, values: values, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.style = try readStyle(&r, kind: kind)
         return spec
@@ -532,7 +539,7 @@ public enum ConfigSpec {
     /// The style fields of a series, checked against its type.
     static func readStyle(_ r: inout JSONReader, kind: SeriesKind) throws -> SeriesStyle {
         var spec = SeriesStyle()
-        spec.strokeWidth = try r.number("strokeWidth", min: 0.1, max: 20) ?? 1.5
+        spec.strokeWidth = try r.number("strokeWidth", min: 0.1, max: 20) ?? (kind == .candlestick || kind == .ohlc ? 1 : 1.5)
         if let dash = try r.numbers("dash") {
             guard dash.count <= 16, dash.allSatisfy({ $0 >= 0 && $0 <= 1000 }), dash.contains(where: { $0 > 0 }) || dash.isEmpty else {
                 throw JSONReadError(path: "\(r.path).dash", message: "a dash pattern is up to 16 lengths from 0 to 1000 px, not all 0")
@@ -555,8 +562,26 @@ public enum ConfigSpec {
         if let c = spec.stroke { try checkColor(c, path: "\(r.path).stroke") }
         spec.baseline = try r.number("baseline") ?? 0
         spec.columnWidth = try r.number("columnWidth", min: 0.01, max: 1) ?? 0.8
-        if kind != .column, spec.fill != nil || spec.stroke != nil {
-            throw JSONReadError(path: r.path, message: "fill and stroke style columns; a \(kind.rawValue) series has color (and marker)")
+        if kind != .column, spec.fill != nil {
+            throw JSONReadError(path: "\(r.path).fill", message: "fill styles columns; a \(kind.rawValue) series has color (and marker)")
+        }
+        if kind != .column, kind != .candlestick, spec.stroke != nil {
+            throw JSONReadError(path: "\(r.path).stroke", message: "stroke outlines columns and candles; a \(kind.rawValue) series has color (and marker)")
+        }
+        let candles = kind == .candlestick || kind == .ohlc
+        if let c = try r.string("risingColor") {
+            try checkColor(c, path: "\(r.path).risingColor")
+            spec.risingColor = c
+        }
+        if let c = try r.string("fallingColor") {
+            try checkColor(c, path: "\(r.path).fallingColor")
+            spec.fallingColor = c
+        }
+        if !candles, r.value["risingColor"] != nil || r.value["fallingColor"] != nil {
+            throw JSONReadError(path: r.path, message: "risingColor and fallingColor colour candles; a \(kind.rawValue) series has color")
+        }
+        if candles, spec.marker != nil {
+            throw JSONReadError(path: "\(r.path).marker", message: "a \(kind.rawValue) series has no markers")
         }
         spec.showFill = try r.bool("showFill") ?? (kind == .area)
         spec.areaColor = try r.string("areaColor")
@@ -625,11 +650,10 @@ extension SessionSpec {
         let theme = chart.themeSpec.resolve(default: defaultTheme)
         let palette = theme.palette
         let series = chart.series.enumerated().map { i, s in
-            var data = XYData(capacity: s.capacity)
-            try! data.append(xs: s.xs, ys: s.ys)  // checked while decoding
             var series = Series(id: s.id, name: s.name, kind: s.kind, color: s.color ?? palette[i % palette.count],
                                 style: s.style, xAxisId: s.xAxis ?? chart.xAxes[0].id,
-                                yAxisId: s.yAxis ?? chart.yAxes[0].id, data: data, generator: s.generator)
+                                yAxisId: s.yAxis ?? chart.yAxes[0].id, data: XYData(capacity: s.capacity), generator: s.generator)
+            try! series.append(xs: s.xs, values: s.values)  // checked while decoding
             series.isHidden = s.hidden
             series.showInLegend = s.showInLegend
             return series
