@@ -50,15 +50,16 @@ import TestSupport
         return d
     }
 
-    @Test(arguments: [(1.0, UInt64(1)), (2.0, 2), (1.25, 3)])
-    func scatterReductionDrawsTheSamePixels(dpr: Double, seed: UInt64) {
+    @Test(arguments: [(1.0, UInt64(1), false), (2.0, 2, false), (1.25, 3, false), (1.0, 4, true), (2.0, 5, true)])
+    func scatterReductionDrawsTheSamePixels(dpr: Double, seed: UInt64, outlined: Bool) {
         let data = Self.randomData(20_000, seed: seed, gaps: true, noise: 4)
         let plot = Rect(x: 40.5, y: 10, width: 300, height: 200)
         // The X range cuts the data: markers just outside the plot still reach in.
         let span = data.xRange!
         let x = CoordinateCalculator(range: DoubleRange(span.min + 10, span.max - 10), pixelStart: plot.minX, pixelEnd: plot.maxX)
         let y = CoordinateCalculator(range: DoubleRange(-50, 50), pixelStart: plot.maxY, pixelEnd: plot.minY)
-        let style = MarkerStyle(shape: .circle, size: 7, fill: "#000")
+        // One colour, or an outline over a fill (then every marker's outline shows).
+        let style = MarkerStyle(shape: .circle, size: 7, fill: outlined ? "#fff" : "#000", stroke: outlined ? "#000" : nil)
         let reduced = MarkerReducer.reduce(data, x: x, y: y, dpr: dpr, plot: plot, style: style)!
         let full = MarkerReducer.reduce(data, x: x, y: y, dpr: dpr, plot: plot, style: style, dedupe: false)!
         #expect(reduced.cells.count < full.cells.count, "dense data reduces")
@@ -77,7 +78,16 @@ import TestSupport
             }
         }
         let got = Set(reduced.cells.map { Int($0.x) << 16 | Int($0.y) })
-        #expect(expected.isSubset(of: got))
+        if outlined {
+            #expect(got == expected)
+        } else {
+            // In one colour a marker with all four neighbours drawn adds no pixel and is left out.
+            let boundary = expected.filter { c in
+                ![c - (1 << 16), c + (1 << 16), c - 1, c + 1].allSatisfy(expected.contains)
+            }
+            #expect(got == boundary)
+            #expect(got.count < expected.count, "some interior markers are left out")
+        }
     }
 
     @Test func rotatedScatterSwapsAxes() {

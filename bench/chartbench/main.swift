@@ -11,6 +11,8 @@ struct Args {
     var quick = false
     var live = true
     var jsonPath: String? = nil
+    /// Only these groups of figures (`--only lines,series`): lines, series, demo, layout.
+    var only: Set<String>? = nil
     var fontDir = "/usr/share/fonts/truetype/dejavu"
 }
 
@@ -23,14 +25,20 @@ while let a = it.next() {
     case "--json":
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --json needs a file\n".utf8)); exit(2) }
         args.jsonPath = p
+    case "--only":
+        guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --only needs groups\n".utf8)); exit(2) }
+        args.only = Set(p.split(separator: ",").map(String.init))
     case "--font-dir":
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --font-dir needs a folder\n".utf8)); exit(2) }
         args.fontDir = p
     default:
-        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--json FILE] [--font-dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout] [--json FILE] [--font-dir DIR]\n".utf8))
         exit(2)
     }
 }
+
+/// Whether a group of figures is to be measured.
+@MainActor func wants(_ group: String) -> Bool { args.only?.contains(group) ?? true }
 
 // The chart font as the server loads it (DejaVu, fallbacks, HarfBuzz shaping).
 let measurer: TextMeasurer = {
@@ -105,6 +113,7 @@ let naive = ChartRenderer(measurer: measurer, reducesLines: false)
 let runs = args.quick ? 3 : 9
 let naiveRuns = args.quick ? 1 : 3
 
+if wants("lines") {
 for (label, n) in [("1e4", 10_000), ("1e6", 1_000_000), ("1e7", 10_000_000)] {
     let before = residentMB()
     let chart = lineChart(points: n)
@@ -145,6 +154,8 @@ for (label, n) in [("1e4", 10_000), ("1e6", 1_000_000), ("1e7", 10_000_000)] {
     }
 }
 
+}
+
 // The demo chart, after a minute of live data.
 let demoSpec = try! ConfigSpec.decode(foundationJSON(DemoSpec.json))[0]
 // Scatter and columns of 10^6 points, the whole range in view.
@@ -163,6 +174,7 @@ func pointsChart(points n: Int, kind: SeriesKind) -> Chart {
                  yAxes: [AxisConfig(id: "y", alignment: .left, title: "Y", mode: .visible, growBy: (0.05, 0.05))],
                  series: [Series(id: "s", name: kind.rawValue, kind: kind, color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: data)])
 }
+if wants("series") {
 for kind in [SeriesKind.scatter, .column] {
     let chart = pointsChart(points: 1_000_000, kind: kind)
     var bytes = 0, naiveBytes = 0
@@ -172,6 +184,34 @@ for kind in [SeriesKind.scatter, .column] {
     record("frame_bytes_\(kind.rawValue)_1e6", Double(bytes), baseline: ("naive_bytes_\(kind.rawValue)_1e6", Double(naiveBytes)), unit: "B")
 }
 
+// 10^6 candles (a random walk of minute bars), zoomed out to the whole range.
+func candleChart(count n: Int) -> Chart {
+    var rng = UInt64(0x8CB9_2BA7_2F3D_8DD7)
+    func unit() -> Double { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return Double(rng % 1_000_001) / 1_000_000 }
+    var xs = [Double](repeating: 0, count: n), o = xs, h = xs, l = xs, c = xs
+    var price = 100.0
+    for i in 0..<n {
+        xs[i] = Double(i); o[i] = price
+        price += (unit() - 0.5) * 0.4
+        c[i] = price; h[i] = max(o[i], price) + unit() * 0.2; l[i] = min(o[i], price) - unit() * 0.2
+    }
+    var s = Series(id: "s", name: "Candles", kind: .candlestick, color: "#1f77b4", xAxisId: "x", yAxisId: "y")
+    try! s.append(xs: xs, values: [o, h, l, c])
+    return Chart(title: "Bench", xAxes: [AxisConfig(id: "x", alignment: .bottom, title: "X")],
+                 yAxes: [AxisConfig(id: "y", alignment: .left, title: "Y", mode: .visible, growBy: (0.05, 0.05))], series: [s])
+}
+do {
+    let chart = candleChart(count: 1_000_000)
+    var bytes = 0, naiveBytes = 0
+    let ms = medianMs(runs: runs) { bytes = buildFrame(chart, reduced) }
+    let naiveMs = medianMs(runs: naiveRuns) { naiveBytes = buildFrame(chart, naive) }
+    record("frame_build_ms_candles_1e6", ms, baseline: ("naive_build_ms_candles_1e6", naiveMs), unit: "ms")
+    record("frame_bytes_candles_1e6", Double(bytes), baseline: ("naive_bytes_candles_1e6", Double(naiveBytes)), unit: "B")
+}
+
+}
+
+if wants("demo") {
 let demo = demoSpec.makeSession(measurer: measurer)
 demo.advance(to: 0)
 demo.advance(to: 60)
@@ -231,6 +271,9 @@ do {
            baseline: ("frames_per_s_while_appending", Double(frames) / elapsed), unit: "/s")
 }
 
+}
+
+if wants("layout") {
 // Layout: one full measure/layout pass with 8 axes, beside 2.
 func axes(_ count: Int) -> [AxisSpec] {
     let sides: [AxisAlignment] = [.bottom, .left, .top, .right]
@@ -259,6 +302,8 @@ do {
     }
     record("layout_ms_time_axis_worst_span", worst(.dateTime(berlin)),
            baseline: ("layout_ms_numeric_axis_worst_span", worst(.numeric(.auto))), unit: "ms")
+}
+
 }
 
 // Where a live publication's time goes (not a figure: for whoever tunes it).

@@ -144,7 +144,7 @@ public enum BinaryFrame {
             if let stroke = m.stroke { body.u16(strings.ref(stroke)); body.f32(m.lineWidth) }
             body.f32(m.x0); body.f32(m.y0); body.f32(m.unit)
             body.u32(UInt32(m.cells.count))
-            for c in m.cells { body.u16(c.x); body.u16(c.y) }
+            body.u16Pairs(m.cells) { ($0.x, $0.y) }
         case let .bars(b):
             body.u8(Opcode.bars.rawValue)
             body.u16(strings.ref(b.fill))

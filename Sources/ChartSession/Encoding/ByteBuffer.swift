@@ -26,6 +26,20 @@ struct ByteWriter {
             }
         }
     }
+    /// Pairs of u16 (marker cells) in one pass over a reserved stretch.
+    mutating func u16Pairs<C: Collection>(_ items: C, _ pair: (C.Element) -> (UInt16, UInt16)) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: items.count * 4))
+        bytes.withUnsafeMutableBytes { raw in
+            var at = start
+            for item in items {
+                let (a, b) = pair(item)
+                raw.storeBytes(of: a.littleEndian, toByteOffset: at, as: UInt16.self)
+                raw.storeBytes(of: b.littleEndian, toByteOffset: at + 2, as: UInt16.self)
+                at += 4
+            }
+        }
+    }
     mutating func patchU32(at offset: Int, _ v: UInt32) {
         bytes[offset] = UInt8(v & 0xFF); bytes[offset + 1] = UInt8((v >> 8) & 0xFF)
         bytes[offset + 2] = UInt8((v >> 16) & 0xFF); bytes[offset + 3] = UInt8(v >> 24)

@@ -81,22 +81,33 @@ public enum BarReducer {
         // that (monotone) function of the index.
         let increasing = alongPx(data.x(end - 1)) >= alongPx(data.x(start))
         func columnOf(_ i: Int) -> Double { left(alongPx(data.x(i))) }
-        /// The first index in lo..<end whose column is past `k` (in the direction X runs).
-        func firstPast(_ k: Double, from lo: Int) -> Int {
-            var a = lo, b = end
+        /// The first index in lo..<end whose column is past `k` (in the direction X
+        /// runs): gallops from `lo + guess` (the previous column's run length), then
+        /// bisects, so consecutive columns cost a few reads near each other rather than
+        /// a bisection of the whole range (cache misses).
+        func firstPast(_ k: Double, from lo: Int, guess: Int) -> Int {
+            @inline(__always) func past(_ m: Int) -> Bool { let col = columnOf(m); return increasing ? col > k : col < k }
+            var a = lo, step = max(1, guess)
+            var b = end
+            while a < end {
+                let probe = min(end - 1, a + step - 1)
+                if past(probe) { b = probe; break }
+                a = probe + 1
+                step *= 2
+            }
             while a < b {
                 let m = (a + b) / 2
-                let col = columnOf(m)
-                if increasing ? col <= k : col >= k { a = m + 1 } else { b = m }
+                if past(m) { b = m } else { a = m + 1 }
             }
             return a
         }
-        var i = start
+        var i = start, run = 1
         var pending: (a0: Double, a1: Double, c0: Double, c1: Double)? = nil
         while i < end {
             let k = columnOf(i)
             guard k.isFinite else { i += 1; continue }
-            let j = firstPast(k, from: i + 1)
+            let j = firstPast(k, from: i + 1, guess: run)
+            run = j - i
             let s = data.ySummary(i..<j)
             i = j
             guard s.min <= s.max else { continue }   // only gaps

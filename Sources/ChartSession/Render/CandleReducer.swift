@@ -81,20 +81,29 @@ public enum CandleReducer {
         let increasing = alongPx(data.x(end - 1)) >= alongPx(data.x(start))
         let half = width / 2
         func columnOf(_ i: Int) -> Double { (alongPx(data.x(i)) - half).rounded(.toNearestOrAwayFromZero) }
-        func firstPast(_ k: Double, from lo: Int) -> Int {
-            var a = lo, b = end
+        /// The first index in lo..<end whose column is past `k` (in the direction X
+        /// runs): gallops from `lo + guess` (the previous column's run length), then bisects.
+        func firstPast(_ k: Double, from lo: Int, guess: Int) -> Int {
+            @inline(__always) func past(_ m: Int) -> Bool { let col = columnOf(m); return increasing ? col > k : col < k }
+            var a = lo, step = max(1, guess)
+            var b = end
+            while a < end {
+                let probe = min(end - 1, a + step - 1)
+                if past(probe) { b = probe; break }
+                a = probe + 1
+                step *= 2
+            }
             while a < b {
                 let m = (a + b) / 2
-                let col = columnOf(m)
-                if increasing ? col <= k : col >= k { a = m + 1 } else { b = m }
+                if past(m) { b = m } else { a = m + 1 }
             }
             return a
         }
-        var i = start
+        var i = start, run = 1
         while i < end {
             let k = columnOf(i)
-            let j = firstPast(k, from: i + 1)
-            defer { i = j }
+            let j = firstPast(k, from: i + 1, guess: run)
+            defer { run = j - i; i = j }
             guard k.isFinite else { continue }
             // Gaps are whole candles (all four values NaN): skip them at either end.
             var a = i, b = j - 1

@@ -40,33 +40,132 @@ public enum MarkerReducer {
         let hMap = hCalc.linearMap.map { ($0.a * dpr, $0.b * dpr - gx0) }
         let vMap = vCalc.linearMap.map { ($0.a * dpr, $0.b * dpr - gy0) }
         let fw = Double(w), fh = Double(h)
-        var seen = [UInt64](repeating: 0, count: dedupe ? (w * h + 63) / 64 : 0)
-        var cells: [MarkerSet.Cell] = []
-        cells.reserveCapacity(min(end - start, dedupe ? w * h : Int.max))
-
-        data.withStretches(start..<end) { xs, ys in
-            let (hs, vs) = xAlongWidth ? (xs, ys) : (ys, xs)
-            seen.withUnsafeMutableBufferPointer { bits in
-                @inline(__always) func place(_ fx: Double, _ fy: Double) {
-                    // Outside the grid, or NaN (a gap): no marker.
-                    guard fx >= 0, fx < fw, fy >= 0, fy < fh else { return }
-                    let cx = Int(fx), cy = Int(fy)   // truncation is floor here: both are >= 0
-                    if dedupe {
-                        let bit = cy &* w &+ cx
-                        let word = bit &>> 6, mask = UInt64(1) &<< UInt64(bit & 63)
-                        if bits[word] & mask != 0 { return }
-                        bits[word] |= mask
-                    }
-                    cells.append(MarkerSet.Cell(x: UInt16(truncatingIfNeeded: cx), y: UInt16(truncatingIfNeeded: cy)))
-                }
+        /// Places the points in view on the grid (device pixels from its origin), NaN
+        /// and points off the grid left out: `body(cx, cy)` for each, in data order.
+        @inline(__always) func forEachCell(_ body: (Int, Int) -> Void) {
+            data.withStretches(start..<end) { xs, ys in
+                let (hs, vs) = xAlongWidth ? (xs, ys) : (ys, xs)
                 if let (ha, hb) = hMap, let (va, vb) = vMap {
-                    for i in 0..<hs.count { place(hs[i] * ha + hb, vs[i] * va + vb) }
+                    for i in 0..<hs.count {
+                        let fx = hs[i] * ha + hb, fy = vs[i] * va + vb
+                        guard fx >= 0, fx < fw, fy >= 0, fy < fh else { continue }
+                        body(Int(fx), Int(fy))   // truncation is floor here: both are >= 0
+                    }
                 } else {
-                    for i in 0..<hs.count { place(hCalc.pixel(hs[i]) * dpr - gx0, vCalc.pixel(vs[i]) * dpr - gy0) }
+                    for i in 0..<hs.count {
+                        let fx = hCalc.pixel(hs[i]) * dpr - gx0, fy = vCalc.pixel(vs[i]) * dpr - gy0
+                        guard fx >= 0, fx < fw, fy >= 0, fy < fh else { continue }
+                        body(Int(fx), Int(fy))
+                    }
                 }
             }
         }
+
+        guard dedupe else {
+            var cells: [MarkerSet.Cell] = []
+            cells.reserveCapacity(end - start)
+            forEachCell { cells.append(MarkerSet.Cell(x: UInt16(truncatingIfNeeded: $0), y: UInt16(truncatingIfNeeded: $1))) }
+            return set(style, gx0, gy0, dpr, cells)
+        }
+
+        // A bitmap of the grid, column-major with each column padded to whole words: the
+        // points of one device column (consecutive in a sorted series) meet in a few
+        // cache lines, and a cell's neighbours across are a column's words away.
+        let perColumn = (h + 63) / 64
+        var bits = [UInt64](repeating: 0, count: w * perColumn)
+
+        if isOneColour(style) {
+            // One colour: which pixels hold a marker is all that shows, so the bitmap is
+            // all the loop builds (no branch on whether a pixel was seen), and the cells
+            // are read from it afterwards, column by column.
+            bits.withUnsafeMutableBufferPointer { b in
+                if let (ha, hb) = hMap, let (va, vb) = vMap {
+                    // The common case, written out so the loop is a few instructions.
+                    data.withStretches(start..<end) { xs, ys in
+                        let (hs, vs) = xAlongWidth ? (xs, ys) : (ys, xs)
+                        for i in 0..<hs.count {
+                            let fx = hs[i] * ha + hb, fy = vs[i] * va + vb
+                            guard fx >= 0, fx < fw, fy >= 0, fy < fh else { continue }
+                            let cx = Int(fx), cy = Int(fy)
+                            b[cx &* perColumn &+ cy &>> 6] |= 1 &<< UInt64(cy & 63)
+                        }
+                    }
+                } else {
+                    forEachCell { cx, cy in b[cx &* perColumn &+ cy &>> 6] |= 1 &<< UInt64(cy & 63) }
+                }
+            }
+            return set(style, gx0, gy0, dpr, boundaryCells(bits, w: w, perColumn: perColumn))
+        }
+
+        // Several colours (an outline over a fill): the first marker on each pixel is
+        // kept, in data order, as the full drawing would show it.
+        var cells = [MarkerSet.Cell](repeating: MarkerSet.Cell(x: 0, y: 0), count: min(end - start, w * h + 1))
+        var n = 0
+        cells.withUnsafeMutableBufferPointer { out in
+            bits.withUnsafeMutableBufferPointer { b in
+                forEachCell { cx, cy in
+                    // Written always, kept only when the pixel's bit was clear: no branch
+                    // on a coin toss in a dense cloud.
+                    out[n] = MarkerSet.Cell(x: UInt16(truncatingIfNeeded: cx), y: UInt16(truncatingIfNeeded: cy))
+                    let word = cx &* perColumn &+ cy &>> 6, shift = UInt64(cy & 63)
+                    let old = b[word]
+                    b[word] = old | (1 &<< shift)
+                    n &+= Int(truncatingIfNeeded: ~(old &>> shift) & 1)
+                }
+            }
+        }
+        cells.removeLast(cells.count - n)
         return set(style, gx0, gy0, dpr, cells)
+    }
+
+    /// The set cells of a column-major bitmap, except those whose four neighbours are
+    /// all set: such a marker adds no pixel, since every pixel of a disc, square,
+    /// diamond, triangle or cross sprite lies one step (towards its centre) from a pixel
+    /// of the sprite beside it. In one opaque colour, leaving it out leaves the covered
+    /// pixels as they were (antialiased edges may differ by a shade where markers
+    /// overlap). Word at a time: a word's cells above and below are its own bits shifted
+    /// (with the neighbouring word's edge bit), those left and right the same word of
+    /// the neighbouring columns.
+    static func boundaryCells(_ bits: [UInt64], w: Int, perColumn k: Int) -> [MarkerSet.Cell] {
+        var cells: [MarkerSet.Cell] = []
+        bits.withUnsafeBufferPointer { b in
+            for c in 0..<w {
+                let base = c * k
+                for j in 0..<k {
+                    let v = b[base + j]
+                    guard v != 0 else { continue }
+                    let above = (v << 1) | (j > 0 ? b[base + j - 1] >> 63 : 0)
+                    let below = (v >> 1) | (j + 1 < k ? b[base + j + 1] << 63 : 0)
+                    let left = c > 0 ? b[base - k + j] : 0, right = c + 1 < w ? b[base + k + j] : 0
+                    var keep = v & ~(above & below & left & right)
+                    while keep != 0 {
+                        let bit = keep.trailingZeroBitCount
+                        cells.append(MarkerSet.Cell(x: UInt16(truncatingIfNeeded: c), y: UInt16(truncatingIfNeeded: j * 64 + bit)))
+                        keep &= keep - 1
+                    }
+                }
+            }
+        }
+        return cells
+    }
+
+    /// Markers drawn in one colour (filled without outline, outlined without fill, or
+    /// both alike): overlapping ones cannot show through each other.
+    static func isOneColour(_ style: MarkerStyle) -> Bool {
+        switch (style.fill, style.stroke) {
+        case let (f?, nil): return isOpaque(f)
+        case let (nil, s?): return isOpaque(s)
+        case let (f?, s?): return f == s && isOpaque(f)
+        case (nil, nil): return false
+        }
+    }
+
+    /// False for CSS colours that may be translucent (rgba, hsla, a `/` alpha, 4- or
+    /// 8-digit hex, transparent), where overdraw shows.
+    static func isOpaque(_ color: String) -> Bool {
+        let c = color.lowercased()
+        if c.hasPrefix("#") { return c.count == 4 || c.count == 7 }
+        return !(c.contains("rgba") || c.contains("hsla") || c.contains("/") || c.contains("transparent"))
     }
 
     static func set(_ style: MarkerStyle, _ gx0: Double, _ gy0: Double, _ dpr: Double, _ cells: [MarkerSet.Cell]) -> MarkerSet {
