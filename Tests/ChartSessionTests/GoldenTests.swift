@@ -32,7 +32,7 @@ import TestSupport
         let start = 1_774_720_800.0   // 2026-03-28T18:00:00Z
         let xs = (0...36).map { start + Double($0) * 3600 }
         let ys = xs.indices.map { 1.0e8 + 2.0e7 * Double(($0 * 7) % 11) }
-        let spec = #"{"sessions":[{"id":"t","chart":{"title":"Summer time","legend":{"placement":"topLeft"},"#
+        let spec = #"{"sessions":[{"id":"t","chart":{"title":"Summer time","legend":{"position":"topLeft"},"#
             + #""xAxes":[{"id":"t","type":"time","timeZone":"Europe/Berlin","title":"Berlin"}],"#
             + #""yAxes":[{"id":"v","mode":"visible","growBy":[0,0]}],"#
             + #""series":[{"id":"s","name":"Load","data":{"x":["# + xs.map { "\(Int($0))" }.joined(separator: ",")

@@ -95,7 +95,9 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","minorTicks":1}]}}]}"#, "$.sessions[0].chart.yAxes[0].minorTicks", #"expected "auto" or a number of divisions from 2 to 20"#),
         (#"{"sessions":[{"id":"a","chart":{"yAxes":[{"id":"y","tickAnchor":0.5}]}}]}"#, "$.sessions[0].chart.yAxes[0].tickAnchor", "only applies with majorTickFrequency or minorTickFrequency"),
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"t","type":"time","minorTicks":"auto"}]}}]}"#, "$.sessions[0].chart.xAxes[0]", "tickValues, majorTickFrequency and minor ticks are for numeric and logarithmic axes"),
-        (#"{"sessions":[{"id":"a","chart":{"legend":{"placement":"middle"}}}]}"#, "$.sessions[0].chart.legend.placement", #"unknown value "middle"; expected one of "topLeft", "topRight", "bottomLeft", "bottomRight""#),
+        (#"{"sessions":[{"id":"a","chart":{"legend":{"placement":"middle"}}}]}"#, "$.sessions[0].chart.legend.placement", #"unknown value "middle"; expected one of "insidePlotArea", "outsidePlotArea""#),
+        (#"{"sessions":[{"id":"a","chart":{"legend":{"placement":"topRight"}}}]}"#, "$.sessions[0].chart.legend.placement", #"the corner is now "position" ("position": "topRight"); "placement" is "insidePlotArea" or "outsidePlotArea""#),
+        (#"{"sessions":[{"id":"a","chart":{"legend":{"position":"center"}}}]}"#, "$.sessions[0].chart.legend.position", #"unknown value "center"; expected one of "topLeft", "topMiddle", "topRight", "middleLeft", "middleRight", "bottomLeft", "bottomMiddle", "bottomRight""#),
     ])
     func badSpecsNameTheirFault(json: String, path: String, message: String) {
         do {
@@ -560,5 +562,54 @@ func expectRefusedXAxis(_ axis: String, path: String, message: String) {
         let all = try session(#""margins":30,"#).layout(size: Fixtures.size).plotRect
         #expect(all.minX > plain.minX && all.maxY < plain.maxY)
         #expect(throws: JSONReadError.self) { try self.session(#""margins":[1,2],"#) }
+    }
+}
+
+/// ShinobiCharts' legend: `position` where it sits, `placement` inside or outside the
+/// plot area; an inside legend moves off the data.
+@Suite struct LegendTests {
+    static let size = ViewerSize(width: 800, height: 400, dpr: 1)
+
+    /// A session with one line rising from the bottom left to the top right.
+    func session(_ legend: String) throws -> Session {
+        let spec = #"{"sessions":[{"id":"a","chart":{"legend":"# + legend + #","xAxes":[{"id":"x","growBy":[0,0]}],"#
+            + #""yAxes":[{"id":"y","growBy":[0,0]}],"series":[{"id":"s","name":"Rising","data":{"x":[0,1,2,3,4,5,6,7,8,9,10],"#
+            + #""y":[0,1,2,3,4,5,6,7,8,9,10]}}]}}]}"#
+        return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+    }
+
+    /// The legend box (the overlay's first rect).
+    func box(_ s: Session) -> (Double, Double, Double, Double)? {
+        let overlay = s.displayList(size: Self.size).layers.first { $0.id == .overlay }!
+        for c in overlay.commands { if case let .rect(x, y, w, h, _, _, _) = c { return (Double(x), Double(y), Double(w), Double(h)) } }
+        return nil
+    }
+
+    @Test func insideLegendMovesOffTheData() throws {
+        // topLeft and bottomRight hold no data (the line runs from bottom left to top right).
+        let free = try session(#"{"position":"topLeft"}"#)
+        let plot = free.layout(size: Self.size).plotRect
+        let a = try #require(box(free))
+        #expect(abs(a.0 - (plot.minX + 8)) < 1e-9 && abs(a.1 - (plot.minY + 8)) < 1e-9)
+        // Asked for topRight, where the line ends: it goes to the first free corner, topLeft.
+        let moved = try #require(box(try session(#"{"position":"topRight"}"#)))
+        #expect(moved.0 == a.0 && moved.1 == a.1)
+        // bottomRight is free too: it stays there.
+        let br = try #require(box(try session(#"{"position":"bottomRight"}"#)))
+        #expect(abs(br.0 + br.2 - (plot.maxX - 8)) < 1e-9 && abs(br.1 + br.3 - (plot.maxY - 8)) < 1e-9)
+    }
+
+    @Test func outsideLegendTakesRoomFromTheLayout() throws {
+        let inside = try session(#"{"position":"middleRight"}"#).layout(size: Self.size).plotRect
+        let outsideSession = try session(#"{"position":"middleRight","placement":"outsidePlotArea"}"#)
+        let outside = outsideSession.layout(size: Self.size).plotRect
+        let b = try #require(box(outsideSession))
+        #expect(outside.width < inside.width - b.2)                   // the plot gave up the legend's column
+        #expect(b.0 >= outside.maxX && b.0 + b.2 <= 800 - 10)         // the box is right of the plot, inside the margin
+        #expect(abs((b.1 + b.3 / 2) - (10 + (400 - 20) / 2)) <= 1)    // vertically centred in the chart
+        let top = try session(#"{"position":"topMiddle","placement":"outsidePlotArea"}"#)
+        let t = try #require(box(top))
+        #expect(t.1 + t.3 <= top.layout(size: Self.size).plotRect.minY)
+        #expect(abs((t.0 + t.2 / 2) - 400) <= 1)
     }
 }

@@ -88,7 +88,7 @@ import TestSupport
 
     @Test func legendFitsInsideThePlot() throws {
         let plot = Rect(x: 50, y: 40, width: 500, height: 300)
-        let spec = LegendSpec(entries: ["Sine", "Random walk"], placement: .topRight)
+        let spec = LegendSpec(entries: ["Sine", "Random walk"], position: .topRight)
         let l = try #require(LegendLayout.place(spec, in: plot, measurer: TestFonts.measurer))
         #expect(plot.contains(l.box))
         #expect(l.box.maxX == plot.maxX - spec.margin)

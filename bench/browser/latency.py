@@ -58,7 +58,7 @@ MONITOR = {"sessions": [{"id": "monitor", "title": "Monitor", "chart": {
     "xAxes": [{"id": "t", "alignment": "bottom", "title": "Time (s)", "mode": "extents"}],
     "yAxes": [{"id": "v", "alignment": "left", "title": "Value", "mode": "visible"}],
     "series": [{"id": f"s{i}", "name": f"Signal {i}", "capacity": 250000} for i in range(4)],
-    "legend": {"placement": "topLeft"}}}]}
+    "legend": {"position": "topLeft"}}}]}
 
 BIG = {"sessions": [{"id": "big", "title": "10^7 points", "chart": {
     "xAxes": [{"id": "x", "alignment": "bottom", "mode": "extents"}],

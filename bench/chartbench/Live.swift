@@ -13,7 +13,7 @@ let monitorSpec = """
  "yAxes":[{"id":"v","alignment":"left","title":"Value","mode":"visible"}],
  "series":[{"id":"s0","name":"Signal 0","capacity":250000},{"id":"s1","name":"Signal 1","capacity":250000},
            {"id":"s2","name":"Signal 2","capacity":250000},{"id":"s3","name":"Signal 3","capacity":250000}],
- "legend":{"placement":"topLeft"}}},
+ "legend":{"position":"topLeft"}}},
  {"id":"bulk","title":"Bulk","chart":{"series":[{"id":"b","name":"Bulk","capacity":10000000},{"id":"j","name":"JSON","capacity":10000000}]}}]}
 """
 

@@ -1,11 +1,14 @@
 import LayoutEngine
 
-/// Where the legend goes, if the chart shows one.
+/// Where the legend goes, if the chart shows one (ShinobiCharts' names): `position`
+/// is where it sits, `placement` whether inside the plot area or outside it (taking
+/// space from the layout).
 public struct LegendConfig: Equatable, Sendable {
+    public var position: LegendPosition
     public var placement: LegendPlacement
     public var textSize: Double
-    public init(placement: LegendPlacement = .topLeft, textSize: Double = 12) {
-        self.placement = placement; self.textSize = textSize
+    public init(position: LegendPosition = .topLeft, placement: LegendPlacement = .insidePlotArea, textSize: Double = 12) {
+        self.position = position; self.placement = placement; self.textSize = textSize
     }
 }
 
@@ -371,7 +374,8 @@ public final class Chart {
     }
 
     /// The layout spec for a canvas of `size`, with the ranges resolved now.
-    public func layoutSpec(size: Size, ranges: [String: DoubleRange]) -> ChartLayoutSpec {
+    /// `reserved`: room at the chart's edges kept out of the layout (an outside legend).
+    public func layoutSpec(size: Size, ranges: [String: DoubleRange], reserved: EdgeInsets = .all(0)) -> ChartLayoutSpec {
         let axisSpecs = axes.map { axis in
             let range = ranges[axis.id] ?? DoubleRange(0, 1)
             // A time axis' zone, read once for its ticks and its weekends.
@@ -403,7 +407,9 @@ public final class Chart {
             spec.tickLabelClippingHigh = axis.config.tickLabelClippingHigh
             return spec
         }
-        var spec = ChartLayoutSpec(size: size, padding: margins, title: title, axes: axisSpecs)
+        let padding = EdgeInsets(top: margins.top + reserved.top, left: margins.left + reserved.left,
+                                 bottom: margins.bottom + reserved.bottom, right: margins.right + reserved.right)
+        var spec = ChartLayoutSpec(size: size, padding: padding, title: title, axes: axisSpecs)
         spec.axisSpacing = axisSpacing
         return spec
     }

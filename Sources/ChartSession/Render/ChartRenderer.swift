@@ -28,7 +28,8 @@ public struct ChartRenderer: Sendable {
 
     func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange]) -> ChartLayout {
         let engine = ChartLayoutEngine(measurer: measurer, manager: chart.layoutManager)
-        var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved))
+        let reserved = legendBand(chart)?.reserved ?? .all(0)
+        var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved, reserved: reserved))
         let following = chart.axes.filter {
             $0.isXAxis && $0.userRange == nil && $0.config.mode == .follow && $0.config.type != .logarithmic
                 && !$0.config.isDiscontinuous
@@ -44,7 +45,7 @@ public struct ChartRenderer: Sendable {
                 let end = (r.max / w).rounded(.up) * w
                 ranges[axis.id] = DoubleRange(end - r.span, end)
             }
-            let next = engine.layout(chart.layoutSpec(size: size, ranges: ranges))
+            let next = engine.layout(chart.layoutSpec(size: size, ranges: ranges, reserved: reserved))
             let settled = next.plotRect == layout.plotRect
             layout = next
             if settled { break }
@@ -81,6 +82,9 @@ public struct ChartRenderer: Sendable {
         var layoutManagerGeneration: Int
         var axisSpacing: Double
         var margins: EdgeInsets
+        /// An outside legend takes room from the layout.
+        var legend: LegendConfig?
+        var legendEntries: [String]
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
@@ -88,7 +92,8 @@ public struct ChartRenderer: Sendable {
         let key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
                             userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
                             layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
-                            margins: chart.margins)
+                            margins: chart.margins, legend: chart.legend,
+                            legendEntries: chart.legend?.placement == .outsidePlotArea ? legendEntries(chart).map(\.name) : [])
         let layout: ChartLayout, background: [DrawCommand]
         if key == memo.layoutKey, let l = memo.layout, let b = memo.background {
             layout = l; background = b
@@ -312,17 +317,13 @@ public struct ChartRenderer: Sendable {
 
     /// Flat point pairs split where a value is NaN (a gap), stretches of at least two points.
     static func stretches(_ pts: [Float]) -> [[Float]] {
+        guard pts.contains(where: \.isNaN) else { return pts.count >= 4 ? [pts] : [] }
         var out: [[Float]] = []
-        var current: [Float] = []
-        for k in stride(from: 0, to: pts.count - 1, by: 2) {
-            if pts[k + 1].isNaN {
-                if current.count >= 4 { out.append(current) }
-                current = []
-            } else {
-                current += [pts[k], pts[k + 1]]
-            }
+        var from = 0
+        for k in stride(from: 0, through: pts.count, by: 2) where k == pts.count || pts[k + 1].isNaN || pts[k].isNaN {
+            if k - from >= 4 { out.append(Array(pts[from..<k])) }
+            from = k + 2
         }
-        if current.count >= 4 { out.append(current) }
         return out
     }
 
@@ -335,15 +336,97 @@ public struct ChartRenderer: Sendable {
         return out
     }
 
+    // MARK: Legend
+
+    /// The series listed in the legend, in order.
+    func legendEntries(_ chart: Chart) -> [Series] {
+        chart.series.filter { $0.showInLegend && !$0.isHidden }
+    }
+
+    func legendSpec(_ chart: Chart) -> LegendSpec? {
+        guard let legend = chart.legend else { return nil }
+        let entries = legendEntries(chart)
+        guard !entries.isEmpty else { return nil }
+        return LegendSpec(entries: entries.map(\.name), position: legend.position, style: TextStyle(size: legend.textSize))
+    }
+
+    /// An outside legend's room at the chart's edge: the insets the layout leaves out,
+    /// and the box's size.
+    func legendBand(_ chart: Chart) -> (reserved: EdgeInsets, size: Size)? {
+        guard chart.legend?.placement == .outsidePlotArea, let spec = legendSpec(chart),
+              let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
+        let across = size.width + 2 * spec.margin, down = size.height + 2 * spec.margin
+        var r = EdgeInsets.all(0)
+        switch spec.position {
+        case .middleLeft: r.left = across
+        case .middleRight: r.right = across
+        case .topLeft, .topMiddle, .topRight: r.top = down
+        case .bottomLeft, .bottomMiddle, .bottomRight: r.bottom = down
+        }
+        return (r, size)
+    }
+
+    /// Where the legend goes: outside, in its band at the chart's edge; inside, at its
+    /// position, or when data lies under that, at the first other position free of data
+    /// (corners first), staying put when none is.
+    func legendBox(_ chart: Chart, spec: LegendSpec, layout: ChartLayout) -> Rect? {
+        guard let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
+        if let band = legendBand(chart) {
+            let m = chart.margins, r = band.reserved
+            let full = Rect(x: m.left, y: m.top, width: layout.size.width - m.left - m.right,
+                            height: layout.size.height - m.top - m.bottom)
+            let area: Rect
+            switch spec.position {
+            case .middleLeft: area = Rect(x: full.minX, y: full.minY, width: r.left, height: full.height)
+            case .middleRight: area = Rect(x: full.maxX - r.right, y: full.minY, width: r.right, height: full.height)
+            case .topLeft, .topMiddle, .topRight: area = Rect(x: full.minX, y: full.minY, width: full.width, height: r.top)
+            case .bottomLeft, .bottomMiddle, .bottomRight:
+                area = Rect(x: full.minX, y: full.maxY - r.bottom, width: full.width, height: r.bottom)
+            }
+            return LegendLayout.box(spec, size: size, at: spec.position, in: area)
+        }
+        let plot = layout.plotRect
+        // A fixed order, so the frame follows from the chart's state alone (every viewer,
+        // and a late joiner, sees the legend in the same place).
+        let order = [spec.position] + [LegendPosition.topLeft, .topRight, .bottomLeft, .bottomRight, .topMiddle, .bottomMiddle,
+                                       .middleLeft, .middleRight].filter { $0 != spec.position }
+        for position in order {
+            guard let box = LegendLayout.box(spec, size: size, at: position, in: plot) else { continue }
+            if !coversData(chart, box: box, layout: layout) { return box }
+        }
+        return LegendLayout.box(spec, size: size, at: spec.position, in: plot)
+    }
+
+    /// Whether any visible series draws inside `box` (CSS pixels): its points there,
+    /// one either side (a line's segments reach in), and for columns and areas the
+    /// baseline, read from the min/max index. Conservative: a line that passes near a
+    /// corner of the box may count.
+    func coversData(_ chart: Chart, box: Rect, layout: ChartLayout) -> Bool {
+        for s in chart.series where !s.isHidden && !s.data.isEmpty {
+            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
+            let across = xl.alignment.isHorizontal
+            let (xa, xb) = across ? (box.minX, box.maxX) : (box.minY, box.maxY)
+            let (ya, yb) = across ? (box.minY, box.maxY) : (box.minX, box.maxX)
+            let v1 = xl.calculator.value(xa), v2 = xl.calculator.value(xb)
+            var lo = min(v1, v2), hi = max(v1, v2)
+            if let half = s.xExtent.flatMap({ e in s.data.xRange.map { e.min - $0.min } }), half < 0 {
+                lo += half; hi -= half   // columns and candles reach half a column past their x
+            }
+            var start = s.data.lowerBound(lo), end = s.data.upperBound(hi)
+            if s.kind.isLine { start = max(0, start - 1); end = min(s.data.count, end + 1) }
+            guard start < end, let values = s.valueRange(indices: start..<end).map(s.yExtent) else { continue }
+            let p1 = yl.calculator.pixel(values.min), p2 = yl.calculator.pixel(values.max)
+            if max(p1, p2) >= ya && min(p1, p2) <= yb { return true }
+        }
+        return false
+    }
+
     // MARK: Overlay layer
 
     func overlayCommands(_ chart: Chart, layout: ChartLayout) -> [DrawCommand] {
-        guard let legend = chart.legend else { return [] }
-        let style = TextStyle(size: legend.textSize)
-        let listed = chart.series.filter { $0.showInLegend && !$0.isHidden }
-        guard !listed.isEmpty else { return [] }
-        let spec = LegendSpec(entries: listed.map(\.name), placement: legend.placement, style: style)
-        guard let placed = LegendLayout.place(spec, in: layout.plotRect, measurer: measurer) else { return [] }
+        guard let spec = legendSpec(chart), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
+        let listed = legendEntries(chart)
+        let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let theme = chart.theme
         let b = placed.box
         var out: [DrawCommand] = [
@@ -357,7 +440,7 @@ public struct ChartRenderer: Sendable {
             case .line, .step, .area:
                 if s.isFilled {
                     // The fill below the line, as tall as the row's text.
-                    out.append(.rect(x: Float(a.x), y: Float(a.y), w: Float(row.swatchLength), h: Float(style.size / 2),
+                    out.append(.rect(x: Float(a.x), y: Float(a.y), w: Float(row.swatchLength), h: Float(spec.style.size / 2),
                                      fill: s.areaFill, stroke: nil, lineWidth: 0))
                 }
                 out.append(.polyline(points: [Float(a.x), Float(a.y), Float(a.x + row.swatchLength), Float(a.y)],

@@ -175,9 +175,14 @@ public enum ConfigSpec {
 
         let legend: LegendConfig? = try r.object("legend") { l in
             let show = try l.bool("show") ?? true
-            let placement = try l.oneOf("placement", LegendPlacement.self) ?? .topLeft
+            if let old = l.value["placement"]?.stringValue, LegendPosition(rawValue: old) != nil {
+                throw JSONReadError(path: "\(l.path).placement", message: "the corner is now \"position\" (\"position\": \"\(old)\"); "
+                                    + "\"placement\" is \"insidePlotArea\" or \"outsidePlotArea\"")
+            }
+            let position = try l.oneOf("position", LegendPosition.self) ?? .topLeft
+            let placement = try l.oneOf("placement", LegendPlacement.self) ?? .insidePlotArea
             let size = try l.number("textSize", min: 6, max: 72) ?? 12
-            return show ? LegendConfig(placement: placement, textSize: size) : nil
+            return show ? LegendConfig(position: position, placement: placement, textSize: size) : nil
         } ?? LegendConfig()
 
         let themeSpec = try r.object("theme", readTheme) ?? ThemeSpec()
