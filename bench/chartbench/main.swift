@@ -209,6 +209,33 @@ do {
     record("frame_bytes_candles_1e6", Double(bytes), baseline: ("naive_bytes_candles_1e6", Double(naiveBytes)), unit: "B")
 }
 
+// Four stacked areas of 10^6 points each, the whole range in view.
+do {
+    var rng = UInt64(0x1234_5678_9ABC_DEF1)
+    let n = 1_000_000
+    let xs = (0..<n).map(Double.init)
+    let series = (0..<4).map { k -> Series in
+        var v = 10.0
+        let ys = xs.map { _ -> Double in
+            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
+            v = max(0, v + Double(Int64(bitPattern: rng % 2001) - 1000) / 1000)
+            return v
+        }
+        var data = XYData()
+        try! data.append(xs: xs, ys: ys)
+        var s = Series(id: "s\(k)", name: "Area \(k)", kind: .area, color: ["#1f77b4", "#2ca02c", "#ff7f0e", "#d62728"][k],
+                       xAxisId: "x", yAxisId: "y", data: data)
+        s.stackIndex = 0
+        return s
+    }
+    let chart = Chart(title: "Bench", xAxes: [AxisConfig(id: "x", alignment: .bottom, title: "X")],
+                      yAxes: [AxisConfig(id: "y", alignment: .left, title: "Y", mode: .visible, growBy: (0.05, 0.05))], series: series)
+    var bytes = 0, naiveBytes = 0
+    let ms = medianMs(runs: runs) { bytes = buildFrame(chart, reduced) }
+    let naiveMs = medianMs(runs: naiveRuns) { naiveBytes = buildFrame(chart, naive) }
+    record("frame_build_ms_stacked_area_4x1e6", ms, baseline: ("naive_build_ms_stacked_area_4x1e6", naiveMs), unit: "ms")
+    record("frame_bytes_stacked_area_4x1e6", Double(bytes), baseline: ("naive_bytes_stacked_area_4x1e6", Double(naiveBytes)), unit: "B")
+}
 }
 
 if wants("demo") {

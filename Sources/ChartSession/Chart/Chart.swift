@@ -24,6 +24,8 @@ public final class Chart {
     public var legend: LegendConfig?
     public var theme: Theme
     public var modifiers: [any ChartModifier]
+    /// The members each stack's stacked values were made for (by first member).
+    private var stackMembers: [Int: [Int]] = [:]
     /// Lays the axes out (SciChart's layout manager): replace it, or one of the
     /// strategies of a `DefaultLayoutManager`, to place axes otherwise (docs/axes.md).
     public var layoutManager: any ChartLayoutManager = DefaultLayoutManager() {
@@ -59,6 +61,7 @@ public final class Chart {
         self.legend = legend
         self.theme = theme
         self.modifiers = modifiers
+        updateStacks()
     }
 
     func touch() { version &+= 1 }
@@ -82,8 +85,87 @@ public final class Chart {
     /// the order of `SeriesKind.valueFields`), atomically.
     public func append(seriesId: String, xs: [Double], values: [[Double]]) throws(AppendError) {
         guard let i = seriesIndex(seriesId) else { preconditionFailure("unknown series \(seriesId)") }
+        try checkStackX(i, xs: xs)
         try series[i].append(xs: xs, values: values)
-        if !xs.isEmpty { touch() }
+        if !xs.isEmpty { updateStacks(); touch() }
+    }
+
+    // MARK: Stacks
+
+    /// The members of each stack (series indices in chart order), by stack key: the
+    /// stack index and the axes (a stack never spans axes). Hidden series leave it.
+    var stackGroups: [[Int]] {
+        var groups: [String: [Int]] = [:], order: [String] = []
+        for (i, s) in series.enumerated() where !s.isHidden {
+            guard let k = s.stackIndex else { continue }
+            let key = "\(k)|\(s.xAxisId)|\(s.yAxisId)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(i)
+        }
+        return order.map { groups[$0]! }
+    }
+
+    /// Points stack by their order: the n-th point of each member of a stack shares an
+    /// x. A batch whose x differs from another member's at the same point is refused.
+    func checkStackX(_ i: Int, xs: [Double]) throws(AppendError) {
+        guard series[i].stackIndex != nil, let group = stackGroups.first(where: { $0.contains(i) }) else { return }
+        let first = series[i].data.endSequence
+        for j in group where j != i {
+            let other = series[j].data
+            for k in 0..<xs.count {
+                let seq = first + k
+                guard seq >= other.firstSequence, seq < other.endSequence else { continue }
+                let x = other.x(seq - other.firstSequence)
+                if x != xs[k] { throw .stackMismatch(index: k, x: xs[k], series: series[j].id, expected: x) }
+            }
+        }
+    }
+
+    /// Brings every stacked series' `stacked` values up to the points all members of
+    /// its stack hold: for each new point, the running sum of the members' values in
+    /// chart order (a NaN is a gap in its own series and counts 0 in the sums above
+    /// it), or for a percentage stack, each sum as a percentage of the total. Appends
+    /// make this cost the new points; a change of membership recomputes the stack.
+    func updateStacks() {
+        let groups = stackGroups
+        let members = Set(groups.flatMap { $0 })
+        for i in series.indices where !members.contains(i) && series[i].stacked != nil { series[i].stacked = nil }
+        for group in groups {
+            let datas = group.map { series[$0].data }
+            let start = datas.map(\.firstSequence).max()!, end = datas.map(\.endSequence).min()!
+            // Stacked values continue where they left off, unless the stack changed.
+            var from = start
+            if let made = series[group[0]].stacked, group.allSatisfy({ series[$0].stacked?.endSequence == made.endSequence }),
+               made.endSequence >= start, made.endSequence <= end, stackMembers[group[0]] == group {
+                from = made.endSequence
+            } else {
+                for i in group {
+                    // Sequence numbers of the stacked values match the members': they
+                    // start at `start`, as if the points before had been evicted.
+                    series[i].stacked = XYData(capacity: series[i].data.capacity, firstSequence: start)
+                }
+            }
+            stackMembers[group[0]] = group
+            guard from < end else { continue }
+            let percent = group.contains { series[$0].stackPercent }
+            var sums = [Double](repeating: 0, count: group.count)
+            var columns = [[Double]](repeating: [], count: group.count)
+            var xs: [Double] = []
+            xs.reserveCapacity(end - from)
+            for seq in from..<end {
+                xs.append(datas[0].x(seq - datas[0].firstSequence))
+                var total = 0.0
+                for (k, d) in datas.enumerated() {
+                    let v = d.y(sequence: seq)
+                    total += v.isNaN ? 0 : v
+                    sums[k] = v.isNaN ? .nan : total
+                }
+                for k in group.indices {
+                    columns[k].append(percent ? (sums[k].isNaN ? .nan : total == 0 ? 0 : sums[k] / total * 100) : sums[k])
+                }
+            }
+            for (k, i) in group.enumerated() { try! series[i].stacked!.append(xs: xs, ys: columns[k]) }
+        }
     }
 
     /// Whether any series is fed by a generator (and so needs the session clock).
@@ -106,7 +188,7 @@ public final class Chart {
                 added += 1
             }
         }
-        if added > 0 { touch() }
+        if added > 0 { updateStacks(); touch() }
         return added
     }
 
@@ -204,7 +286,7 @@ public final class Chart {
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where (axis.isXAxis ? s.xAxisId : s.yAxisId) == axisId {
             if axis.isXAxis, let r = s.xExtent { lo = min(lo, r.min); hi = max(hi, r.max) }
-            if !axis.isXAxis, let r = s.valueRange(indices: 0..<s.data.count).map(s.yExtent) {
+            if !axis.isXAxis, let r = s.valueRange().map(s.yExtent) {
                 lo = min(lo, r.min); hi = max(hi, r.max)
             }
         }
@@ -316,7 +398,7 @@ public final class Chart {
             case .visible, .follow:
                 guard let xr = xRanges[s.xAxisId] else { continue }
                 r = s.valueRange(xFrom: xr.min, to: xr.max)
-            case .extents: r = s.valueRange(indices: 0..<s.data.count)
+            case .extents: r = s.valueRange()
             }
             if let r = r.map(s.yExtent) { lo = min(lo, r.min); hi = max(hi, r.max) }
         }

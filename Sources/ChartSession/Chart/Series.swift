@@ -91,6 +91,18 @@ public struct Series: Sendable {
     public var isHidden = false
     /// Listed in the legend (when shown).
     public var showInLegend = true
+    /// Series with the same `stackIndex` (and axes) are stacked, in chart order:
+    /// each draws the sum of its values and those of the members before it
+    /// (ShinobiCharts' `stackIndex`). Lines, step lines, areas and columns stack.
+    public var stackIndex: Int?
+    /// The stack is drawn as percentages of its total at each point (100 % stacking).
+    public var stackPercent = false
+    /// What a stacked series draws: the running sums (or percentages) of its stack at
+    /// each point, kept by the chart as points arrive; nil when not stacked.
+    public internal(set) var stacked: XYData?
+
+    /// The values drawn: the stacked sums for a stacked series, else its data.
+    public var plotted: XYData { stacked ?? data }
 
     public init(id: String, name: String, kind: SeriesKind = .line, color: String, style: SeriesStyle = SeriesStyle(),
                 xAxisId: String, yAxisId: String, data: XYData = XYData(), generator: DataGenerator? = nil) {
@@ -144,8 +156,9 @@ public struct Series: Sendable {
         for k in more.indices { try! more[k].append(xs: xs, ys: values[k + 1]) }
     }
 
-    /// The extent of every value over `indices` (NaN ignored).
+    /// The extent of every value over `indices` (of `plotted`; NaN ignored).
     func valueRange(indices: Range<Int>) -> (min: Double, max: Double)? {
+        if let stacked { return stacked.yRange(indices: indices) }
         var r = data.yRange(indices: indices)
         for m in more {
             guard let v = m.yRange(indices: indices) else { continue }
@@ -156,33 +169,51 @@ public struct Series: Sendable {
 
     /// The extent of every value of the points with x in `[lo, hi]`.
     func valueRange(xFrom lo: Double, to hi: Double) -> (min: Double, max: Double)? {
-        let start = data.lowerBound(lo), end = data.upperBound(hi)
+        let start = plotted.lowerBound(lo), end = plotted.upperBound(hi)
         return start < end ? valueRange(indices: start..<end) : nil
     }
+
+    /// The extent of every value drawn.
+    func valueRange() -> (min: Double, max: Double)? { valueRange(indices: 0..<plotted.count) }
 
     /// Filled down to its baseline.
     var isFilled: Bool { kind.isLine && style.showFill }
 
     /// The fill of an area: `areaColor`, else the series colour at 35 % opacity (when
-    /// it is a hex colour; other CSS colours are used as they are).
-    var areaFill: String {
+    /// it is a hex colour; other CSS colours are used as they are). A stacked area's
+    /// default fill is opaque, that colour over `background`, so each band of the stack
+    /// shows only its own colour.
+    func areaFill(over background: String) -> String {
         if let c = style.areaColor { return c }
+        if stackIndex != nil, let mixed = Self.mix(color, over: background, alpha: 0.35) { return mixed }
         return Self.translucent(color, alpha: 0.35) ?? color
+    }
+
+    /// The RGB components of `#rgb` or `#rrggbb`.
+    static func rgb(_ color: String) -> [Int]? {
+        var hex = Array(color.dropFirst())
+        guard color.first == "#", hex.count == 3 || hex.count == 6, hex.allSatisfy(\.isHexDigit) else { return nil }
+        if hex.count == 3 { hex = hex.flatMap { [$0, $0] } }
+        return (0..<3).map { Int(String(hex[2 * $0...2 * $0 + 1]), radix: 16)! }
+    }
+
+    /// `color` at `alpha` over an opaque `background`, as an opaque `#rrggbb` (both hex).
+    static func mix(_ color: String, over background: String, alpha: Double) -> String? {
+        guard let c = rgb(color), let b = rgb(background) else { return nil }
+        let v = zip(c, b).map { Int((alpha * Double($0) + (1 - alpha) * Double($1)).rounded()) }
+        return "#" + v.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     /// `#rgb` or `#rrggbb` as `rgba(r,g,b,alpha)`; nil for any other colour form.
     static func translucent(_ color: String, alpha: Double) -> String? {
-        var hex = Array(color.dropFirst())
-        guard color.first == "#", hex.count == 3 || hex.count == 6, hex.allSatisfy(\.isHexDigit) else { return nil }
-        if hex.count == 3 { hex = hex.flatMap { [$0, $0] } }
-        let v = (0..<3).map { Int(String(hex[2 * $0...2 * $0 + 1]), radix: 16)! }
+        guard let v = rgb(color) else { return nil }
         return "rgba(\(v[0]),\(v[1]),\(v[2]),\(alpha))"
     }
 
     /// The X extent the series draws over: its data's, and for columns and candles half
     /// a column more at either end, so the outer ones are not cut in half.
     var xExtent: (min: Double, max: Double)? {
-        guard let r = data.xRange else { return nil }
+        guard let r = plotted.xRange else { return nil }
         guard kind == .column || kind == .candlestick || kind == .ohlc, data.minSpacing.isFinite else { return r }
         let half = data.minSpacing * style.columnWidth / 2
         return (r.min - half, r.max + half)

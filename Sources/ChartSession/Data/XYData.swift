@@ -8,12 +8,15 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     case wrongFields(kind: String, fields: [String])
     case candleOutOfOrder(index: Int, open: Double, high: Double, low: Double, close: Double)
     case partialGap(index: Int)
+    case stackMismatch(index: Int, x: Double, series: String, expected: Double)
 
     public var description: String {
         switch self {
         case let .lengthMismatch(x, y, field): return "x has \(x) values but \(field) has \(y); they must be equal"
         case let .wrongFields(kind, fields):
             return "a \(kind) series takes x and " + fields.joined(separator: ", ") + " (each point's values, in equal-length arrays)"
+        case let .stackMismatch(i, x, other, expected):
+            return "x[\(i)] is \(x) but the same point of \"\(other)\", stacked with this series, has x \(expected); stacked series share their x"
         case let .partialGap(i):
             return "point \(i): open, high, low and close must all be numbers, or all null (a gap)"
         case let .candleOutOfOrder(i, o, h, l, c):
@@ -52,6 +55,13 @@ public struct XYData: Sendable {
     public init(capacity: Int? = nil) {
         precondition(capacity.map { $0 > 0 } ?? true, "capacity must be positive")
         self.capacity = capacity
+    }
+
+    /// Empty, its first point to have sequence number `firstSequence` (values derived
+    /// from another series' points, numbered as those are).
+    init(capacity: Int?, firstSequence: Int) {
+        self.init(capacity: capacity)
+        self.firstSequence = firstSequence
     }
 
     public var isEmpty: Bool { count == 0 }

@@ -221,12 +221,27 @@ public struct ChartRenderer: Sendable {
         // Series are clipped to the plot unless the chart says otherwise (`clipSeries`).
         var out: [DrawCommand] = chart.clipSeries
             ? [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))] : []
-        for s in chart.series where !s.isHidden {
-            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.data.isEmpty else { continue }
+        // A stack is drawn from its top member down, each filled (or its columns drawn)
+        // from the baseline to its running sum: opaque fills then show each band in
+        // its own colour, and columns too thin to tell apart still show the right one.
+        var drawn = Set<Int>()
+        var order: [Int] = []
+        let groups = chart.stackGroups
+        for i in chart.series.indices where !drawn.contains(i) {
+            if let group = groups.first(where: { $0.contains(i) }) {
+                order += group.reversed()
+                drawn.formUnion(group)
+            } else {
+                order.append(i)
+            }
+        }
+        for i in order {
+            let s = chart.series[i]
+            guard !s.isHidden, let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.plotted.isEmpty else { continue }
             let across = xl.alignment.isHorizontal
             switch s.kind {
             case .line, .step, .area:
-                out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, caches: &caches)
+                out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, theme: chart.theme, caches: &caches)
             case .scatter:
                 break
             case .candlestick, .ohlc:
@@ -238,13 +253,13 @@ public struct ChartRenderer: Sendable {
             case .column:
                 let style = BarReducer.Style(fill: s.style.fill ?? s.color, stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
                                              baseline: s.style.baseline, widthFraction: s.style.columnWidth)
-                if let bars = BarReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
+                if let bars = BarReducer.reduce(s.plotted, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
                                                 plot: plot, style: style, collapse: reducesLines), !bars.bars.isEmpty {
                     out.append(.bars(bars))
                 }
             }
             if let marker = s.effectiveMarker,
-               let set = MarkerReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
+               let set = MarkerReducer.reduce(s.plotted, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
                                               plot: plot, style: marker, dedupe: reducesLines), !set.cells.isEmpty {
                 out.append(.markers(set))
             }
@@ -253,15 +268,16 @@ public struct ChartRenderer: Sendable {
         return out
     }
 
-    func lineCommands(_ s: Series, xl: AxisLayout, yl: AxisLayout, plot: Rect, dpr: Double,
+    func lineCommands(_ s: Series, xl: AxisLayout, yl: AxisLayout, plot: Rect, dpr: Double, theme: Theme,
                       caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
+        let data = s.plotted
         let dash = s.style.dash.map(Float.init)
         let width = Float(s.style.strokeWidth)
         let step = s.kind == .step
         let fill = s.isFilled
-            ? ColumnReducer.Fill(color: s.areaFill, gradient: s.style.areaColorGradient, baseline: s.style.baseline) : nil
+            ? ColumnReducer.Fill(color: s.areaFill(over: theme.plotBackground), gradient: s.style.areaColorGradient, baseline: s.style.baseline) : nil
         if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
-           let line = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
+           let line = ColumnReducer.reduce(data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
                                            style: .init(stroke: s.color, width: width, dash: dash, step: step, fill: fill),
                                            cache: &caches[s.id]) {
             return line.entries.isEmpty ? [] : [.columns(line)]
@@ -270,17 +286,17 @@ public struct ChartRenderer: Sendable {
         // (X pixel, Y pixel) pairs until they are placed on the screen.
         let range = xl.calculator.range
         // One point either side of the visible range, so the line runs to the edges.
-        let start = max(0, s.data.lowerBound(range.min) - 1)
-        let end = min(s.data.count, s.data.upperBound(range.max) + 1)
+        let start = max(0, data.lowerBound(range.min) - 1)
+        let end = min(data.count, data.upperBound(range.max) + 1)
         var pts: [Float] = []
         if reducesLines {
             pts.reserveCapacity(min(end - start, Int(max(plot.width, plot.height) * dpr) * 4 + 8) * 2)
-            LineDecimator.reduce(s.data, indices: start..<end, x: xl.calculator, y: yl.calculator, dpr: dpr, into: &pts)
+            LineDecimator.reduce(data, indices: start..<end, x: xl.calculator, y: yl.calculator, dpr: dpr, into: &pts)
         } else {
             pts.reserveCapacity((end - start) * 2)
             for i in start..<end {
-                pts.append(Float(xl.calculator.pixel(s.data.x(i))))
-                pts.append(Float(yl.calculator.pixel(s.data.y(i))))
+                pts.append(Float(xl.calculator.pixel(data.x(i))))
+                pts.append(Float(yl.calculator.pixel(data.y(i))))
             }
         }
         var out: [DrawCommand] = []
@@ -402,18 +418,19 @@ public struct ChartRenderer: Sendable {
     /// baseline, read from the min/max index. Conservative: a line that passes near a
     /// corner of the box may count.
     func coversData(_ chart: Chart, box: Rect, layout: ChartLayout) -> Bool {
-        for s in chart.series where !s.isHidden && !s.data.isEmpty {
+        for s in chart.series where !s.isHidden && !s.plotted.isEmpty {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
             let across = xl.alignment.isHorizontal
             let (xa, xb) = across ? (box.minX, box.maxX) : (box.minY, box.maxY)
             let (ya, yb) = across ? (box.minY, box.maxY) : (box.minX, box.maxX)
             let v1 = xl.calculator.value(xa), v2 = xl.calculator.value(xb)
             var lo = min(v1, v2), hi = max(v1, v2)
-            if let half = s.xExtent.flatMap({ e in s.data.xRange.map { e.min - $0.min } }), half < 0 {
+            let data = s.plotted
+            if let half = s.xExtent.flatMap({ e in data.xRange.map { e.min - $0.min } }), half < 0 {
                 lo += half; hi -= half   // columns and candles reach half a column past their x
             }
-            var start = s.data.lowerBound(lo), end = s.data.upperBound(hi)
-            if s.kind.isLine { start = max(0, start - 1); end = min(s.data.count, end + 1) }
+            var start = data.lowerBound(lo), end = data.upperBound(hi)
+            if s.kind.isLine { start = max(0, start - 1); end = min(data.count, end + 1) }
             guard start < end, let values = s.valueRange(indices: start..<end).map(s.yExtent) else { continue }
             let p1 = yl.calculator.pixel(values.min), p2 = yl.calculator.pixel(values.max)
             if max(p1, p2) >= ya && min(p1, p2) <= yb { return true }
@@ -441,7 +458,7 @@ public struct ChartRenderer: Sendable {
                 if s.isFilled {
                     // The fill below the line, as tall as the row's text.
                     out.append(.rect(x: Float(a.x), y: Float(a.y), w: Float(row.swatchLength), h: Float(spec.style.size / 2),
-                                     fill: s.areaFill, stroke: nil, lineWidth: 0))
+                                     fill: s.areaFill(over: theme.plotBackground), stroke: nil, lineWidth: 0))
                 }
                 out.append(.polyline(points: [Float(a.x), Float(a.y), Float(a.x + row.swatchLength), Float(a.y)],
                                      stroke: s.color, width: Float(max(2, s.style.strokeWidth)), dash: s.style.dash.map(Float.init)))

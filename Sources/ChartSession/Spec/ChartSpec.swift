@@ -51,6 +51,8 @@ public struct SeriesSpec: Sendable {
     public var generator: DataGenerator?
     public var hidden = false
     public var showInLegend = true
+    public var stackIndex: Int?
+    public var stackPercent = false
 }
 
 public enum ModifierSpec: Equatable, Sendable {
@@ -172,6 +174,7 @@ public enum ConfigSpec {
                 throw JSONReadError(path: "\(path).yAxis", message: "no y axis \"\(y)\"")
             }
         }
+        try checkStacks(series, path: r.path, xAxis: xAxes[0].id, yAxis: yAxes[0].id)
 
         let legend: LegendConfig? = try r.object("legend") { l in
             let show = try l.bool("show") ?? true
@@ -538,7 +541,40 @@ public enum ConfigSpec {
             capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, values: values, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.style = try readStyle(&r, kind: kind)
+        spec.stackIndex = try r.integer("stackIndex", min: 0, max: 1_000)
+        spec.stackPercent = try r.bool("stackPercent") ?? false
+        if spec.stackPercent, spec.stackIndex == nil {
+            throw JSONReadError(path: "\(r.path).stackPercent", message: "stackPercent needs a stackIndex")
+        }
         return spec
+    }
+
+    /// Series sharing a `stackIndex` (on the same axes) must stack: lines, step lines
+    /// and areas together, or columns; the same capacity, `stackPercent` and x values.
+    static func checkStacks(_ series: [SeriesSpec], path: String, xAxis: String, yAxis: String) throws {
+        var first: [String: Int] = [:]
+        for (i, s) in series.enumerated() {
+            guard let k = s.stackIndex else { continue }
+            let p = "\(path).series[\(i)]"
+            guard s.kind.isLine || s.kind == .column else {
+                throw JSONReadError(path: "\(p).stackIndex", message: "lines, step lines, areas and columns stack; a \(s.kind.rawValue) series does not")
+            }
+            let key = "\(k)|\(s.xAxis ?? xAxis)|\(s.yAxis ?? yAxis)"
+            guard let j = first[key] else { first[key] = i; continue }
+            let f = series[j]
+            if f.kind.isLine != s.kind.isLine {
+                throw JSONReadError(path: "\(p).type", message: "a stack holds lines and areas, or columns; \"\(f.id)\" in this stack is a \(f.kind.rawValue)")
+            }
+            if f.capacity != s.capacity {
+                throw JSONReadError(path: "\(p).capacity", message: "the series of a stack keep the same number of points; \"\(f.id)\" has another capacity")
+            }
+            if f.stackPercent != s.stackPercent {
+                throw JSONReadError(path: "\(p).stackPercent", message: "stackPercent is the same for every series of a stack; \"\(f.id)\" differs")
+            }
+            for (n, x) in s.xs.enumerated() where n < f.xs.count && f.xs[n] != x {
+                throw JSONReadError(path: "\(p).data.x[\(n)]", message: "stacked series share their x: \"\(f.id)\" has \(f.xs[n]) here, not \(x)")
+            }
+        }
     }
 
     /// The style fields of a series, checked against its type.
@@ -661,6 +697,8 @@ extension SessionSpec {
             try! series.append(xs: s.xs, values: s.values)  // checked while decoding
             series.isHidden = s.hidden
             series.showInLegend = s.showInLegend
+            series.stackIndex = s.stackIndex
+            series.stackPercent = s.stackPercent
             return series
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,

@@ -1,0 +1,117 @@
+import LayoutEngine
+import Testing
+import TestSupport
+@testable import ChartSession
+
+/// Stacked series (ShinobiCharts' `stackIndex`): each member draws the running sum of
+/// the stack at each point, kept as points arrive.
+@Suite struct StackTests {
+    static func chart(_ kinds: [SeriesKind], percent: Bool = false, capacity: Int? = nil) -> Chart {
+        let series = kinds.enumerated().map { k, kind in
+            var s = Series(id: "s\(k)", name: "S\(k)", kind: kind, color: "#1f77b4", xAxisId: "x", yAxisId: "y",
+                           data: XYData(capacity: capacity))
+            s.stackIndex = 0
+            s.stackPercent = percent
+            return s
+        }
+        return Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom)], yAxes: [AxisConfig(id: "y", alignment: .left)],
+                     series: series)
+    }
+
+    @Test func membersDrawRunningSums() throws {
+        let c = Self.chart([.area, .area, .area])
+        try c.append(seriesId: "s0", xs: [0, 1, 2], ys: [1, 2, .nan])
+        try c.append(seriesId: "s1", xs: [0, 1, 2], ys: [10, 20, 30])
+        // Only the points all members hold are stacked.
+        #expect(c.series[2].plotted.count == 0)
+        try c.append(seriesId: "s2", xs: [0, 1], ys: [100, 200])
+        let sums = (0..<3).map { k in (0..<c.series[k].plotted.count).map { c.series[k].plotted.y($0) } }
+        #expect(sums[0] == [1, 2])
+        #expect(sums[1] == [11, 22])
+        #expect(sums[2] == [111, 222])
+        try c.append(seriesId: "s2", xs: [2], ys: [300])
+        // A gap is a gap in its own series and counts 0 above it.
+        #expect(c.series[0].plotted.y(2).isNaN)
+        #expect(c.series[1].plotted.y(2) == 30 && c.series[2].plotted.y(2) == 330)
+        // The Y axis takes in the sums and the baseline (areas fill down to it).
+        #expect(c.dataRange("y") == DoubleRange(0, 330))
+    }
+
+    @Test func percentStacksToAHundred() throws {
+        let c = Self.chart([.column, .column], percent: true)
+        try c.append(seriesId: "s0", xs: [0, 1, 2], ys: [1, 3, 0])
+        try c.append(seriesId: "s1", xs: [0, 1, 2], ys: [3, 1, 0])
+        #expect((0..<3).map { c.series[0].plotted.y($0) } == [25, 75, 0])
+        #expect((0..<3).map { c.series[1].plotted.y($0) } == [100, 100, 0])
+    }
+
+    /// Appends in any interleaving, with FIFO eviction, give the stacked values a chart
+    /// built from all the data at once gives.
+    @Test func incrementalEqualsFresh() throws {
+        var rng = SplitMix(seed: 11)
+        let live = Self.chart([.line, .line, .line], capacity: 500)
+        var all: [[Double]] = [[], [], []], xs: [Double] = []
+        var sent = [0, 0, 0]
+        for _ in 0..<300 {
+            let n = 1 + Int(rng.unit() * 20)
+            for _ in 0..<n { xs.append(Double(xs.count)); for k in 0..<3 { all[k].append((rng.unit() * 10).rounded()) } }
+            // Members catch up at different times.
+            for k in 0..<3 where rng.unit() < 0.6 {
+                try live.append(seriesId: "s\(k)", xs: Array(xs[sent[k]...]), ys: Array(all[k][sent[k]...]))
+                sent[k] = xs.count
+            }
+        }
+        for k in 0..<3 where sent[k] < xs.count {
+            try live.append(seriesId: "s\(k)", xs: Array(xs[sent[k]...]), ys: Array(all[k][sent[k]...]))
+        }
+        let fresh = Self.chart([.line, .line, .line], capacity: 500)
+        for k in 0..<3 { try fresh.append(seriesId: "s\(k)", xs: xs, ys: all[k]) }
+        for k in 0..<3 {
+            let a = live.series[k].plotted, b = fresh.series[k].plotted
+            #expect(a.count == 500 && b.count == 500)
+            #expect((0..<a.count).map { a.x($0) } == (0..<b.count).map { b.x($0) })
+            #expect((0..<a.count).map { a.y($0) } == (0..<b.count).map { b.y($0) })
+            #expect(a.yRange(indices: 0..<a.count)! == b.yRange(indices: 0..<b.count)!)
+        }
+    }
+
+    @Test func mismatchedXIsRefused() throws {
+        let c = Self.chart([.line, .line])
+        try c.append(seriesId: "s0", xs: [0, 1, 2], ys: [1, 1, 1])
+        #expect(throws: AppendError.stackMismatch(index: 1, x: 1.5, series: "s0", expected: 1)) {
+            try c.append(seriesId: "s1", xs: [0, 1.5], ys: [1, 1])
+        }
+        #expect(c.series[1].data.isEmpty)
+    }
+
+    /// Stacked columns far narrower than a pixel: the reduced drawing colours every
+    /// pixel as the full drawing does (members drawn from the top of the stack down).
+    @Test func collapsedStackedColumnsShowTheRightColours() throws {
+        let colours = ["#d62728", "#2ca02c", "#1f77b4"]
+        var series: [Series] = []
+        var rng = SplitMix(seed: 3)
+        let n = 30_000
+        let xs = (0..<n).map(Double.init)
+        for k in 0..<3 {
+            var d = XYData()
+            try d.append(xs: xs, ys: xs.map { _ in (rng.unit() * 10).rounded() })
+            var s = Series(id: "c\(k)", name: "C\(k)", kind: .column, color: colours[k], xAxisId: "x", yAxisId: "y", data: d)
+            s.stackIndex = 1
+            series.append(s)
+        }
+        let chart = Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom)],
+                          yAxes: [AxisConfig(id: "y", alignment: .left, mode: .extents)], series: series, legend: nil)
+        let size = Size(width: 500, height: 300)
+        func paint(_ renderer: ChartRenderer) -> [Int64: String] {
+            var out: [Int64: String] = [:]
+            for case let .bars(b) in renderer.render(chart, size: size, dpr: 1).layers[.series]! {
+                for p in SeriesReducerTests.raster(b, dpr: 1, clip: (0, 0, 500, 300)) { out[p] = b.fill }
+            }
+            return out
+        }
+        let reduced = paint(ChartRenderer(measurer: TestFonts.measurer))
+        let full = paint(ChartRenderer(measurer: TestFonts.measurer, reducesLines: false))
+        #expect(Set(reduced.values) == Set(colours))
+        #expect(reduced == full)
+    }
+}
