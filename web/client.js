@@ -320,6 +320,13 @@
           c.bars = new Uint16Array(4 * n);
           for (let k = 0; k < 4 * n; k++) c.bars[k] = u16();
           out.push(c);
+        } else if (op === 11) {
+          const c = { op: "wedges", cx: f32(), cy: f32(), r0: f32(), r1: f32() };
+          if (u8() & 2) { c.stroke = str(); c.lineWidth = f32(); }
+          const n = u32();
+          c.wedges = [];
+          for (let k = 0; k < n; k++) c.wedges.push({ fill: str(), a0: f32(), a1: f32(), offset: f32() });
+          out.push(c);
         } else if (op === 10) {
           const c = { op: "polygon", fill: str() };
           if (u8() & 1) c.gradient = { color: str(), x0: f32(), y0: f32(), x1: f32(), y1: f32() };
@@ -428,6 +435,9 @@
           break;
         case "bars":
           drawBars(ctx, cmd);
+          break;
+        case "wedges":
+          drawWedges(ctx, cmd);
           break;
         case "polygon": {
           const p = cmd.points;
@@ -594,6 +604,23 @@
       for (let k = 2; k < s.length; k += 2) ctx.lineTo(s[k], s[k + 1]);
     }
     ctx.stroke();
+  }
+
+  // Pie and donut slices (docs/protocol.md, "wedges"): angles clockwise from 12
+  // o'clock; a slice with an offset is pushed out along its middle angle.
+  function drawWedges(ctx, c) {
+    for (const w of c.wedges) {
+      const mid = (w.a0 + w.a1) / 2;
+      const cx = c.cx + w.offset * Math.sin(mid), cy = c.cy - w.offset * Math.cos(mid);
+      ctx.beginPath();
+      ctx.arc(cx, cy, c.r1, w.a0 - Math.PI / 2, w.a1 - Math.PI / 2);
+      if (c.r0 > 0) ctx.arc(cx, cy, c.r0, w.a1 - Math.PI / 2, w.a0 - Math.PI / 2, true);
+      else ctx.lineTo(cx, cy);
+      ctx.closePath();
+      ctx.fillStyle = w.fill;
+      ctx.fill();
+      if (c.stroke) { ctx.strokeStyle = c.stroke; ctx.lineWidth = c.lineWidth; ctx.setLineDash([]); ctx.stroke(); }
+    }
   }
 
   function stroke(ctx, cmd) {

@@ -23,6 +23,9 @@ import Testing
                      bars: [.init(left: 0, width: 30, top: 10, height: 200), .init(left: 40, width: 1, top: 0, height: 65535)])),
         .bars(BarSet(fill: "#000", stroke: nil, lineWidth: 0, x0: 0, y0: 0, unit: 0.5, bars: [])),
         .polygon(points: [0, 0, 10, 0, 10, 5], fill: "rgba(31,119,180,0.35)", gradient: nil),
+        .wedges(WedgeSet(cx: 100, cy: 80.5, r0: 0, r1: 60, stroke: "#fff", lineWidth: 1.5, wedges: [
+            .init(fill: "#1f77b4", a0: 0, a1: 1.25), .init(fill: "#d62728", a0: 1.25, a1: 6.283185, offset: 10)])),
+        .wedges(WedgeSet(cx: 1, cy: 2, r0: 20, r1: 40, stroke: nil, lineWidth: 0, wedges: [])),
         .polygon(points: [1, 2, 3, 4, 5, 6, 1, 6], fill: "#fff",
                  gradient: Gradient(color: "#000", x0: 0, y0: 1, x1: 0, y1: 6.5)),
         .columns(ColumnLine(stroke: "#123", width: 2, dash: [3, 1], x0: 1.5, dx: 0.5, y0: -100, dy: 0.125, entries: [

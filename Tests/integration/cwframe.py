@@ -107,6 +107,17 @@ def _commands(r, n, strings):
             n = r.take("<I")
             c["bars"] = [r.take("<H") for _ in range(4 * n)]
             commands.append(c)
+        elif op == 11:
+            c = {"op": "wedges"}
+            c["cx"], c["cy"], c["r0"], c["r1"] = r.take("<ffff")
+            if r.take("<B") & 2:
+                c["stroke"] = s(); c["lineWidth"] = r.take("<f")
+            c["wedges"] = []
+            for _ in range(r.take("<I")):
+                fill = s()
+                a0, a1, offset = r.take("<fff")
+                c["wedges"].append({"fill": fill, "a0": a0, "a1": a1, "offset": offset})
+            commands.append(c)
         elif op == 10:
             c = {"op": "polygon", "fill": s()}
             if r.take("<B") & 1:

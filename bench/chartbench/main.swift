@@ -236,6 +236,39 @@ do {
     record("frame_build_ms_stacked_area_4x1e6", ms, baseline: ("naive_build_ms_stacked_area_4x1e6", naiveMs), unit: "ms")
     record("frame_bytes_stacked_area_4x1e6", Double(bytes), baseline: ("naive_bytes_stacked_area_4x1e6", Double(naiveBytes)), unit: "B")
 }
+
+// A pie of 10^3 slices, labels where they fit, beside the same pie drawn as polygons
+// (each slice's arc cut into chords of at most 2 px, as a client without arcs needs).
+do {
+    var rng = UInt64(0x0F1E_2D3C_4B5A_6978)
+    let values = (0..<1_000).map { _ -> Double in rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return Double(rng % 1000) + 1 }
+    var s = Series(id: "p", name: "Pie", kind: .pie, color: "#1f77b4", xAxisId: "x", yAxisId: "y")
+    try! s.append(xs: values.indices.map(Double.init), values: [values])
+    s.style.sliceLabels = .percent
+    let chart = Chart(title: "Bench", xAxes: [AxisConfig(id: "x", alignment: .bottom)], yAxes: [AxisConfig(id: "y", alignment: .left)],
+                      series: [s])
+    var bytes = 0, polygonBytes = 0
+    let ms = medianMs(runs: runs) { bytes = buildFrame(chart, reduced) }
+    func polygons() -> Int {
+        let out = reduced.render(chart, size: Size(width: 1920, height: 1080), dpr: 1)
+        var commands: [DrawCommand] = []
+        for case let .wedges(w) in out.layers[.series] ?? [] {
+            for wedge in w.wedges {
+                let steps = max(1, Int((Double(wedge.a1 - wedge.a0) * Double(w.r1) / 2).rounded(.up)))
+                var pts: [Float] = [w.cx, w.cy]
+                for k in 0...steps {
+                    let a = Double(wedge.a0) + Double(wedge.a1 - wedge.a0) * Double(k) / Double(steps)
+                    pts += [w.cx + w.r1 * Float(sin(a)), w.cy - w.r1 * Float(cos(a))]
+                }
+                commands.append(.polygon(points: pts, fill: wedge.fill, gradient: nil))
+            }
+        }
+        return BinaryFrame.encodeLayer(Layer(id: .series, version: 1, commands: commands)).count
+    }
+    let polygonMs = medianMs(runs: naiveRuns) { polygonBytes = polygons() }
+    record("frame_build_ms_pie_1e3", ms, baseline: ("polygon_build_ms_pie_1e3", polygonMs), unit: "ms")
+    record("frame_bytes_pie_1e3", Double(bytes), baseline: ("polygon_bytes_pie_1e3", Double(polygonBytes)), unit: "B")
+}
 }
 
 if wants("demo") {

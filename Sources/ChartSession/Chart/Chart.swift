@@ -71,6 +71,9 @@ public final class Chart {
     public var xAxes: [Axis] { axes.filter(\.isXAxis) }
     public var yAxes: [Axis] { axes.filter { !$0.isXAxis } }
 
+    /// A pie or donut chart: drawn about a centre, without axes.
+    public var isRadial: Bool { series.contains { $0.kind.isRadial } }
+
     /// True while no axis holds a user-set range: the chart follows its data.
     public var isFollowingData: Bool { axes.allSatisfy { $0.userRange == nil } }
 
@@ -491,7 +494,8 @@ public final class Chart {
         }
         let padding = EdgeInsets(top: margins.top + reserved.top, left: margins.left + reserved.left,
                                  bottom: margins.bottom + reserved.bottom, right: margins.right + reserved.right)
-        var spec = ChartLayoutSpec(size: size, padding: padding, title: title, axes: axisSpecs)
+        // A pie or donut chart is radial: no axes, the plot area is what the title leaves.
+        var spec = ChartLayoutSpec(size: size, padding: padding, title: title, axes: isRadial ? [] : axisSpecs)
         spec.axisSpacing = axisSpacing
         return spec
     }

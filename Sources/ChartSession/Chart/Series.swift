@@ -5,7 +5,10 @@
 /// A candlestick or OHLC series draws, for each X, the open, high, low and close values
 /// (a body from open to close with a wick from low to high; or a stick with ticks).
 public enum SeriesKind: String, CaseIterable, Sendable {
-    case line, step, area, scatter, column, candlestick, ohlc
+    case line, step, area, scatter, column, candlestick, ohlc, pie, donut
+
+    /// Drawn about a centre, on a chart without axes.
+    public var isRadial: Bool { self == .pie || self == .donut }
 
     /// Drawn as a line through the points (reduced to device-pixel columns).
     var isLine: Bool { self == .line || self == .step || self == .area }
@@ -42,6 +45,9 @@ public struct MarkerStyle: Equatable, Sendable {
     public var reach: Double { size / 2 + (stroke == nil && shape != .cross ? 0 : lineWidth / 2) }
 }
 
+/// What a pie or donut slice's label shows.
+public enum SliceLabel: String, CaseIterable, Sendable { case none, name, percent, value }
+
 /// How a series looks, apart from its colour: what the spec's style fields set.
 public struct SeriesStyle: Equatable, Sendable {
     /// Line width; a column's outline width.
@@ -67,6 +73,15 @@ public struct SeriesStyle: Equatable, Sendable {
     /// Candles and OHLC bars whose close is at least their open, and the others.
     public var risingColor = "#26a69a"
     public var fallingColor = "#ef5350"
+    /// Pie and donut: where the first slice starts, degrees clockwise from 12 o'clock
+    /// (ShinobiCharts' `rotation`); a donut's hole as a fraction of its radius; how far
+    /// a selected slice stands out (`protrusion`, CSS px); what each slice's label shows;
+    /// slice colours (nil: the theme's palette in turn).
+    public var rotation = 0.0
+    public var innerRadius = 0.0
+    public var protrusion = 10.0
+    public var sliceLabels = SliceLabel.percent
+    public var sliceColors: [String]?
 
     public init() {}
 }
@@ -101,6 +116,11 @@ public struct Series: Sendable {
     /// each point, kept by the chart as points arrive; nil when not stacked.
     public internal(set) var stacked: XYData?
 
+    /// Pie and donut: the name of each slice (point), in order (missing: "Slice n").
+    public var sliceNames: [String] = []
+    /// Pie and donut: the slices drawn selected (pushed out by `protrusion`).
+    public var selectedSlices: Set<Int> = []
+
     /// The values drawn: the stacked sums for a stacked series, else its data.
     public var plotted: XYData { stacked ?? data }
 
@@ -112,6 +132,7 @@ public struct Series: Sendable {
         precondition(more.isEmpty || data.isEmpty, "a series of several values starts empty; append its points")
         if kind == .scatter, self.style.marker == nil { self.style.marker = MarkerStyle(fill: color) }
         if kind == .area { self.style.showFill = true }
+        if kind == .donut, self.style.innerRadius == 0 { self.style.innerRadius = 0.5 }
     }
 
     /// The values named `field` (one of `kind.valueFields`).
@@ -134,6 +155,9 @@ public struct Series: Sendable {
                 if case let .nonFinite(field, i) = error, field == "y" { throw .nonFinite(field: fields[k], index: i) }
                 throw error
             }
+        }
+        if kind.isRadial, let i = values[0].firstIndex(where: { $0 < 0 }) {
+            throw .negativeSlice(index: i, value: values[0][i])
         }
         if kind == .candlestick || kind == .ohlc {
             let (o, h, l, c) = (values[0], values[1], values[2], values[3])

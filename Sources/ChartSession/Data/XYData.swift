@@ -8,6 +8,7 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     case wrongFields(kind: String, fields: [String])
     case candleOutOfOrder(index: Int, open: Double, high: Double, low: Double, close: Double)
     case partialGap(index: Int)
+    case negativeSlice(index: Int, value: Double)
     case stackMismatch(index: Int, x: Double, series: String, expected: Double)
 
     public var description: String {
@@ -17,6 +18,8 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
             return "a \(kind) series takes x and " + fields.joined(separator: ", ") + " (each point's values, in equal-length arrays)"
         case let .stackMismatch(i, x, other, expected):
             return "x[\(i)] is \(x) but the same point of \"\(other)\", stacked with this series, has x \(expected); stacked series share their x"
+        case let .negativeSlice(i, v):
+            return "y[\(i)] is \(v); a slice's value must be 0 or more (or null for none)"
         case let .partialGap(i):
             return "point \(i): open, high, low and close must all be numbers, or all null (a gap)"
         case let .candleOutOfOrder(i, o, h, l, c):

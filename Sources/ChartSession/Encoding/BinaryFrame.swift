@@ -7,7 +7,7 @@ public enum BinaryFrame {
     public static let headerSize = 24
 
     enum Opcode: UInt8 {
-        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9, polygon = 10
+        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9, polygon = 10, wedges = 11
     }
     enum PatchOpcode: UInt8 {
         case keep = 1, skip = 2, insert = 3, columns = 4
@@ -162,6 +162,13 @@ public enum BinaryFrame {
             }
             body.u32(UInt32(points.count / 2))
             body.f32s(Array(points.prefix(points.count / 2 * 2)))
+        case let .wedges(set):
+            body.u8(Opcode.wedges.rawValue)
+            body.f32(set.cx); body.f32(set.cy); body.f32(set.r0); body.f32(set.r1)
+            body.u8(set.stroke != nil ? 2 : 0)
+            if let stroke = set.stroke { body.u16(strings.ref(stroke)); body.f32(set.lineWidth) }
+            body.u32(UInt32(set.wedges.count))
+            for w in set.wedges { body.u16(strings.ref(w.fill)); body.f32(w.a0); body.f32(w.a1); body.f32(w.offset) }
         case let .clip(x, y, w, h):
             body.u8(Opcode.clip.rawValue)
             body.f32(x); body.f32(y); body.f32(w); body.f32(h)
@@ -421,6 +428,14 @@ public enum BinaryFrame {
                 }
                 let n = Int(try r.u32())
                 out.append(.polygon(points: try r.f32s(n * 2), fill: fill, gradient: gradient))
+            case .wedges:
+                let cx = try r.f32(), cy = try r.f32(), r0 = try r.f32(), r1 = try r.f32()
+                let (stroke, lw) = try outline(try r.u8(), &r)
+                let n = Int(try r.u32())
+                guard n <= r.remaining / 14 else { throw FrameDecodeError(offset: base + r.offset, message: "wedge count past the end") }
+                var wedges: [WedgeSet.Wedge] = []
+                for _ in 0..<n { wedges.append(WedgeSet.Wedge(fill: try str(&r), a0: try r.f32(), a1: try r.f32(), offset: try r.f32())) }
+                out.append(.wedges(WedgeSet(cx: cx, cy: cy, r0: r0, r1: r1, stroke: stroke, lineWidth: lw, wedges: wedges)))
             case .clip:
                 out.append(.clip(x: try r.f32(), y: try r.f32(), w: try r.f32(), h: try r.f32()))
             case .unclip:

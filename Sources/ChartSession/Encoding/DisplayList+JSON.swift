@@ -109,6 +109,12 @@ extension DrawCommand {
                 fields.append(("gradient", .object([("color", .string(g.color)), ("x0", f(g.x0)), ("y0", f(g.y0)),
                                                     ("x1", f(g.x1)), ("y1", f(g.y1))])))
             }
+        case let .wedges(w):
+            fields += [("cx", f(w.cx)), ("cy", f(w.cy)), ("r0", f(w.r0)), ("r1", f(w.r1))]
+            if let stroke = w.stroke { fields += [("stroke", .string(stroke)), ("lineWidth", f(w.lineWidth))] }
+            fields.append(("wedges", .array(w.wedges.map {
+                .object([("fill", .string($0.fill)), ("a0", f($0.a0)), ("a1", f($0.a1)), ("offset", f($0.offset))])
+            })))
         case let .markers(m):
             fields += [("shape", .string(m.shape.rawValue)), ("size", f(m.size))]
             if let fill = m.fill { fields.append(("fill", .string(fill))) }

@@ -89,6 +89,14 @@ public enum JSONFrameReader {
                                            x0: try float(c, "x0"), dx: try float(c, "dx"), y0: try float(c, "y0"),
                                            dy: try float(c, "dy"), entries: try entries(c, "entries"),
                                            step: c["step"]?.boolValue ?? false, area: area))
+            case "wedges":
+                guard let list = c["wedges"]?.arrayValue else { throw Error(path: "wedges") }
+                let wedges = try list.map { w throws(Error) in
+                    WedgeSet.Wedge(fill: try string(w, "fill"), a0: try float(w, "a0"), a1: try float(w, "a1"), offset: try float(w, "offset"))
+                }
+                return .wedges(WedgeSet(cx: try float(c, "cx"), cy: try float(c, "cy"), r0: try float(c, "r0"), r1: try float(c, "r1"),
+                                        stroke: c["stroke"]?.stringValue, lineWidth: Float(c["lineWidth"]?.doubleValue ?? 0),
+                                        wedges: wedges))
             case "polygon":
                 var gradient: Gradient? = nil
                 if let g = c["gradient"] {

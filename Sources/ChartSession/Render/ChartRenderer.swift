@@ -237,12 +237,16 @@ public struct ChartRenderer: Sendable {
         }
         for i in order {
             let s = chart.series[i]
+            if s.kind.isRadial {
+                if !s.isHidden { out += PieRenderer.commands(s, plot: plot, theme: chart.theme, measurer: measurer) }
+                continue
+            }
             guard !s.isHidden, let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.plotted.isEmpty else { continue }
             let across = xl.alignment.isHorizontal
             switch s.kind {
             case .line, .step, .area:
                 out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, theme: chart.theme, caches: &caches)
-            case .scatter:
+            case .scatter, .pie, .donut:
                 break
             case .candlestick, .ohlc:
                 let style = CandleReducer.Style(ohlc: s.kind == .ohlc, rising: s.style.risingColor, falling: s.style.fallingColor,
@@ -354,9 +358,23 @@ public struct ChartRenderer: Sendable {
 
     // MARK: Legend
 
-    /// The series listed in the legend, in order.
-    func legendEntries(_ chart: Chart) -> [Series] {
-        chart.series.filter { $0.showInLegend && !$0.isHidden }
+    /// One legend entry: a series, or a slice of a pie or donut (its point index).
+    struct LegendEntry {
+        var series: Series
+        var slice: PieRenderer.Slice?
+        var name: String
+    }
+
+    /// The legend's entries, in order: each listed series, or for a pie or donut chart
+    /// each slice of its first series (as ShinobiCharts lists them).
+    func legendEntries(_ chart: Chart) -> [LegendEntry] {
+        let listed = chart.series.filter { $0.showInLegend && !$0.isHidden }
+        if let pie = listed.first(where: \.kind.isRadial) {
+            return PieRenderer.slices(pie, palette: chart.theme.palette).map {
+                LegendEntry(series: pie, slice: $0, name: PieRenderer.name(pie, $0.index))
+            }
+        }
+        return listed.map { LegendEntry(series: $0, slice: nil, name: $0.name) }
     }
 
     func legendSpec(_ chart: Chart) -> LegendSpec? {
@@ -418,6 +436,14 @@ public struct ChartRenderer: Sendable {
     /// baseline, read from the min/max index. Conservative: a line that passes near a
     /// corner of the box may count.
     func coversData(_ chart: Chart, box: Rect, layout: ChartLayout) -> Bool {
+        if chart.isRadial {
+            // The pie's disc, protrusion included: does the box's nearest point to the
+            // centre lie inside it?
+            let plot = layout.plotRect
+            let r = min(plot.width, plot.height) / 2
+            let nx = min(max(plot.midX, box.minX), box.maxX) - plot.midX, ny = min(max(plot.midY, box.minY), box.maxY) - plot.midY
+            return nx * nx + ny * ny < r * r
+        }
         for s in chart.series where !s.isHidden && !s.plotted.isEmpty {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
             let across = xl.alignment.isHorizontal
@@ -450,10 +476,15 @@ public struct ChartRenderer: Sendable {
             .rect(x: Float(b.x), y: Float(b.y), w: Float(b.width), h: Float(b.height),
                   fill: theme.legendBackground, stroke: theme.legendBorder, lineWidth: 1),
         ]
-        for (row, s) in zip(placed.rows, listed) {
+        for (row, entry) in zip(placed.rows, listed) {
+            let s = entry.series
             let a = row.swatchStart
             let mid = Point(x: a.x + row.swatchLength / 2, y: a.y)
             switch s.kind {
+            case .pie, .donut:
+                let side = 10.0
+                out.append(.rect(x: Float(mid.x - side / 2), y: Float(mid.y - side / 2), w: Float(side), h: Float(side),
+                                 fill: entry.slice?.fill ?? s.color, stroke: nil, lineWidth: 0))
             case .line, .step, .area:
                 if s.isFilled {
                     // The fill below the line, as tall as the row's text.

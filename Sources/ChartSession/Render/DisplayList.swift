@@ -19,6 +19,8 @@ public enum DrawCommand: Equatable, Sendable {
     case markers(MarkerSet)
     /// Filled rectangles of one style on device pixels: columns, bars (see `BarSet`).
     case bars(BarSet)
+    /// Pie and donut slices (see `WedgeSet`).
+    case wedges(WedgeSet)
     /// A filled polygon through `points` (flat x0,y0,x1,y1,..., closed), in `fill` or
     /// a linear gradient from `fill` to `gradient.color`.
     case polygon(points: [Float], fill: String, gradient: Gradient?)
@@ -36,6 +38,7 @@ public enum DrawCommand: Equatable, Sendable {
         case .markers: return "markers"
         case .bars: return "bars"
         case .polygon: return "polygon"
+        case .wedges: return "wedges"
         case .clip: return "clip"
         case .unclip: return "unclip"
         }

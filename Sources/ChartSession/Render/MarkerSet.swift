@@ -72,3 +72,26 @@ public struct BarSet: Equatable, Sendable {
         self.x0 = x0; self.y0 = y0; self.unit = unit; self.bars = bars
     }
 }
+
+/// Slices of a pie or donut: wedges about one centre between two radii, each from
+/// angle `a0` to `a1` (radians, clockwise from 12 o'clock), pushed `offset` CSS pixels
+/// out along its middle angle (a selected slice's protrusion), in its own fill, all
+/// outlined alike when `stroke` is set. The client draws true arcs.
+public struct WedgeSet: Equatable, Sendable {
+    public struct Wedge: Equatable, Sendable {
+        public var fill: String
+        public var a0: Float, a1: Float
+        public var offset: Float
+        public init(fill: String, a0: Float, a1: Float, offset: Float = 0) {
+            self.fill = fill; self.a0 = a0; self.a1 = a1; self.offset = offset
+        }
+    }
+    public var cx: Float, cy: Float
+    public var r0: Float, r1: Float
+    public var stroke: String?
+    public var lineWidth: Float
+    public var wedges: [Wedge]
+    public init(cx: Float, cy: Float, r0: Float, r1: Float, stroke: String?, lineWidth: Float, wedges: [Wedge]) {
+        self.cx = cx; self.cy = cy; self.r0 = r0; self.r1 = r1; self.stroke = stroke; self.lineWidth = lineWidth; self.wedges = wedges
+    }
+}

@@ -53,6 +53,8 @@ public struct SeriesSpec: Sendable {
     public var showInLegend = true
     public var stackIndex: Int?
     public var stackPercent = false
+    public var sliceNames: [String] = []
+    public var selectedSlices: Set<Int> = []
 }
 
 public enum ModifierSpec: Equatable, Sendable {
@@ -175,6 +177,9 @@ public enum ConfigSpec {
             }
         }
         try checkStacks(series, path: r.path, xAxis: xAxes[0].id, yAxis: yAxes[0].id)
+        if let i = series.firstIndex(where: \.kind.isRadial), series.count > 1 {
+            throw JSONReadError(path: "\(r.path).series[\(i)]", message: "a \(series[i].kind.rawValue) series is drawn alone on its chart, without axes")
+        }
 
         let legend: LegendConfig? = try r.object("legend") { l in
             let show = try l.bool("show") ?? true
@@ -512,8 +517,10 @@ public enum ConfigSpec {
         var values = kind.valueFields.map { _ in [Double]() }
         let dataPath = "\(r.path).data"
         try r.object("data") { d in
-            xs = try d.numbers("x") ?? []
+            let x = try d.numbers("x")
             for (k, field) in kind.valueFields.enumerated() { values[k] = try d.numbersOrGaps(field) ?? [] }
+            // A pie's slices need no x: they are taken in order.
+            xs = x ?? (kind.isRadial ? values[0].indices.map(Double.init) : [])
         }
         do {
             try Series(id: id, name: id, kind: kind, color: "#000", xAxisId: "", yAxisId: "").validate(xs: xs, values: values)
@@ -541,6 +548,16 @@ public enum ConfigSpec {
             capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, values: values, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.style = try readStyle(&r, kind: kind)
+        spec.sliceNames = try r.strings("sliceNames") ?? []
+        if let picked = try r.numbers("selectedSlices") {
+            guard picked.allSatisfy({ $0 >= 0 && $0 < 1e6 && $0 == $0.rounded() }) else {
+                throw JSONReadError(path: "\(r.path).selectedSlices", message: "slice indices are whole numbers from 0")
+            }
+            spec.selectedSlices = Set(picked.map { Int($0) })
+        }
+        if !kind.isRadial, !spec.sliceNames.isEmpty || !spec.selectedSlices.isEmpty {
+            throw JSONReadError(path: r.path, message: "sliceNames and selectedSlices are for pie and donut series")
+        }
         spec.stackIndex = try r.integer("stackIndex", min: 0, max: 1_000)
         spec.stackPercent = try r.bool("stackPercent") ?? false
         if spec.stackPercent, spec.stackIndex == nil {
@@ -606,8 +623,31 @@ public enum ConfigSpec {
         if kind != .column, spec.fill != nil {
             throw JSONReadError(path: "\(r.path).fill", message: "fill styles columns; a \(kind.rawValue) series has color (and marker)")
         }
-        if kind != .column, kind != .candlestick, spec.stroke != nil {
-            throw JSONReadError(path: "\(r.path).stroke", message: "stroke outlines columns and candles; a \(kind.rawValue) series has color (and marker)")
+        if kind != .column, kind != .candlestick, !kind.isRadial, spec.stroke != nil {
+            throw JSONReadError(path: "\(r.path).stroke", message: "stroke outlines columns, candles and slices; a \(kind.rawValue) series has color (and marker)")
+        }
+        let radialFields = ["rotation", "innerRadius", "protrusion", "sliceLabels", "sliceColors"]
+        if kind.isRadial {
+            spec.rotation = try r.number("rotation", min: -360, max: 360) ?? 0
+            spec.innerRadius = try r.number("innerRadius", min: 0, max: 0.95) ?? (kind == .donut ? 0.5 : 0)
+            if kind == .pie, spec.innerRadius > 0 {
+                throw JSONReadError(path: "\(r.path).innerRadius", message: "a pie has no hole; use type \"donut\"")
+            }
+            if kind == .donut, spec.innerRadius == 0 {
+                throw JSONReadError(path: "\(r.path).innerRadius", message: "a donut has a hole (above 0); use type \"pie\" for none")
+            }
+            spec.protrusion = try r.number("protrusion", min: 0, max: 100) ?? 10
+            spec.sliceLabels = try r.oneOf("sliceLabels", SliceLabel.self) ?? .percent
+            if let colors = try r.strings("sliceColors") {
+                guard !colors.isEmpty, colors.count <= 256 else {
+                    throw JSONReadError(path: "\(r.path).sliceColors", message: "1 to 256 colours")
+                }
+                for (i, c) in colors.enumerated() { try checkColor(c, path: "\(r.path).sliceColors[\(i)]") }
+                spec.sliceColors = colors
+            }
+            if spec.marker != nil { throw JSONReadError(path: "\(r.path).marker", message: "a \(kind.rawValue) series has no markers") }
+        } else if let field = radialFields.first(where: { r.value[$0] != nil }) {
+            throw JSONReadError(path: "\(r.path).\(field)", message: "\(field) is for pie and donut series")
         }
         let candles = kind == .candlestick || kind == .ohlc
         if let c = try r.string("risingColor") {
@@ -699,6 +739,8 @@ extension SessionSpec {
             series.showInLegend = s.showInLegend
             series.stackIndex = s.stackIndex
             series.stackPercent = s.stackPercent
+            series.sliceNames = s.sliceNames
+            series.selectedSlices = s.selectedSlices
             return series
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,

@@ -1,0 +1,59 @@
+import Foundation
+import LayoutEngine
+import Testing
+import TestSupport
+@testable import ChartSession
+
+/// Pie and donut series: radial charts without axes, one wedge per slice.
+@Suite struct PieTests {
+    static let size = ViewerSize(width: 600, height: 400, dpr: 1)
+
+    func session(_ series: String, legend: String = #"{"position":"topLeft"}"#) throws -> Session {
+        let spec = #"{"sessions":[{"id":"p","chart":{"legend":"# + legend + #","series":["# + series + #"]}}]}"#
+        return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+    }
+
+    func layer(_ s: Session, _ id: LayerID) -> [DrawCommand] {
+        s.displayList(size: Self.size).layers.first { $0.id == id }!.commands
+    }
+
+    @Test func slicesShareTheCircleFromTheRotation() throws {
+        let s = try session(#"{"id":"p","type":"pie","rotation":90,"selectedSlices":[2],"protrusion":12,"data":{"y":[1,0,2,null,1]}}"#)
+        #expect(s.layout(size: Self.size).axes.isEmpty)
+        let wedges = layer(s, .series).compactMap { if case let .wedges(w) = $0 { w } else { nil } }
+        let w = try #require(wedges.first)
+        // Zero and null values draw no slice; the others share 2π in proportion, from 90°.
+        #expect(w.wedges.count == 3)
+        let spans = w.wedges.map { Double($0.a1 - $0.a0) }
+        #expect(abs(spans[0] - .pi / 2) < 1e-5 && abs(spans[1] - .pi) < 1e-5 && abs(spans[2] - .pi / 2) < 1e-5)
+        #expect(abs(Double(w.wedges[0].a0) - .pi / 2) < 1e-6)
+        #expect(abs(Double(w.wedges[2].a1) - (.pi / 2 + 2 * .pi)) < 1e-5)
+        // Point 2 (the second slice drawn) is selected: pushed out by the protrusion.
+        #expect(w.wedges.map(\.offset) == [0, 12, 0])
+        #expect(w.r0 == 0)
+        // Each slice is listed in the legend, in its colour.
+        let legendNames = layer(s, .overlay).compactMap { if case let .text(_, _, t, _, _, _, _, _) = $0 { t } else { nil } }
+        #expect(legendNames == ["Slice 1", "Slice 3", "Slice 5"])
+    }
+
+    @Test func donutLabelsOnlyWhereTheyFit() throws {
+        // One wide slice and 50 slivers: only the wide one is labelled.
+        let values = ([100.0] + Array(repeating: 0.1, count: 50)).map { String($0) }.joined(separator: ",")
+        let s = try session(#"{"id":"d","type":"donut","sliceLabels":"percent","data":{"y":["# + values + #"]}}"#,
+                            legend: #"{"show":false}"#)
+        let commands = layer(s, .series)
+        let w = try #require(commands.compactMap { if case let .wedges(w) = $0 { w } else { nil } }.first)
+        #expect(w.wedges.count == 51 && w.r0 == (w.r1 * 0.5).rounded(.down))
+        let labels = commands.compactMap { if case let .text(_, _, t, _, _, _, _, _) = $0 { t } else { nil } }
+        #expect(labels == ["95.2 %"])
+    }
+
+    @Test func badPies() throws {
+        #expect(throws: JSONReadError.self) { try session(#"{"id":"p","type":"pie","data":{"y":[1,-2]}}"#) }
+        #expect(throws: JSONReadError.self) { try session(#"{"id":"p","type":"pie","innerRadius":0.3,"data":{"y":[1]}}"#) }
+        #expect(throws: JSONReadError.self) { try session(#"{"id":"p","type":"pie","data":{"y":[1]}},{"id":"q","data":{"x":[1],"y":[1]}}"#) }
+        #expect(throws: JSONReadError.self) { try session(#"{"id":"p","type":"line","rotation":30,"data":{"x":[1],"y":[1]}}"#) }
+        var s = Series(id: "p", name: "p", kind: .pie, color: "#000", xAxisId: "x", yAxisId: "y")
+        #expect(throws: AppendError.negativeSlice(index: 1, value: -1)) { try s.append(xs: [0, 1], values: [[1, -1]]) }
+    }
+}
