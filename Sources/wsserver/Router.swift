@@ -42,13 +42,17 @@ struct Router {
     /// followed by `", "`: 52 bytes, 52 MB for a million points; the binary form of a
     /// million points is 16 MB.
     static let maxAppendBody = 64 << 20
+    /// Routes that carry points, with the append's body limit.
+    static let pointsOps: Set<String> = ["append", "insert", "update", "replace"]
+    /// The data operations beside append (docs/protocol.md).
+    static let dataOps: Set<String> = ["insert", "update", "removeFirst", "clear", "replace"]
     /// Largest body of any other request.
     static let maxBody = 1 << 20
 
     /// The body limit for a request, known from its method and path before the body.
     static func bodyLimit(method: String, path: String) -> Int {
         let parts = path.split(separator: "/")
-        return method == "POST" && parts.count == 6 && parts[0] == "api" && parts[5] == "append" ? maxAppendBody : maxBody
+        return method == "POST" && parts.count == 6 && parts[0] == "api" && pointsOps.contains(String(parts[5])) ? maxAppendBody : maxBody
     }
 
     func handle(_ req: HTTPRequest) -> HTTPResponse {
@@ -56,6 +60,8 @@ struct Router {
         switch (req.method, parts.count) {
         case ("POST", 6) where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "series" && parts[5] == "append":
             return append(session: parts[2], series: parts[4], body: req.body)
+        case ("POST", 6) where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "series" && Self.dataOps.contains(parts[5]):
+            return change(parts[5], session: parts[2], series: parts[4], body: req.body)
         case ("POST", _):
             return .error(req.path.hasPrefix("/api/") ? 404 : 405, "no POST route \(req.path)")
         case ("GET", _):
@@ -208,34 +214,116 @@ struct Router {
         }
         let kind = session.chart.series[index].kind
         guard body.count <= Self.maxAppendBody else { return .error(413, "body larger than \(Self.maxAppendBody) bytes") }
-        var xs: [Double] = [], values: [[Double]] = []
-        if AppendBody.isBinary(body) {
-            guard kind.valueFields == ["y"] else {
-                return .error(400, "binary appends carry x and y; a \(kind.rawValue) series takes JSON with x, "
-                                   + kind.valueFields.joined(separator: ", "))
-            }
-            do { let (x, y) = try AppendBody.decode(body); xs = x; values = [y] } catch { return .error(400, error.description) }
-        } else {
-            let json: JSONValue
-            do { json = try Jansson.parse(body) } catch { return .error(400, "\(error)") }
-            do {
-                var r = JSONReader(json)
-                guard let x = try r.numbers("x") else { throw r.fail("field \"x\" is required") }
-                for field in kind.valueFields {
-                    guard let v = try r.numbersOrGaps(field) else { throw r.fail("field \"\(field)\" is required") }
-                    values.append(v)
-                }
-                try r.finish()
-                xs = x
-            } catch {
-                return .error(400, "\(error)")
-            }
-        }
+        let points: (xs: [Double], values: [[Double]])
+        do { points = try Self.readPoints(body, kind: kind) } catch { return .error(400, error.message) }
         do {
-            let n = try session.append(seriesId: series, xs: xs, values: values)
+            let n = try session.append(seriesId: series, xs: points.xs, values: points.values)
             return .json(200, .object([("accepted", .int(Int64(n)))]))
         } catch {
             return .error(400, error.description)
+        }
+    }
+
+    struct BodyError: Error { var message: String }
+
+    /// The points of an append, insert or replace body: binary x/y (`CWA1`, x/y series
+    /// only), or JSON with `x` and the series type's value fields; `extra` names the
+    /// other fields the body may carry (read by `also`).
+    static func readPoints(_ body: [UInt8], kind: SeriesKind, extra: [String] = [],
+                           also: (inout JSONReader) throws -> Void = { _ in }) throws(BodyError) -> (xs: [Double], values: [[Double]]) {
+        if AppendBody.isBinary(body) {
+            guard kind.valueFields == ["y"], extra.isEmpty else {
+                throw BodyError(message: extra.isEmpty
+                    ? "binary appends carry x and y; a \(kind.rawValue) series takes JSON with x, " + kind.valueFields.joined(separator: ", ")
+                    : "this operation takes a JSON body")
+            }
+            do { let (x, y) = try AppendBody.decode(body); return (x, [y]) } catch { throw BodyError(message: error.description) }
+        }
+        let json: JSONValue
+        do { json = try Jansson.parse(body) } catch { throw BodyError(message: "\(error)") }
+        do {
+            var r = JSONReader(json)
+            try also(&r)
+            let x = try r.numbers("x")
+            var values: [[Double]] = []
+            for field in kind.valueFields {
+                guard let v = try r.numbersOrGaps(field) else { throw r.fail("field \"\(field)\" is required") }
+                values.append(v)
+            }
+            try r.finish()
+            guard let x else { throw r.fail("field \"x\" is required") }
+            guard x.count <= Session.maxAppendPoints else {
+                throw BodyError(message: AppendError.tooMany(count: x.count, limit: Session.maxAppendPoints).description)
+            }
+            return (x, values)
+        } catch let e as BodyError {
+            throw e
+        } catch {
+            throw BodyError(message: "\(error)")
+        }
+    }
+
+    /// insert, update, removeFirst, clear, replace (docs/protocol.md): each atomic.
+    func change(_ op: String, session id: String, series: String, body: [UInt8]) -> HTTPResponse {
+        guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
+        guard let i = session.chart.seriesIndex(series) else {
+            return .error(404, "no series \"\(series)\" in session \"\(id)\"")
+        }
+        let kind = session.chart.series[i].kind
+        let before = session.chart.series[i].data.count
+        /// A JSON body with an integer field `key` (and nothing else unless `more`).
+        func integer(_ key: String) throws(BodyError) -> Int {
+            do {
+                var r = JSONReader(try Jansson.parse(body))
+                guard let n = try r.integer(key, min: 0, max: Int(Int32.max)) else { throw r.fail("field \"\(key)\" is required") }
+                try r.finish()
+                return Int(n)
+            } catch { throw BodyError(message: "\(error)") }
+        }
+        do {
+            switch op {
+            case "insert":
+                var at = 0
+                let p = try Self.readPoints(body, kind: kind, extra: ["index"]) { r in
+                    guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
+                    at = Int(n)
+                }
+                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.insert(at: at, xs: p.xs, values: p.values) }
+                return .json(200, .object([("accepted", .int(Int64(p.xs.count)))]))
+            case "update":
+                var at = 0
+                var values: [[Double]] = []
+                do {
+                    var r = JSONReader(try Jansson.parse(body))
+                    guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
+                    at = Int(n)
+                    for field in kind.valueFields {
+                        guard let v = try r.numbersOrGaps(field) else { throw r.fail("field \"\(field)\" is required") }
+                        values.append(v)
+                    }
+                    try r.finish()
+                } catch { throw BodyError(message: "\(error)") }
+                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.update(at: at, values: values) }
+                return .json(200, .object([("accepted", .int(Int64(values.first?.count ?? 0)))]))
+            case "removeFirst":
+                let n = try integer("count")
+                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.removeFirst(n) }
+                return .json(200, .object([("removed", .int(Int64(n)))]))
+            case "clear":
+                guard body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) || (try? Jansson.parse(body)) == .object([]) else {
+                    return .error(400, "clear takes no body (or {})")
+                }
+                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in s.clear() }
+                return .json(200, .object([("removed", .int(Int64(before)))]))
+            default:  // replace
+                let p = try Self.readPoints(body, kind: kind)
+                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.replaceAll(xs: p.xs, values: p.values) }
+                return .json(200, .object([("accepted", .int(Int64(p.xs.count)))]))
+            }
+        } catch let e as BodyError {
+            return .error(400, e.message)
+        } catch {
+            return .error(400, "\(error)")
         }
     }
 }

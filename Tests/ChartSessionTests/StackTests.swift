@@ -115,3 +115,69 @@ import TestSupport
         #expect(reduced == full)
     }
 }
+
+/// Changes other than appends: each atomic, the min/max index and everything derived
+/// (reductions, stacks) follow.
+@Suite struct DataOperationTests {
+    func values(_ d: XYData) -> [Double] { (0..<d.count).map { d.y($0) } }
+
+    @Test func insertUpdateRemoveReplace() throws {
+        var d = XYData(capacity: 6)
+        try d.append(xs: [0, 1, 2, 3], ys: [10, 11, 12, 13])
+        try d.insert(at: 2, xs: [1.5, 1.7], ys: [50, 51])
+        #expect((0..<d.count).map { d.x($0) } == [0, 1, 1.5, 1.7, 2, 3])
+        #expect(d.yRange(indices: 0..<6)! == (10, 51))
+        // Past the capacity, the oldest points make room.
+        try d.insert(at: 6, xs: [4], ys: [-5])
+        #expect(d.count == 6 && d.x(0) == 1 && d.yRange(indices: 0..<6)! == (-5, 51))
+        #expect(throws: AppendError.insertOutOfOrder(index: 1, x: 0.5, bound: 1, before: true)) { try d.insert(at: 1, xs: [0.5], ys: [0]) }
+        #expect(throws: AppendError.indexOutOfRange(index: 7, count: 6, inclusive: true)) { try d.insert(at: 7, xs: [9], ys: [0]) }
+        try d.update(at: 1, ys: [1, 2])
+        #expect(values(d) == [11, 1, 2, 12, 13, -5])
+        #expect(d.yRange(indices: 1..<3)! == (1, 2))
+        #expect(throws: AppendError.indexOutOfRange(index: 6, count: 6, inclusive: false)) { try d.update(at: 5, ys: [1, 2]) }
+        let before = d.generation
+        try d.removeFirst(2)
+        #expect(values(d) == [2, 12, 13, -5] && d.generation > before)
+        try d.replaceAll(xs: [7, 8], ys: [1, .nan])
+        #expect(d.count == 2 && d.y(1).isNaN)
+        #expect(throws: AppendError.xNotSorted(index: 1)) { try d.replaceAll(xs: [2, 1], ys: [0, 0]) }
+        #expect(d.count == 2)
+        d.clear()
+        #expect(d.isEmpty)
+        d.checkInvariants()
+    }
+
+    /// A reduction cached before an update is not reused after it.
+    @Test func reductionsFollowChanges() throws {
+        var d = XYData()
+        try d.append(xs: (0..<1000).map(Double.init), ys: (0..<1000).map { Double($0 % 10) })
+        let plot = Rect(x: 0, y: 0, width: 200, height: 100)
+        let x = CoordinateCalculator(range: DoubleRange(0, 999), pixelStart: 0, pixelEnd: 200)
+        let y = CoordinateCalculator(range: DoubleRange(-100, 100), pixelStart: 100, pixelEnd: 0)
+        var cache: ColumnReducer.Cache? = nil
+        _ = ColumnReducer.reduce(d, x: x, y: y, dpr: 1, plot: plot, style: .init(stroke: "s", width: 1), cache: &cache)
+        try d.update(at: 500, ys: [-90])
+        let cached = ColumnReducer.reduce(d, x: x, y: y, dpr: 1, plot: plot, style: .init(stroke: "s", width: 1), cache: &cache)
+        #expect(cached == ColumnReducer.reduce(d, x: x, y: y, dpr: 1, plot: plot, stroke: "s", width: 1, dash: []))
+    }
+
+    @Test func stacksFollowChangesAndKeepTheirX() throws {
+        let c = StackTests.chart([.line, .line])
+        try c.append(seriesId: "s0", xs: [0, 1, 2], ys: [1, 2, 3])
+        try c.append(seriesId: "s1", xs: [0, 1, 2], ys: [10, 20, 30])
+        try c.change(seriesId: "s0") { (s: inout Series) throws(AppendError) in try s.update(at: 1, values: [[5]]) }
+        #expect((0..<3).map { c.series[1].plotted.y($0) } == [11, 25, 33])
+        // An insert would shift one member's x against the other's: refused, nothing changes.
+        #expect(throws: AppendError.self) {
+            try c.change(seriesId: "s1") { (s: inout Series) throws(AppendError) in try s.insert(at: 1, xs: [0.5], values: [[0]]) }
+        }
+        #expect(c.series[1].data.count == 3)
+        // Candle values are checked as appends check them.
+        var candles = Series(id: "k", name: "k", kind: .candlestick, color: "#000", xAxisId: "x", yAxisId: "y")
+        try candles.append(xs: [1], values: [[1], [2], [0], [1.5]])
+        #expect(throws: AppendError.candleOutOfOrder(index: 0, open: 1, high: 1.2, low: 0, close: 1.5)) {
+            try candles.update(at: 0, values: [[1], [1.2], [0], [1.5]])
+        }
+    }
+}

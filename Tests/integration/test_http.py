@@ -82,6 +82,54 @@ def test_append_then_bad_appends_change_nothing(static_server):
     assert points(static_server) == 13
 
 
+def line_pixels(server):
+    """(plot rect, CSS y of every lo/hi of the static line's columns)."""
+    _, _, body = get(server, "/api/sessions/static/frame.json?width=800&height=400&dpr=1")
+    frame = json.loads(body)
+    layers = {l["id"]: l for l in frame["layers"]}
+    plot = [c for c in layers["background"]["commands"] if c["op"] == "rect"][1]
+    col = next(c for c in layers["series"]["commands"] if c["op"] == "columns")
+    ys = [col["y0"] + q * col["dy"] for e in col["entries"] for q in (e[1], e[2])]
+    return plot, ys
+
+
+def test_data_operations(static_server):
+    route = "/api/sessions/static/series/line/"
+    # Insert two points between x = 100 and x = 200, then refuse ones that break the order.
+    assert post(static_server, route + "insert", '{"index":2,"x":[150,160],"y":[95,96]}') == (200, {"accepted": 2})
+    assert points(static_server) == 13
+    for body in ['{"index":2,"x":[50],"y":[1]}', '{"index":99,"x":[1],"y":[1]}', '{"x":[150],"y":[1]}',
+                 '{"index":2,"x":[150],"y":[1,2]}', '{"index":-1,"x":[150],"y":[1]}']:
+        code, answer = post(static_server, route + "insert", body)
+        assert code == 400 and answer["error"], (body, answer)
+    # Update values in place (x stays); out of range is refused whole.
+    assert post(static_server, route + "update", '{"index":0,"y":[5,15]}') == (200, {"accepted": 2})
+    code, answer = post(static_server, route + "update", '{"index":12,"y":[1,2]}')
+    assert code == 400 and "out of range" in answer["error"]
+    # Remove from the start.
+    assert post(static_server, route + "removeFirst", '{"count":3}') == (200, {"removed": 3})
+    assert points(static_server) == 10
+    assert post(static_server, route + "removeFirst", '{"count":11}')[0] == 400
+    assert points(static_server) == 10
+    # Replace everything (a reload): a flat line at 50 across the plot.
+    body = json.dumps({"x": list(range(0, 1001, 10)), "y": [50] * 101})
+    assert post(static_server, route + "replace", body) == (200, {"accepted": 101})
+    assert points(static_server) == 101
+    plot, ys = line_pixels(static_server)
+    at50 = plot["y"] + plot["h"] * (110 - 50) / 120
+    assert ys and all(abs(y - at50) <= 0.25 for y in ys), (at50, ys[:4])
+    code, answer = post(static_server, route + "replace", '{"x":[2,1],"y":[1,1]}')
+    assert code == 400 and "must not decrease" in answer["error"]
+    assert points(static_server) == 101
+    # Clear.
+    assert post(static_server, route + "clear", "") == (200, {"removed": 101})
+    assert points(static_server) == 0
+    assert post(static_server, route + "clear", '{"x":1}')[0] == 400
+    assert post(static_server, "/api/sessions/static/series/nope/clear", "")[0] == 404
+    # Appending after all that works as before.
+    assert post(static_server, route + "append", '{"x":[1,2],"y":[3,4]}') == (200, {"accepted": 2})
+
+
 def test_large_append(static_server):
     n = 200_000
     body = json.dumps({"x": [2000 + i for i in range(n)], "y": [i % 100 for i in range(n)]})

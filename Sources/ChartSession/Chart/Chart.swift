@@ -24,8 +24,9 @@ public final class Chart {
     public var legend: LegendConfig?
     public var theme: Theme
     public var modifiers: [any ChartModifier]
-    /// The members each stack's stacked values were made for (by first member).
-    private var stackMembers: [Int: [Int]] = [:]
+    /// The members each stack's stacked values were made for, and the generation of
+    /// their data then (by first member).
+    private var stackMembers: [Int: (members: [Int], generations: [Int])] = [:]
     /// Lays the axes out (SciChart's layout manager): replace it, or one of the
     /// strategies of a `DefaultLayoutManager`, to place axes otherwise (docs/axes.md).
     public var layoutManager: any ChartLayoutManager = DefaultLayoutManager() {
@@ -93,6 +94,29 @@ public final class Chart {
         if !xs.isEmpty { updateStacks(); touch() }
     }
 
+    /// Changes one series' points other than by appending (insert, update, remove from
+    /// the start, clear, replace): `change` runs on a copy, which replaces the series
+    /// only if it succeeds and, for a stacked series, still shares its x point for point
+    /// with the other members of its stack. Atomic: on an error nothing changes.
+    public func change(seriesId: String, _ change: (inout Series) throws(AppendError) -> Void) throws(AppendError) {
+        guard let i = seriesIndex(seriesId) else { preconditionFailure("unknown series \(seriesId)") }
+        var copy = series[i]
+        try change(&copy)
+        if copy.stackIndex != nil, let group = stackGroups.first(where: { $0.contains(i) }) {
+            for j in group where j != i {
+                let other = series[j].data, mine = copy.data
+                let lo = max(other.firstSequence, mine.firstSequence), hi = min(other.endSequence, mine.endSequence)
+                for seq in stride(from: lo, to: hi, by: 1) {
+                    let a = mine.x(seq - mine.firstSequence), b = other.x(seq - other.firstSequence)
+                    if a != b { throw .stackMismatch(index: seq - mine.firstSequence, x: a, series: series[j].id, expected: b) }
+                }
+            }
+        }
+        series[i] = copy
+        updateStacks()
+        touch()
+    }
+
     // MARK: Stacks
 
     /// The members of each stack (series indices in chart order), by stack key: the
@@ -138,8 +162,10 @@ public final class Chart {
             let start = datas.map(\.firstSequence).max()!, end = datas.map(\.endSequence).min()!
             // Stacked values continue where they left off, unless the stack changed.
             var from = start
+            let generations = group.map { series[$0].data.generation }
             if let made = series[group[0]].stacked, group.allSatisfy({ series[$0].stacked?.endSequence == made.endSequence }),
-               made.endSequence >= start, made.endSequence <= end, stackMembers[group[0]] == group {
+               made.endSequence >= start, made.endSequence <= end, stackMembers[group[0]]?.members == group,
+               stackMembers[group[0]]?.generations == generations {
                 from = made.endSequence
             } else {
                 for i in group {
@@ -148,7 +174,7 @@ public final class Chart {
                     series[i].stacked = XYData(capacity: series[i].data.capacity, firstSequence: start)
                 }
             }
-            stackMembers[group[0]] = group
+            stackMembers[group[0]] = (group, generations)
             guard from < end else { continue }
             let percent = group.contains { series[$0].stackPercent }
             var sums = [Double](repeating: 0, count: group.count)

@@ -145,23 +145,32 @@ public struct Series: Sendable {
     /// anything: each value as `XYData` checks y, and a candle's low and high around
     /// its open and close. A gap in a candle series has all four values NaN.
     public func validate(xs: [Double], values: [[Double]]) throws(AppendError) {
+        try checkValues(count: xs.count, values: values)
         let fields = kind.valueFields
-        guard values.count == fields.count else { throw .wrongFields(kind: kind.rawValue, fields: fields) }
-        for (k, ys) in values.enumerated() {
-            guard ys.count == xs.count else { throw .lengthMismatch(x: xs.count, y: ys.count, field: fields[k]) }
-        }
         for (k, ys) in values.enumerated() {
             do { try data.validate(xs: xs, ys: ys) } catch {
                 if case let .nonFinite(field, i) = error, field == "y" { throw .nonFinite(field: fields[k], index: i) }
                 throw error
             }
         }
+    }
+
+    /// Checks values that do not depend on where they go: one array per value field of
+    /// `count` values each, none infinite, a candle's low and high around its open and
+    /// close (a gap has all four NaN), and no negative slice.
+    func checkValues(count: Int, values: [[Double]]) throws(AppendError) {
+        let fields = kind.valueFields
+        guard values.count == fields.count else { throw .wrongFields(kind: kind.rawValue, fields: fields) }
+        for (k, ys) in values.enumerated() {
+            guard ys.count == count else { throw .lengthMismatch(x: count, y: ys.count, field: fields[k]) }
+            if let i = ys.firstIndex(where: \.isInfinite) { throw .nonFinite(field: fields[k], index: i) }
+        }
         if kind.isRadial, let i = values[0].firstIndex(where: { $0 < 0 }) {
             throw .negativeSlice(index: i, value: values[0][i])
         }
         if kind == .candlestick || kind == .ohlc {
             let (o, h, l, c) = (values[0], values[1], values[2], values[3])
-            for i in 0..<xs.count {
+            for i in 0..<count {
                 let gaps = [o[i], h[i], l[i], c[i]].filter(\.isNaN).count
                 guard gaps == 0 || gaps == 4 else { throw .partialGap(index: i) }
                 guard gaps == 0 else { continue }
@@ -170,6 +179,44 @@ public struct Series: Sendable {
                 }
             }
         }
+    }
+
+    // MARK: Changes other than appends (each atomic: checked whole, then applied)
+
+    /// Inserts sorted points before live point `index`.
+    public mutating func insert(at index: Int, xs: [Double], values: [[Double]]) throws(AppendError) {
+        try checkValues(count: xs.count, values: values)
+        try data.validateInsert(at: index, xs: xs, ys: values[0])
+        try! data.insert(at: index, xs: xs, ys: values[0])
+        for k in more.indices { try! more[k].insert(at: index, xs: xs, ys: values[k + 1]) }
+    }
+
+    /// Replaces the values (not x) of live points `index...`.
+    public mutating func update(at index: Int, values: [[Double]]) throws(AppendError) {
+        try checkValues(count: values.first?.count ?? 0, values: values)
+        try data.validateUpdate(at: index, ys: values[0])
+        try! data.update(at: index, ys: values[0])
+        for k in more.indices { try! more[k].update(at: index, ys: values[k + 1]) }
+    }
+
+    /// Removes the oldest `n` points.
+    public mutating func removeFirst(_ n: Int) throws(AppendError) {
+        try data.removeFirst(n)
+        for k in more.indices { try! more[k].removeFirst(n) }
+    }
+
+    /// Removes every point.
+    public mutating func clear() {
+        data.clear()
+        for k in more.indices { more[k].clear() }
+    }
+
+    /// These points in place of all (a reload).
+    public mutating func replaceAll(xs: [Double], values: [[Double]]) throws(AppendError) {
+        try checkValues(count: xs.count, values: values)
+        try XYData.check(xs: xs, ys: values[0])
+        try! data.replaceAll(xs: xs, ys: values[0])
+        for k in more.indices { try! more[k].replaceAll(xs: xs, ys: values[k + 1]) }
     }
 
     /// Appends a batch atomically: all of it is checked first, then every value is

@@ -9,6 +9,8 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     case candleOutOfOrder(index: Int, open: Double, high: Double, low: Double, close: Double)
     case partialGap(index: Int)
     case negativeSlice(index: Int, value: Double)
+    case indexOutOfRange(index: Int, count: Int, inclusive: Bool)
+    case insertOutOfOrder(index: Int, x: Double, bound: Double, before: Bool)
     case stackMismatch(index: Int, x: Double, series: String, expected: Double)
 
     public var description: String {
@@ -18,6 +20,11 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
             return "a \(kind) series takes x and " + fields.joined(separator: ", ") + " (each point's values, in equal-length arrays)"
         case let .stackMismatch(i, x, other, expected):
             return "x[\(i)] is \(x) but the same point of \"\(other)\", stacked with this series, has x \(expected); stacked series share their x"
+        case let .indexOutOfRange(i, n, inclusive):
+            return "index \(i) is out of range: the series holds \(n) points (indices 0" + (inclusive ? "...\(n))" : "..<\(n))")
+        case let .insertOutOfOrder(i, x, bound, before):
+            return before ? "the inserted x \(x) is smaller than x \(bound) of the point before index \(i); x values must not decrease"
+                          : "the inserted x \(x) is larger than x \(bound) of the point at index \(i); x values must not decrease"
         case let .negativeSlice(i, v):
             return "y[\(i)] is \(v); a slice's value must be 0 or more (or null for none)"
         case let .partialGap(i):
@@ -124,6 +131,92 @@ public struct XYData: Sendable {
         } else {
             for i in 0..<xs.count { store(xs[i], ys[i]) }
         }
+    }
+
+    // MARK: Changes other than appends
+
+    /// Bumped by every change other than an append or a FIFO eviction (an insert, an
+    /// update, a removal from the start, a clear, a replacement): whatever was derived
+    /// from the points (a reduction's cache, a stack's sums) is stale.
+    public private(set) var generation = 0
+
+    /// The live points, oldest first.
+    public var arrays: (xs: [Double], ys: [Double]) {
+        var x: [Double] = [], y: [Double] = []
+        x.reserveCapacity(count); y.reserveCapacity(count)
+        withStretches(0..<count) { a, b in x += a; y += b }
+        return (x, y)
+    }
+
+    /// These points in place of the live ones, numbered from the same first sequence
+    /// number (already checked: sorted x, finite x, no infinite y).
+    private mutating func rebuild(xs newX: [Double], ys newY: [Double], firstSequence first: Int) {
+        var d = XYData(capacity: capacity, firstSequence: first)
+        try! d.append(xs: newX, ys: newY)
+        d.generation = generation + 1
+        self = d
+    }
+
+    /// Checks `newX`/`newY` as the whole of a series' points.
+    static func check(xs newX: [Double], ys newY: [Double]) throws(AppendError) {
+        try XYData().validate(xs: newX, ys: newY)
+    }
+
+    /// Checks an insert of a sorted batch before live point `index` (0...count).
+    public func validateInsert(at index: Int, xs newX: [Double], ys newY: [Double]) throws(AppendError) {
+        guard index >= 0, index <= count else { throw .indexOutOfRange(index: index, count: count, inclusive: true) }
+        try Self.check(xs: newX, ys: newY)
+        if let first = newX.first, index > 0, first < x(index - 1) {
+            throw .insertOutOfOrder(index: index, x: first, bound: x(index - 1), before: true)
+        }
+        if let last = newX.last, index < count, last > x(index) {
+            throw .insertOutOfOrder(index: index, x: last, bound: x(index), before: false)
+        }
+    }
+
+    /// Inserts a sorted batch before live point `index`, atomically. With a capacity,
+    /// the oldest points make room as appends do.
+    public mutating func insert(at index: Int, xs newX: [Double], ys newY: [Double]) throws(AppendError) {
+        try validateInsert(at: index, xs: newX, ys: newY)
+        guard !newX.isEmpty else { return }
+        var (x, y) = arrays
+        x.insert(contentsOf: newX, at: index); y.insert(contentsOf: newY, at: index)
+        rebuild(xs: x, ys: y, firstSequence: firstSequence)
+    }
+
+    /// Checks an update of the y values of live points `index..<index + newY.count`.
+    public func validateUpdate(at index: Int, ys newY: [Double], field: String = "y") throws(AppendError) {
+        guard index >= 0, index + newY.count <= count else {
+            throw .indexOutOfRange(index: index + newY.count - 1, count: count, inclusive: false)
+        }
+        if let i = newY.firstIndex(where: \.isInfinite) { throw .nonFinite(field: field, index: i) }
+    }
+
+    /// Replaces the y values of live points `index...`, atomically (x stays).
+    public mutating func update(at index: Int, ys newY: [Double]) throws(AppendError) {
+        try validateUpdate(at: index, ys: newY)
+        guard !newY.isEmpty else { return }
+        let (x, old) = arrays
+        var y = old
+        y.replaceSubrange(index..<(index + newY.count), with: newY)
+        rebuild(xs: x, ys: y, firstSequence: firstSequence)
+    }
+
+    /// Removes the oldest `n` points (0...count).
+    public mutating func removeFirst(_ n: Int) throws(AppendError) {
+        guard n >= 0, n <= count else { throw .indexOutOfRange(index: n, count: count, inclusive: true) }
+        guard n > 0 else { return }
+        let (x, y) = arrays
+        rebuild(xs: Array(x[n...]), ys: Array(y[n...]), firstSequence: firstSequence + n)
+    }
+
+    /// Removes every point.
+    public mutating func clear() { rebuild(xs: [], ys: [], firstSequence: endSequence) }
+
+    /// These points in place of all the live ones (a reload), atomically.
+    public mutating func replaceAll(xs newX: [Double], ys newY: [Double]) throws(AppendError) {
+        try Self.check(xs: newX, ys: newY)
+        rebuild(xs: newX, ys: newY, firstSequence: firstSequence)
     }
 
     /// Appends one point already known to be valid (generators).

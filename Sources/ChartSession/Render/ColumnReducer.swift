@@ -31,6 +31,8 @@ public enum ColumnReducer {
     public struct Cache: Sendable {
         var x: CoordinateCalculator, y: CoordinateCalculator
         var dpr: Double, plot: Rect, step: Bool
+        /// The data's generation: any change but an append or eviction makes it stale.
+        var generation: Int
         var firstSequence: Int, endSequence: Int
         var raws: [Raw]
         /// `raws` quantised, entry for entry (nil when a connection had to be clipped).
@@ -187,7 +189,7 @@ public enum ColumnReducer {
         // point's (if points were appended).
         // (When reused: the cached raws kept, and where they sit in `raws`.)
         var kept: (from: Range<Int>, at: Int)? = nil
-        if let c = cache, c.x == x, c.y == y, c.dpr == dpr, c.plot == plot, c.step == step,
+        if let c = cache, c.x == x, c.y == y, c.dpr == dpr, c.plot == plot, c.step == step, c.generation == data.generation,
            data.firstSequence >= c.firstSequence, data.endSequence >= c.endSequence, c.endSequence > data.firstSequence {
             let evictedTo = data.firstSequence > c.firstSequence ? column(0) - firstColumn : Int.min
             let appendedFrom = data.endSequence > c.endSequence ? column(c.endSequence - 1 - data.firstSequence) - firstColumn : Int.max
@@ -227,7 +229,7 @@ public enum ColumnReducer {
             entriesMatchRaws = clipped.count == raws.count
             entries = quantise(clipped[...], y0: y0, dy: dy)
         }
-        cache = Cache(x: x, y: y, dpr: dpr, plot: plot, step: step, firstSequence: data.firstSequence, endSequence: data.endSequence,
+        cache = Cache(x: x, y: y, dpr: dpr, plot: plot, step: step, generation: data.generation, firstSequence: data.firstSequence, endSequence: data.endSequence,
                       raws: raws, entries: entriesMatchRaws ? entries : nil)
         let sign: Double = devicePerUnit > 0 ? 1 : -1
         var area: ColumnLine.Area? = nil

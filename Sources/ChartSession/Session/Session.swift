@@ -306,6 +306,14 @@ public final class Session {
 
     public static let maxAppendPoints = 1_000_000
 
+    /// Changes a series' points other than by appending (see `Chart.change`):
+    /// atomically, or throws and changes nothing.
+    public func change(seriesId: String, _ change: (inout Series) throws(AppendError) -> Void) throws(SessionError) {
+        guard chart.seriesIndex(seriesId) != nil else { throw .unknownSeries(seriesId) }
+        do { try chart.change(seriesId: seriesId, change) } catch { throw .badAppend(error) }
+        dataArrived = true
+    }
+
     /// Advances the session's clock (seconds, any origin): generators add the points
     /// that are due.
     /// `unixTime` is the wall clock at `now` (Unix seconds): generators of Unix time
