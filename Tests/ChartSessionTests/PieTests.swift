@@ -57,3 +57,46 @@ import TestSupport
         #expect(throws: AppendError.negativeSlice(index: 1, value: -1)) { try s.append(xs: [0, 1], values: [[1, -1]]) }
     }
 }
+
+/// Annotations are placed through their axes: panning the axes moves them.
+@Suite struct AnnotationTests {
+    @Test func annotationsFollowTheirAxes() throws {
+        let spec = #"{"sessions":[{"id":"a","chart":{"legend":{"show":false},"xAxes":[{"id":"x","mode":"fixed","range":[0,100]}],"#
+            + #""yAxes":[{"id":"y","mode":"fixed","range":[0,10]}],"series":[{"id":"s","data":{"x":[0,100],"y":[1,9]}}],"#
+            + ##""annotations":[{"type":"box","x":10,"y":2,"x2":30,"y2":4,"fill":"#eee","layer":"below"},"##
+            + #"{"type":"horizontalLine","y":5,"text":"five"},{"type":"text","x":50,"y":8,"text":"note"}]}}]}"#
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 600, height: 400, dpr: 1)
+        func placed() throws -> (box: (Float, Float, Float, Float), lineY: Float, belowSeries: Bool) {
+            let layout = s.layout(size: size)
+            let commands = s.displayList(size: size).layers.first { $0.id == .series }!.commands
+            guard let boxAt = commands.firstIndex(where: { if case .rect = $0 { true } else { false } }),
+                  case let .rect(x, y, w, h, _, _, _) = commands[boxAt],
+                  let seriesAt = commands.firstIndex(where: { if case .columns = $0 { true } else { false } }),
+                  case let .segments(coords, _, _, _)? = commands.first(where: { if case .segments = $0 { true } else { false } })
+            else { throw AnnotationError() }
+            let xc = layout.axis("x")!.calculator, yc = layout.axis("y")!.calculator
+            #expect(abs(Double(x) - xc.pixel(10)) < 1e-3 && abs(Double(x + w) - xc.pixel(30)) < 1e-3)
+            #expect(abs(Double(y) - yc.pixel(4)) < 1e-3 && abs(Double(y + h) - yc.pixel(2)) < 1e-3)
+            #expect(abs(Double(coords[1]) - yc.pixel(5)) <= 0.5)
+            return ((x, y, w, h), coords[1], boxAt < seriesAt)
+        }
+        let before = try placed()
+        #expect(before.belowSeries)
+        s.chart.setUserRange("x", DoubleRange(20, 120))   // pan: the box moves left, the line stays
+        let after = try placed()
+        #expect(after.box.0 < before.box.0 && after.box.2 == before.box.2 && after.lineY == before.lineY)
+    }
+
+    struct AnnotationError: Error {}
+
+    @Test func badAnnotations() {
+        func decode(_ a: String) throws {
+            _ = try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"annotations":["# + a + #"]}}]}"#))
+        }
+        #expect(throws: JSONReadError.self) { try decode(#"{"type":"box","x":1,"y":1,"x2":2}"#) }
+        #expect(throws: JSONReadError.self) { try decode(#"{"type":"arrow","x":1}"#) }
+        #expect(throws: JSONReadError.self) { try decode(#"{"type":"marker","x":1,"y":1,"xAxis":"nope"}"#) }
+        #expect(throws: Never.self) { try decode(#"{"type":"verticalLine","x":1,"dash":[2,2]}"#) }
+    }
+}

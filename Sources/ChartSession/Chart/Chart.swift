@@ -36,6 +36,8 @@ public final class Chart {
     public var axisSpacing: Double = 0 { didSet { touch() } }
     /// Series drawn only inside the plot (SwiftCharts' inner-frame clipping).
     public var clipSeries = true { didSet { touch() } }
+    /// Drawn in data coordinates under or over the series (docs/series.md).
+    public var annotations: [Annotation] = [] { didSet { touch() } }
     /// Room between the canvas edge and the chart (title, axes), px.
     public var margins = EdgeInsets.all(10) { didSet { touch() } }
 

@@ -235,6 +235,7 @@ public struct ChartRenderer: Sendable {
                 order.append(i)
             }
         }
+        out += annotationCommands(chart, layout: layout, dpr: dpr, layer: .below)
         for i in order {
             let s = chart.series[i]
             if s.kind.isRadial {
@@ -268,7 +269,97 @@ public struct ChartRenderer: Sendable {
                 out.append(.markers(set))
             }
         }
+        out += annotationCommands(chart, layout: layout, dpr: dpr, layer: .above)
         if chart.clipSeries { out.append(.unclip) }
+        return out
+    }
+
+    // MARK: Annotations
+
+    /// The annotations of one layer, placed through their axes (so they move with pan
+    /// and zoom), clipped with the series.
+    func annotationCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, layer: Annotation.Layer) -> [DrawCommand] {
+        var out: [DrawCommand] = []
+        let plot = layout.plotRect
+        for a in chart.annotations where a.layer == layer {
+            guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
+            let across = xl.alignment.isHorizontal
+            let xc = xl.calculator, yc = yl.calculator
+            /// Screen coordinates of a data point.
+            func point(_ x: Double, _ y: Double) -> (Double, Double) {
+                across ? (xc.pixel(x), yc.pixel(y)) : (yc.pixel(y), xc.pixel(x))
+            }
+            /// The plot's extent along the X axis' direction, and along the Y axis'.
+            let alongX = across ? (plot.minX, plot.maxX) : (plot.minY, plot.maxY)
+            let alongY = across ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+            let width = Float(a.lineWidth), dash = a.dash.map(Float.init)
+            /// A line at `fixed` (screen coordinate across its run) from `from` to `to`.
+            func line(fixed: Double, from: Double, to: Double, vertical: Bool) {
+                let f = Double(a.lineWidth * dpr).rounded() == 1 ? Double(Self.crisp(fixed, dpr: dpr)) : fixed
+                let coords: [Float] = vertical ? [Float(f), Float(from), Float(f), Float(to)] : [Float(from), Float(f), Float(to), Float(f)]
+                out.append(.segments(coords: coords, stroke: a.color, width: width, dash: dash))
+            }
+            let style = TextStyle(size: a.textSize)
+            switch a.kind {
+            case .horizontalLine, .verticalLine:
+                // A line of constant y (horizontalLine) or x: across the plot, or between
+                // the given ends of the other coordinate.
+                let constantY = a.kind == .horizontalLine
+                guard let v = constantY ? a.y : a.x else { continue }
+                let fixed = constantY ? yc.pixel(v) : xc.pixel(v)
+                let ends: (Double, Double)
+                if constantY, let x1 = a.x, let x2 = a.x2 { ends = (xc.pixel(x1), xc.pixel(x2)) }
+                else if !constantY, let y1 = a.y, let y2 = a.y2 { ends = (yc.pixel(y1), yc.pixel(y2)) }
+                else { ends = constantY ? alongX : alongY }
+                // On screen: a constant-y line runs across when X does.
+                let vertical = constantY != across
+                line(fixed: fixed, from: min(ends.0, ends.1), to: max(ends.0, ends.1), vertical: vertical)
+                if let t = a.text, !t.isEmpty {
+                    // The label at the line's far end, just off it.
+                    let m = measurer.metrics(for: style)
+                    let end = max(ends.0, ends.1)
+                    let (tx, ty): (Double, Double) = vertical ? (fixed + 4, min(ends.0, ends.1) + m.ascent(size: style.size) + 2)
+                                                              : (end - 4, fixed - 4)
+                    out.append(.text(x: Float(tx), y: Float(ty), text: t, font: chart.theme.cssFont(style), fill: a.color,
+                                     align: vertical ? .left : .right, baseline: .alphabetic, angle: 0))
+                }
+            case .box:
+                guard let x1 = a.x, let y1 = a.y, let x2 = a.x2, let y2 = a.y2 else { continue }
+                let p = point(x1, y1), q = point(x2, y2)
+                let left = min(p.0, q.0), top = min(p.1, q.1)
+                out.append(.rect(x: Float(left), y: Float(top), w: Float(abs(q.0 - p.0)), h: Float(abs(q.1 - p.1)),
+                                 fill: a.fill, stroke: a.lineWidth > 0 ? a.color : nil, lineWidth: width))
+                if let t = a.text, !t.isEmpty {
+                    let m = measurer.metrics(for: style)
+                    out.append(.text(x: Float(left + 4), y: Float(top + 3 + m.ascent(size: style.size)), text: t,
+                                     font: chart.theme.cssFont(style), fill: a.color, align: .left, baseline: .alphabetic, angle: 0))
+                }
+            case .text:
+                guard let x = a.x, let y = a.y, let t = a.text else { continue }
+                let p = point(x, y)
+                let m = measurer.metrics(for: style)
+                if let fill = a.fill {
+                    let w = measurer.width(of: t, style: style), h = m.lineHeight(size: style.size)
+                    out.append(.rect(x: Float(p.0 - 3), y: Float(p.1 - m.ascent(size: style.size) - 2), w: Float(w + 6), h: Float(h + 4),
+                                     fill: fill, stroke: nil, lineWidth: 0))
+                }
+                out.append(.text(x: Float(p.0), y: Float(p.1), text: t, font: chart.theme.cssFont(style), fill: a.color,
+                                 align: .left, baseline: .alphabetic, angle: 0))
+            case .marker:
+                guard let x = a.x, let y = a.y else { continue }
+                let p = point(x, y)
+                var m = a.marker ?? MarkerStyle(shape: .circle, size: 8)
+                if m.fill == nil, m.stroke == nil { m.fill = a.color }
+                // Its centre on the device pixel under the point, as series markers are.
+                let cx = ((p.0 * dpr).rounded(.down) + 0.5) / dpr, cy = ((p.1 * dpr).rounded(.down) + 0.5) / dpr
+                out.append(.markers(MarkerSet(style: m, x0: Float(cx), y0: Float(cy), unit: Float(1 / dpr),
+                                              cells: [MarkerSet.Cell(x: 0, y: 0)])))
+                if let t = a.text, !t.isEmpty {
+                    out.append(.text(x: Float(cx + m.reach + 4), y: Float(cy + 4), text: t, font: chart.theme.cssFont(style),
+                                     fill: a.color, align: .left, baseline: .alphabetic, angle: 0))
+                }
+            }
+        }
         return out
     }
 

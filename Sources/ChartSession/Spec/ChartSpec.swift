@@ -31,6 +31,7 @@ public struct ChartSpec: Sendable {
     public var stackedSides: Set<AxisAlignment> = []
     public var clipSeries = true
     public var margins = EdgeInsets.all(10)
+    public var annotations: [Annotation] = []
 }
 
 /// How the outer axes of one side are laid out (`axisLayout` in the spec).
@@ -215,9 +216,15 @@ public enum ConfigSpec {
                 stackedSides.insert(side)
             }
         }
-        return ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, themeSpec: themeSpec,
-                         modifiers: modifiers, axisSpacing: axisSpacing, stackedSides: stackedSides,
-                         clipSeries: try r.bool("clipSeries") ?? true, margins: try readMargins(&r))
+        let annotations = try r.objects("annotations") { a in try readAnnotation(&a, xAxes: xAxes, yAxes: yAxes) } ?? []
+        if let i = series.firstIndex(where: \.kind.isRadial), !annotations.isEmpty {
+            throw JSONReadError(path: "\(r.path).annotations", message: "annotations need axes; the \(series[i].kind.rawValue) chart has none")
+        }
+        var spec = ChartSpec(title: title, xAxes: xAxes, yAxes: yAxes, series: series, legend: legend, themeSpec: themeSpec,
+                             modifiers: modifiers, axisSpacing: axisSpacing, stackedSides: stackedSides,
+                             clipSeries: try r.bool("clipSeries") ?? true, margins: try readMargins(&r))
+        spec.annotations = annotations
+        return spec
     }
 
     /// An axis, and its `gridLines` if the spec gives it (the default depends on the
@@ -594,26 +601,69 @@ public enum ConfigSpec {
         }
     }
 
+    /// `dash`: up to 16 lengths from 0 to 1000 px, not all 0 (absent: solid).
+    static func readDash(_ r: inout JSONReader) throws -> [Double] {
+        guard let dash = try r.numbers("dash") else { return [] }
+        guard dash.count <= 16, dash.allSatisfy({ $0 >= 0 && $0 <= 1000 }), dash.contains(where: { $0 > 0 }) || dash.isEmpty else {
+            throw JSONReadError(path: "\(r.path).dash", message: "a dash pattern is up to 16 lengths from 0 to 1000 px, not all 0")
+        }
+        return dash
+    }
+
+    /// A marker: `{"shape", "size", "fill", "stroke", "lineWidth"}`.
+    static func readMarker(_ m: inout JSONReader) throws -> MarkerStyle {
+        var style = MarkerStyle(shape: try m.oneOf("shape", MarkerShape.self) ?? .circle,
+                                size: try m.number("size", min: 1, max: 100) ?? 6,
+                                lineWidth: try m.number("lineWidth", min: 0.1, max: 20) ?? 1)
+        style.fill = try m.string("fill")
+        style.stroke = try m.string("stroke")
+        if let c = style.fill { try checkColor(c, path: "\(m.path).fill") }
+        if let c = style.stroke { try checkColor(c, path: "\(m.path).stroke") }
+        return style
+    }
+
+    /// An annotation: its type's coordinates in data units of its axes, and its style.
+    static func readAnnotation(_ r: inout JSONReader, xAxes: [AxisConfig], yAxes: [AxisConfig]) throws -> Annotation {
+        guard let kind = try r.oneOf("type", Annotation.Kind.self) else { throw r.fail("field \"type\" is required") }
+        let xAxis = try r.string("xAxis") ?? xAxes[0].id, yAxis = try r.string("yAxis") ?? yAxes[0].id
+        guard xAxes.contains(where: { $0.id == xAxis }) else { throw JSONReadError(path: "\(r.path).xAxis", message: "no x axis \"\(xAxis)\"") }
+        guard yAxes.contains(where: { $0.id == yAxis }) else { throw JSONReadError(path: "\(r.path).yAxis", message: "no y axis \"\(yAxis)\"") }
+        let color = try r.string("color") ?? "#444b59"
+        try checkColor(color, path: "\(r.path).color")
+        var a = Annotation(kind: kind, xAxisId: xAxis, yAxisId: yAxis, color: color)
+        a.x = try r.number("x"); a.y = try r.number("y"); a.x2 = try r.number("x2"); a.y2 = try r.number("y2")
+        a.text = try r.string("text")
+        if let t = a.text, t.count > 500 { throw JSONReadError(path: "\(r.path).text", message: "at most 500 characters") }
+        a.fill = try r.string("fill")
+        if let c = a.fill { try checkColor(c, path: "\(r.path).fill") }
+        a.lineWidth = try r.number("lineWidth", min: 0, max: 20) ?? 1
+        a.dash = try readDash(&r)
+        a.textSize = try r.number("textSize", min: 6, max: 72) ?? 12
+        a.marker = try r.object("marker", readMarker)
+        a.layer = try r.oneOf("layer", Annotation.Layer.self) ?? .above
+        let needs: [String]
+        switch kind {
+        case .text: needs = ["x", "y", "text"]
+        case .horizontalLine: needs = ["y"]
+        case .verticalLine: needs = ["x"]
+        case .box: needs = ["x", "y", "x2", "y2"]
+        case .marker: needs = ["x", "y"]
+        }
+        let given: [String: Bool] = ["x": a.x != nil, "y": a.y != nil, "x2": a.x2 != nil, "y2": a.y2 != nil, "text": a.text != nil]
+        if let missing = needs.first(where: { given[$0] != true }) {
+            throw JSONReadError(path: r.path, message: "a \(kind.rawValue) annotation needs " + needs.map { "\"\($0)\"" }.joined(separator: ", ")
+                                + "; \"\(missing)\" is missing")
+        }
+        if kind != .marker, a.marker != nil { throw JSONReadError(path: "\(r.path).marker", message: "only a marker annotation has a marker") }
+        return a
+    }
+
     /// The style fields of a series, checked against its type.
     static func readStyle(_ r: inout JSONReader, kind: SeriesKind) throws -> SeriesStyle {
         var spec = SeriesStyle()
         spec.strokeWidth = try r.number("strokeWidth", min: 0.1, max: 20) ?? (kind == .candlestick || kind == .ohlc ? 1 : 1.5)
-        if let dash = try r.numbers("dash") {
-            guard dash.count <= 16, dash.allSatisfy({ $0 >= 0 && $0 <= 1000 }), dash.contains(where: { $0 > 0 }) || dash.isEmpty else {
-                throw JSONReadError(path: "\(r.path).dash", message: "a dash pattern is up to 16 lengths from 0 to 1000 px, not all 0")
-            }
-            spec.dash = dash
-        }
-        spec.marker = try r.object("marker") { m in
-            var style = MarkerStyle(shape: try m.oneOf("shape", MarkerShape.self) ?? .circle,
-                                    size: try m.number("size", min: 1, max: 100) ?? 6,
-                                    lineWidth: try m.number("lineWidth", min: 0.1, max: 20) ?? 1)
-            style.fill = try m.string("fill")
-            style.stroke = try m.string("stroke")
-            if let c = style.fill { try checkColor(c, path: "\(m.path).fill") }
-            if let c = style.stroke { try checkColor(c, path: "\(m.path).stroke") }
-            return style
-        }
+        spec.dash = try readDash(&r)
+        spec.marker = try r.object("marker", readMarker)
         spec.fill = try r.string("fill")
         spec.stroke = try r.string("stroke")
         if let c = spec.fill { try checkColor(c, path: "\(r.path).fill") }
@@ -748,6 +798,7 @@ extension SessionSpec {
         c.axisSpacing = chart.axisSpacing
         c.clipSeries = chart.clipSeries
         c.margins = chart.margins
+        c.annotations = chart.annotations
         if !chart.stackedSides.isEmpty {
             var manager = DefaultLayoutManager()
             for side in chart.stackedSides { manager.outer[side] = StackedAlongAxisLayoutStrategy(side) }

@@ -1,0 +1,45 @@
+import LayoutEngine
+
+/// Something drawn on a chart in data coordinates, bound to one X and one Y axis, so it
+/// moves with pan and zoom (ShinobiCharts' annotations): text, a horizontal or vertical
+/// line, a box between two data corners (a "zooming" annotation: it stretches as the
+/// axes zoom), or a marker.
+public struct Annotation: Equatable, Sendable {
+    public enum Kind: String, CaseIterable, Sendable {
+        /// Text anchored at (x, y).
+        case text
+        /// A line at y across the plot (or from x to x2 when both are given).
+        case horizontalLine
+        /// A line at x across the plot (or from y to y2 when both are given).
+        case verticalLine
+        /// A rectangle between the data corners (x, y) and (x2, y2).
+        case box
+        /// A point marker at (x, y).
+        case marker
+    }
+
+    /// Drawn under the series or over them.
+    public enum Layer: String, CaseIterable, Sendable { case below, above }
+
+    public var kind: Kind
+    public var xAxisId: String
+    public var yAxisId: String
+    public var x: Double?
+    public var y: Double?
+    public var x2: Double?
+    public var y2: Double?
+    public var text: String?
+    /// Line, outline and text colour.
+    public var color: String
+    /// A box's fill, a text's background.
+    public var fill: String?
+    public var lineWidth: Double = 1
+    public var dash: [Double] = []
+    public var textSize: Double = 12
+    public var marker: MarkerStyle?
+    public var layer: Layer = .above
+
+    public init(kind: Kind, xAxisId: String, yAxisId: String, color: String) {
+        self.kind = kind; self.xAxisId = xAxisId; self.yAxisId = yAxisId; self.color = color
+    }
+}
