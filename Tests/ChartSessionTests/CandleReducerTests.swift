@@ -122,3 +122,32 @@ import TestSupport
         #expect(range?.min == 0 && range?.max == 2)
     }
 }
+
+/// Bubbles: one marker set per device diameter, biggest first, at most one bubble of a
+/// diameter per device pixel.
+@Suite struct BubbleReducerTests {
+    @Test func sizesScaleAreasAndDuplicatesDrop() throws {
+        var s = Series(id: "b", name: "b", kind: .bubble, color: "#1f77b4", xAxisId: "x", yAxisId: "y")
+        // Sizes 1, 4 and 16: areas in that ratio, so diameters 10, 20, 40 (the biggest auto-scaled to 40).
+        try s.append(xs: [1, 2, 3, 3.0001, 4], values: [[5, 5, 5, 5, .nan], [1, 4, 16, 16, 2]])
+        let plot = Rect(x: 0, y: 0, width: 400, height: 200)
+        let x = CoordinateCalculator(range: DoubleRange(0, 5), pixelStart: 0, pixelEnd: 400)
+        let y = CoordinateCalculator(range: DoubleRange(0, 10), pixelStart: 200, pixelEnd: 0)
+        let m = try #require(s.effectiveMarker)
+        let sets = BubbleReducer.reduce(s, x: x, y: y, dpr: 1, plot: plot, marker: m)
+        #expect(sets.map(\.size) == [40, 20, 10])
+        // The two size-16 bubbles fall on one device pixel: one is sent; the NaN point draws none.
+        #expect(sets.map(\.cells.count) == [1, 1, 1])
+        let full = BubbleReducer.reduce(s, x: x, y: y, dpr: 1, plot: plot, marker: m, dedupe: false)
+        #expect(full.map(\.cells.count) == [2, 1, 1])
+        func pixels(_ sets: [MarkerSet]) -> Set<Int64> { sets.reduce(into: []) { $0.formUnion(SeriesReducerTests.raster($1, dpr: 1)) } }
+        #expect(pixels(sets) == pixels(full))
+        // With a scale, a bubble's area is size × scale px².
+        s.style.bubbleScale = 100 * .pi / 4   // size 1 → 10 px across
+        #expect(BubbleReducer.reduce(s, x: x, y: y, dpr: 2, plot: plot, marker: m).map(\.size) == [40, 20, 10])
+        #expect(throws: AppendError.negativeSize(index: 0, value: -1)) { try s.append(xs: [9], values: [[1], [-1]]) }
+        // The Y range takes y only, not sizes.
+        let range = s.valueRange()
+        #expect(range?.min == 5 && range?.max == 5)
+    }
+}

@@ -5,7 +5,7 @@
 /// A candlestick or OHLC series draws, for each X, the open, high, low and close values
 /// (a body from open to close with a wick from low to high; or a stick with ticks).
 public enum SeriesKind: String, CaseIterable, Sendable {
-    case line, step, area, scatter, column, candlestick, ohlc, pie, donut
+    case line, step, area, scatter, bubble, column, candlestick, ohlc, pie, donut
 
     /// Drawn about a centre, on a chart without axes.
     public var isRadial: Bool { self == .pie || self == .donut }
@@ -18,9 +18,13 @@ public enum SeriesKind: String, CaseIterable, Sendable {
     public var valueFields: [String] {
         switch self {
         case .candlestick, .ohlc: return ["open", "high", "low", "close"]
+        case .bubble: return ["y", "size"]
         default: return ["y"]
         }
     }
+
+    /// How many of `valueFields` are Y values (in the Y axis' range): a bubble's size is not.
+    var yValueCount: Int { self == .bubble ? 1 : valueFields.count }
 }
 
 /// The shape of a point marker.
@@ -82,6 +86,10 @@ public struct SeriesStyle: Equatable, Sendable {
     public var protrusion = 10.0
     public var sliceLabels = SliceLabel.percent
     public var sliceColors: [String]?
+    /// Bubble: a bubble's area in CSS px² per unit of size (ShinobiCharts' `scale`);
+    /// nil scales the biggest size to `biggestBubbleDiameterForAutoScaling` px across.
+    public var bubbleScale: Double?
+    public var biggestBubbleDiameterForAutoScaling = 40.0
 
     public init() {}
 }
@@ -131,6 +139,9 @@ public struct Series: Sendable {
         more = (1..<kind.valueFields.count).map { _ in XYData(capacity: data.capacity) }
         precondition(more.isEmpty || data.isEmpty, "a series of several values starts empty; append its points")
         if kind == .scatter, self.style.marker == nil { self.style.marker = MarkerStyle(fill: color) }
+        if kind == .bubble, self.style.marker == nil {
+            self.style.marker = MarkerStyle(fill: Self.translucent(color, alpha: 0.6) ?? color, stroke: color)
+        }
         if kind == .area { self.style.showFill = true }
         if kind == .donut, self.style.innerRadius == 0 { self.style.innerRadius = 0.5 }
     }
@@ -167,6 +178,9 @@ public struct Series: Sendable {
         }
         if kind.isRadial, let i = values[0].firstIndex(where: { $0 < 0 }) {
             throw .negativeSlice(index: i, value: values[0][i])
+        }
+        if kind == .bubble, let i = values[1].firstIndex(where: { $0 < 0 }) {
+            throw .negativeSize(index: i, value: values[1][i])
         }
         if kind == .candlestick || kind == .ohlc {
             let (o, h, l, c) = (values[0], values[1], values[2], values[3])
@@ -231,7 +245,7 @@ public struct Series: Sendable {
     func valueRange(indices: Range<Int>) -> (min: Double, max: Double)? {
         if let stacked { return stacked.yRange(indices: indices) }
         var r = data.yRange(indices: indices)
-        for m in more {
+        for m in more.prefix(kind.yValueCount - 1) {
             guard let v = m.yRange(indices: indices) else { continue }
             r = r.map { (min($0.min, v.min), max($0.max, v.max)) } ?? v
         }

@@ -9,6 +9,7 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     case candleOutOfOrder(index: Int, open: Double, high: Double, low: Double, close: Double)
     case partialGap(index: Int)
     case negativeSlice(index: Int, value: Double)
+    case negativeSize(index: Int, value: Double)
     case indexOutOfRange(index: Int, count: Int, inclusive: Bool)
     case insertOutOfOrder(index: Int, x: Double, bound: Double, before: Bool)
     case stackMismatch(index: Int, x: Double, series: String, expected: Double)
@@ -25,6 +26,8 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
         case let .insertOutOfOrder(i, x, bound, before):
             return before ? "the inserted x \(x) is smaller than x \(bound) of the point before index \(i); x values must not decrease"
                           : "the inserted x \(x) is larger than x \(bound) of the point at index \(i); x values must not decrease"
+        case let .negativeSize(i, v):
+            return "size[\(i)] is \(v); a bubble's size must be 0 or more (or null for none)"
         case let .negativeSlice(i, v):
             return "y[\(i)] is \(v); a slice's value must be 0 or more (or null for none)"
         case let .partialGap(i):

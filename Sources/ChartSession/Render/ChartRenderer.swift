@@ -249,6 +249,11 @@ public struct ChartRenderer: Sendable {
                 out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, theme: chart.theme, caches: &caches)
             case .scatter, .pie, .donut:
                 break
+            case .bubble:
+                if let m = s.effectiveMarker {
+                    out += BubbleReducer.reduce(s, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr, plot: plot,
+                                                marker: m, dedupe: reducesLines).map { .markers($0) }
+                }
             case .candlestick, .ohlc:
                 let style = CandleReducer.Style(ohlc: s.kind == .ohlc, rising: s.style.risingColor, falling: s.style.fallingColor,
                                                 stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
@@ -263,7 +268,7 @@ public struct ChartRenderer: Sendable {
                     out.append(.bars(bars))
                 }
             }
-            if let marker = s.effectiveMarker,
+            if s.kind != .bubble, let marker = s.effectiveMarker,
                let set = MarkerReducer.reduce(s.plotted, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
                                               plot: plot, style: marker, dedupe: reducesLines), !set.cells.isEmpty {
                 out.append(.markers(set))
@@ -601,7 +606,7 @@ public struct ChartRenderer: Sendable {
                         out.append(.rect(x: cx - 2.5, y: Float(mid.y) - 3, w: 5, h: 6, fill: fill, stroke: nil, lineWidth: 0))
                     }
                 }
-            case .scatter:
+            case .scatter, .bubble:
                 break
             }
             if let m = s.effectiveMarker {

@@ -676,6 +676,12 @@ public enum ConfigSpec {
         if kind != .column, kind != .candlestick, !kind.isRadial, spec.stroke != nil {
             throw JSONReadError(path: "\(r.path).stroke", message: "stroke outlines columns, candles and slices; a \(kind.rawValue) series has color (and marker)")
         }
+        if kind == .bubble {
+            spec.bubbleScale = try r.number("scale", min: 1e-12, max: 1e12)
+            spec.biggestBubbleDiameterForAutoScaling = try r.number("biggestBubbleDiameterForAutoScaling", min: 1, max: 500) ?? 40
+        } else if let field = ["scale", "biggestBubbleDiameterForAutoScaling"].first(where: { r.value[$0] != nil }) {
+            throw JSONReadError(path: "\(r.path).\(field)", message: "\(field) is for bubble series")
+        }
         let radialFields = ["rotation", "innerRadius", "protrusion", "sliceLabels", "sliceColors"]
         if kind.isRadial {
             spec.rotation = try r.number("rotation", min: -360, max: 360) ?? 0
