@@ -222,7 +222,10 @@
     return list.map((e) => ({ column: e[0], lo: e[1], hi: e[2], first: e[3], last: e[4], joined: e[5] === 1 }));
   }
   function jsonColumns(commands) {
-    for (const c of commands) if (c.op === "columns") c.entries = jsonEntries(c.entries);
+    for (const c of commands) {
+      if (c.op === "columns") c.entries = jsonEntries(c.entries);
+      if (c.op === "band") { c.a.entries = jsonEntries(c.a.entries); c.b.entries = jsonEntries(c.b.entries); }
+    }
     return commands;
   }
   function jsonFrame(msg) {
@@ -250,6 +253,18 @@
     const f32s = (n) => { const a = new Float32Array(n); for (let i = 0; i < n; i++) a[i] = f32(); return a; };
     const utf8 = new TextDecoder();
 
+    // A columns line after its opcode (also each line of a band); `str` reads a
+    // string reference of the layer being decoded.
+    function columns(str) {
+      const stroke = str(), width = f32(), dash = Array.from(f32s(u8())), flags = u8();
+      let area = null;
+      if (flags & 2) {
+        area = { fill: str(), base: u16(), top: u16() };
+        if (flags & 4) area.gradient = str();
+      }
+      const x0 = f32(), dx = f32(), y0 = f32(), dy = f32();
+      return { op: "columns", stroke, width, dash, step: !!(flags & 1), area, x0, dx, y0, dy, entries: runs() };
+    }
     // Column entries, sent as runs of joined entries (docs/protocol.md, "Runs").
     function runs() {
       const entries = [];
@@ -293,14 +308,11 @@
         } else if (op === 6) {
           out.push({ op: "unclip" });
         } else if (op === 7) {
-          const stroke = str(), width = f32(), dash = Array.from(f32s(u8())), flags = u8();
-          let area = null;
-          if (flags & 2) {
-            area = { fill: str(), base: u16(), top: u16() };
-            if (flags & 4) area.gradient = str();
-          }
-          const x0 = f32(), dx = f32(), y0 = f32(), dy = f32();
-          out.push({ op: "columns", stroke, width, dash, step: !!(flags & 1), area, x0, dx, y0, dy, entries: runs() });
+          out.push(columns(str));
+        } else if (op === 12) {
+          const c = { op: "band", fill: str(), fillY1: str(), top: f32(), bottom: f32() };
+          c.a = columns(str); c.b = columns(str);
+          out.push(c);
         } else if (op === 8) {
           const c = { op: "markers", shape: SHAPES[u8()] };
           const flags = u8();
@@ -438,6 +450,9 @@
           break;
         case "wedges":
           drawWedges(ctx, cmd);
+          break;
+        case "band":
+          drawBand(ctx, cmd);
           break;
         case "polygon": {
           const p = cmd.points;
@@ -604,6 +619,27 @@
       for (let k = 2; k < s.length; k += 2) ctx.lineTo(s[k], s[k + 1]);
     }
     ctx.stroke();
+  }
+
+  // The fill between a band's two lines (docs/protocol.md, "band"): under line a,
+  // clipped to above line b, in fill; under b, clipped to above a, in fillY1.
+  function drawBand(ctx, c) {
+    const A = columnStretches(c.a), B = columnStretches(c.b);
+    const region = (stretches, edge) => {
+      for (const s of stretches) {
+        ctx.moveTo(s[0], edge);
+        for (let k = 0; k < s.length; k += 2) ctx.lineTo(s[k], s[k + 1]);
+        ctx.lineTo(s[s.length - 2], edge);
+        ctx.closePath();
+      }
+    };
+    for (const [under, above, fill] of [[A, B, c.fill], [B, A, c.fillY1]]) {
+      ctx.save();
+      ctx.beginPath(); region(above, c.top); ctx.clip();
+      ctx.beginPath(); region(under, c.bottom);
+      ctx.fillStyle = fill; ctx.fill();
+      ctx.restore();
+    }
   }
 
   // Pie and donut slices (docs/protocol.md, "wedges"): angles clockwise from 12

@@ -19,6 +19,7 @@ import TestSupport
         case let .columns(line): return [line.x0, line.dx, line.y0, line.dy, line.width]
         case let .markers(m): return [m.size, m.lineWidth, m.x0, m.y0, m.unit]
         case let .bars(b): return [b.lineWidth, b.x0, b.y0, b.unit]
+        case let .band(b): return [b.top, b.bottom, b.a.x0, b.a.y0, b.b.x0, b.b.y0]
         case let .wedges(w): return [w.cx, w.cy, w.r0, w.r1, w.lineWidth] + w.wedges.flatMap { [$0.a0, $0.a1, $0.offset] }
         case let .polygon(points, _, g): return points + (g.map { [$0.x0, $0.y0, $0.x1, $0.y1] } ?? [])
         case let .clip(x, y, w, h): return [x, y, w, h]

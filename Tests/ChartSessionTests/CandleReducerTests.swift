@@ -151,3 +151,38 @@ import TestSupport
         #expect(range?.min == 5 && range?.max == 5)
     }
 }
+
+/// Bands: two lines with the fill between them, one colour where y is above y1 and
+/// another where below.
+@Suite struct BandTests {
+    func session(_ extra: String) throws -> Session {
+        let spec = #"{"sessions":[{"id":"b","chart":{"legend":{"show":false},"# + extra + #""series":[{"id":"b","type":"band","#
+            + ##""fill":"#0000ff","fillY1":"#ff0000","data":{"x":[0,1,2,3],"y":[2,4,1,3],"y1":[1,1,2,2]}}]}}]}"##
+        return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+    }
+
+    @Test func reducedBandFillsBetweenItsLines() throws {
+        let s = try session("")
+        let commands = s.displayList(size: ViewerSize(width: 600, height: 300, dpr: 1)).layers.first { $0.id == .series }!.commands
+        let band = try #require(commands.compactMap { if case let .band(b) = $0 { b } else { nil } }.first)
+        // The Y axis runs upwards: y above y1 is the first line above the second on screen: `fill`.
+        #expect(band.fill == "#0000ff" && band.fillY1 == "#ff0000")
+        #expect(commands.filter { if case .columns = $0 { true } else { false } }.count == 2)
+        // Both lines' ranges are in the Y axis.
+        let r = try #require(s.chart.visibleRange("y"))
+        #expect(r.min <= 1 && r.max >= 4)
+    }
+
+    @Test func rotatedBandSplitsAtCrossings() throws {
+        let s = try session(#""xAxes":[{"id":"x","alignment":"left"}],"yAxes":[{"id":"y","alignment":"bottom"}],"#)
+        let commands = s.displayList(size: ViewerSize(width: 600, height: 300, dpr: 1)).layers.first { $0.id == .series }!.commands
+        let fills = commands.compactMap { if case let .polygon(_, fill, _) = $0 { fill } else { nil } }
+        // y - y1: +1, +3, -1, +1: three runs, blue, red, blue.
+        #expect(fills == ["#0000ff", "#ff0000", "#0000ff"])
+    }
+
+    @Test func bandGapsAreWhole() {
+        var s = Series(id: "b", name: "b", kind: .band, color: "#000", xAxisId: "x", yAxisId: "y")
+        #expect(throws: AppendError.partialBandGap(index: 1)) { try s.append(xs: [0, 1], values: [[1, .nan], [0, 2]]) }
+    }
+}

@@ -26,6 +26,12 @@ import Testing
         .wedges(WedgeSet(cx: 100, cy: 80.5, r0: 0, r1: 60, stroke: "#fff", lineWidth: 1.5, wedges: [
             .init(fill: "#1f77b4", a0: 0, a1: 1.25), .init(fill: "#d62728", a0: 1.25, a1: 6.283185, offset: 10)])),
         .wedges(WedgeSet(cx: 1, cy: 2, r0: 20, r1: 40, stroke: nil, lineWidth: 0, wedges: [])),
+        .band(BandFill(fill: "rgba(31,119,180,0.35)", fillY1: "#fdd", top: 10, bottom: 300,
+                       a: ColumnLine(stroke: "#1f77b4", width: 1.5, dash: [], x0: 40.5, dx: 1, y0: -4000, dy: 0.25, entries: [
+                           .init(column: 0, lo: 100, hi: 120, first: 100, last: 120, joined: false),
+                           .init(column: 1, lo: 90, hi: 90, first: 90, last: 90, joined: true)]),
+                       b: ColumnLine(stroke: "#d62728", width: 1.5, dash: [2, 2], x0: 40.5, dx: 1, y0: -4000, dy: 0.25, entries: [
+                           .init(column: 0, lo: 130, hi: 130, first: 130, last: 130, joined: false)]))),
         .polygon(points: [1, 2, 3, 4, 5, 6, 1, 6], fill: "#fff",
                  gradient: Gradient(color: "#000", x0: 0, y0: 1, x1: 0, y1: 6.5)),
         .columns(ColumnLine(stroke: "#123", width: 2, dash: [3, 1], x0: 1.5, dx: 0.5, y0: -100, dy: 0.125, entries: [

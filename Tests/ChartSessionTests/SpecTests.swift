@@ -52,7 +52,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"sessions":[{"id":"a","chart":{}},{"id":"a","chart":{}}]}"#, "$.sessions[1].id", #"duplicate session id "a""#),
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x","alignment":"left"}]}}]}"#, "$.sessions[0].chart.yAxes[0].alignment", "a y axis of a rotated chart (x axes at the left or right) sits at the top or bottom"),
         (#"{"sessions":[{"id":"a","chart":{"xAxes":[{"id":"x"},{"id":"x2","alignment":"right"}]}}]}"#, "$.sessions[0].chart.xAxes[1].alignment", "an x axis sits at the top or bottom, as the first x axis does"),
-        (##"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","type":"scatter","fill":"#fff"}]}}]}"##, "$.sessions[0].chart.series[0].fill", "fill styles columns; a scatter series has color (and marker)"),
+        (##"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","type":"scatter","fill":"#fff"}]}}]}"##, "$.sessions[0].chart.series[0].fill", "fill styles columns and bands; a scatter series has color (and marker)"),
         (##"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","type":"line","stroke":"#fff"}]}}]}"##, "$.sessions[0].chart.series[0].stroke", "stroke outlines columns, candles and slices; a line series has color (and marker)"),
         (##"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","type":"scatter","showFill":true}]}}]}"##, "$.sessions[0].chart.series[0]", "showFill, areaColor and areaColorGradient fill lines; a scatter series has none"),
         (##"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","type":"area","showFill":false}]}}]}"##, "$.sessions[0].chart.series[0].showFill", #"an area is filled; use type "line" for a line without fill"#),

@@ -40,6 +40,23 @@ def _runs(r):
     return entries
 
 
+def _columns(r, s):
+    """A columns line after its opcode (also each line of a band)."""
+    stroke, width_ = s(), r.take("<f")
+    dash = r.floats(r.take("<B"))
+    flags = r.take("<B")
+    area = None
+    if flags & 2:
+        area = {"fill": s()}
+        area["base"], area["top"] = r.take("<HH")
+        if flags & 4:
+            area["gradient"] = s()
+    x0, dx, y0, dy = r.take("<ffff")
+    return {"op": "columns", "stroke": stroke, "width": width_, "dash": dash,
+             "step": bool(flags & 1), "area": area,
+             "x0": x0, "dx": dx, "y0": y0, "dy": dy, "entries": _runs(r)}
+
+
 SHAPES = ["circle", "square", "triangle", "diamond", "cross"]
 
 
@@ -75,19 +92,12 @@ def _commands(r, n, strings):
         elif op == 6:
             commands.append({"op": "unclip"})
         elif op == 7:
-            stroke, width_ = s(), r.take("<f")
-            dash = r.floats(r.take("<B"))
-            flags = r.take("<B")
-            area = None
-            if flags & 2:
-                area = {"fill": s()}
-                area["base"], area["top"] = r.take("<HH")
-                if flags & 4:
-                    area["gradient"] = s()
-            x0, dx, y0, dy = r.take("<ffff")
-            commands.append({"op": "columns", "stroke": stroke, "width": width_, "dash": dash,
-                             "step": bool(flags & 1), "area": area,
-                             "x0": x0, "dx": dx, "y0": y0, "dy": dy, "entries": _runs(r)})
+            commands.append(_columns(r, s))
+        elif op == 12:
+            c = {"op": "band", "fill": s(), "fillY1": s()}
+            c["top"], c["bottom"] = r.take("<ff")
+            c["a"], c["b"] = _columns(r, s), _columns(r, s)
+            commands.append(c)
         elif op == 8:
             shape, flags = r.take("<BB")
             c = {"op": "markers", "shape": SHAPES[shape], "size": r.take("<f")}

@@ -5,7 +5,7 @@
 /// A candlestick or OHLC series draws, for each X, the open, high, low and close values
 /// (a body from open to close with a wick from low to high; or a stick with ticks).
 public enum SeriesKind: String, CaseIterable, Sendable {
-    case line, step, area, scatter, bubble, column, candlestick, ohlc, pie, donut
+    case line, step, area, band, scatter, bubble, column, candlestick, ohlc, pie, donut
 
     /// Drawn about a centre, on a chart without axes.
     public var isRadial: Bool { self == .pie || self == .donut }
@@ -19,6 +19,7 @@ public enum SeriesKind: String, CaseIterable, Sendable {
         switch self {
         case .candlestick, .ohlc: return ["open", "high", "low", "close"]
         case .bubble: return ["y", "size"]
+        case .band: return ["y", "y1"]
         default: return ["y"]
         }
     }
@@ -89,6 +90,10 @@ public struct SeriesStyle: Equatable, Sendable {
     /// Bubble: a bubble's area in CSS px² per unit of size (ShinobiCharts' `scale`);
     /// nil scales the biggest size to `biggestBubbleDiameterForAutoScaling` px across.
     public var bubbleScale: Double?
+    /// Band: the second line's colour (nil: the series colour) and the fill where the
+    /// second line is above the first (`fill` is the fill where the first is above).
+    public var strokeY1: String?
+    public var fillY1: String?
     public var biggestBubbleDiameterForAutoScaling = 40.0
 
     public init() {}
@@ -179,6 +184,9 @@ public struct Series: Sendable {
         if kind.isRadial, let i = values[0].firstIndex(where: { $0 < 0 }) {
             throw .negativeSlice(index: i, value: values[0][i])
         }
+        if kind == .band, let i = (0..<count).first(where: { values[0][$0].isNaN != values[1][$0].isNaN }) {
+            throw .partialBandGap(index: i)
+        }
         if kind == .bubble, let i = values[1].firstIndex(where: { $0 < 0 }) {
             throw .negativeSize(index: i, value: values[1][i])
         }
@@ -260,6 +268,12 @@ public struct Series: Sendable {
 
     /// The extent of every value drawn.
     func valueRange() -> (min: Double, max: Double)? { valueRange(indices: 0..<plotted.count) }
+
+    /// A band's fills: where y is above y1 (`fill`, default the colour at 35 %), and
+    /// where below (`fillY1`, default a translucent red).
+    var bandFills: (fill: String, fillY1: String) {
+        (style.fill ?? Self.translucent(color, alpha: 0.35) ?? color, style.fillY1 ?? "rgba(214,39,40,0.3)")
+    }
 
     /// Filled down to its baseline.
     var isFilled: Bool { kind.isLine && style.showFill }

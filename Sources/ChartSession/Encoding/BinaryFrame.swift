@@ -7,7 +7,7 @@ public enum BinaryFrame {
     public static let headerSize = 24
 
     enum Opcode: UInt8 {
-        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9, polygon = 10, wedges = 11
+        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9, polygon = 10, wedges = 11, band = 12
     }
     enum PatchOpcode: UInt8 {
         case keep = 1, skip = 2, insert = 3, columns = 4
@@ -124,17 +124,13 @@ public enum BinaryFrame {
             body.u8(UInt8(DrawCommand.TextBaseline.allCases.firstIndex(of: baseline)!))
         case let .columns(line):
             body.u8(Opcode.columns.rawValue)
-            body.u16(strings.ref(line.stroke))
-            body.f32(line.width)
-            body.u8(UInt8(min(line.dash.count, 255)))
-            body.f32s(Array(line.dash.prefix(255)))
-            body.u8((line.step ? 1 : 0) | (line.area != nil ? 2 : 0) | (line.area?.gradient != nil ? 4 : 0))
-            if let area = line.area {
-                body.u16(strings.ref(area.fill)); body.u16(area.base); body.u16(area.top)
-                if let g = area.gradient { body.u16(strings.ref(g)) }
-            }
-            body.f32(line.x0); body.f32(line.dx); body.f32(line.y0); body.f32(line.dy)
-            encodeRuns(line.entries, into: &body)
+            encodeColumns(line, into: &body, strings: &strings)
+        case let .band(band):
+            body.u8(Opcode.band.rawValue)
+            body.u16(strings.ref(band.fill)); body.u16(strings.ref(band.fillY1))
+            body.f32(band.top); body.f32(band.bottom)
+            encodeColumns(band.a, into: &body, strings: &strings)
+            encodeColumns(band.b, into: &body, strings: &strings)
         case let .markers(m):
             body.u8(Opcode.markers.rawValue)
             body.u8(UInt8(MarkerShape.allCases.firstIndex(of: m.shape)!))
@@ -175,6 +171,21 @@ public enum BinaryFrame {
         case .unclip:
             body.u8(Opcode.unclip.rawValue)
         }
+    }
+
+    /// A columns line after its opcode (also the two lines of a band).
+    static func encodeColumns(_ line: ColumnLine, into body: inout ByteWriter, strings: inout StringTable) {
+        body.u16(strings.ref(line.stroke))
+        body.f32(line.width)
+        body.u8(UInt8(min(line.dash.count, 255)))
+        body.f32s(Array(line.dash.prefix(255)))
+        body.u8((line.step ? 1 : 0) | (line.area != nil ? 2 : 0) | (line.area?.gradient != nil ? 4 : 0))
+        if let area = line.area {
+            body.u16(strings.ref(area.fill)); body.u16(area.base); body.u16(area.top)
+            if let g = area.gradient { body.u16(strings.ref(g)) }
+        }
+        body.f32(line.x0); body.f32(line.dx); body.f32(line.y0); body.f32(line.dy)
+        encodeRuns(line.entries, into: &body)
     }
 
     /// Column entries as runs: a run is a stretch of entries each joined to the one
@@ -323,6 +334,21 @@ public enum BinaryFrame {
         return LayerPatch(id: id, base: baseVersion, version: version, ops: ops)
     }
 
+    /// A columns line after its opcode.
+    static func decodeColumns(_ r: inout ByteReader, _ str: (inout ByteReader) throws(FrameDecodeError) -> String) throws(FrameDecodeError) -> ColumnLine {
+        let stroke = try str(&r), width = try r.f32()
+        let dash = try r.f32s(Int(try r.u8()))
+        let flags = try r.u8()
+        var area: ColumnLine.Area? = nil
+        if flags & 2 != 0 {
+            area = ColumnLine.Area(fill: try str(&r), base: try r.u16(), top: try r.u16())
+            if flags & 4 != 0 { area?.gradient = try str(&r) }
+        }
+        let x0 = try r.f32(), dx = try r.f32(), y0 = try r.f32(), dy = try r.f32()
+        return ColumnLine(stroke: stroke, width: width, dash: dash, x0: x0, dx: dx, y0: y0, dy: dy,
+                  entries: try decodeRuns(&r), step: flags & 1 != 0, area: area)
+    }
+
     static func decodeRuns(_ r: inout ByteReader) throws(FrameDecodeError) -> [ColumnLine.Entry] {
         var out: [ColumnLine.Entry] = []
         for _ in 0..<Int(try r.u32()) {
@@ -383,17 +409,11 @@ public enum BinaryFrame {
                 out.append(.text(x: x, y: y, text: text, font: font, fill: fill, align: DrawCommand.TextAlign.allCases[a],
                                  baseline: DrawCommand.TextBaseline.allCases[b], angle: angle))
             case .columns:
-                let stroke = try str(&r), width = try r.f32()
-                let dash = try r.f32s(Int(try r.u8()))
-                let flags = try r.u8()
-                var area: ColumnLine.Area? = nil
-                if flags & 2 != 0 {
-                    area = ColumnLine.Area(fill: try str(&r), base: try r.u16(), top: try r.u16())
-                    if flags & 4 != 0 { area?.gradient = try str(&r) }
-                }
-                let x0 = try r.f32(), dx = try r.f32(), y0 = try r.f32(), dy = try r.f32()
-                out.append(.columns(ColumnLine(stroke: stroke, width: width, dash: dash, x0: x0, dx: dx, y0: y0, dy: dy,
-                                               entries: try decodeRuns(&r), step: flags & 1 != 0, area: area)))
+                out.append(.columns(try decodeColumns(&r, str)))
+            case .band:
+                let fill = try str(&r), fillY1 = try str(&r), top = try r.f32(), bottom = try r.f32()
+                let a = try decodeColumns(&r, str), b = try decodeColumns(&r, str)
+                out.append(.band(BandFill(fill: fill, fillY1: fillY1, top: top, bottom: bottom, a: a, b: b)))
             case .markers:
                 let shape = Int(try r.u8()), flags = try r.u8()
                 guard shape < MarkerShape.allCases.count else { throw FrameDecodeError(offset: base + at + 1, message: "unknown marker shape") }

@@ -55,6 +55,25 @@ extension LayerPatch {
 }
 
 extension ColumnLine {
+    /// The fields of a `columns` command, without `op`.
+    var jsonFields: [(String, JSONValue)] {
+        let f = DrawCommand.jsonFloat
+        func nums(_ fs: [Float]) -> JSONValue { .array(fs.map(f)) }
+        var fields: [(String, JSONValue)] = []
+        fields += [("stroke", .string(self.stroke)), ("width", f(self.width))]
+        if !self.dash.isEmpty { fields.append(("dash", nums(self.dash))) }
+        if self.step { fields.append(("step", .bool(true))) }
+        if let a = self.area {
+            var area: [(String, JSONValue)] = [("fill", .string(a.fill))]
+            if let g = a.gradient { area.append(("gradient", .string(g))) }
+            area += [("base", .int(Int64(a.base))), ("top", .int(Int64(a.top)))]
+            fields.append(("area", .object(area)))
+        }
+        fields += [("x0", f(self.x0)), ("dx", f(self.dx)), ("y0", f(self.y0)), ("dy", f(self.dy)),
+                   ("entries", ColumnLine.entriesJSON(self.entries))]
+        return fields
+    }
+
     /// Entries as `[[column, lo, hi, first, last, joined (0 or 1)], ...]`.
     static func entriesJSON(_ entries: [Entry]) -> JSONValue {
         .array(entries.map { e in
@@ -92,17 +111,10 @@ extension DrawCommand {
                        ("baseline", .string(baseline.rawValue))]
             if angle != 0 { fields.append(("angle", f(angle))) }
         case let .columns(line):
-            fields += [("stroke", .string(line.stroke)), ("width", f(line.width))]
-            if !line.dash.isEmpty { fields.append(("dash", nums(line.dash))) }
-            if line.step { fields.append(("step", .bool(true))) }
-            if let a = line.area {
-                var area: [(String, JSONValue)] = [("fill", .string(a.fill))]
-                if let g = a.gradient { area.append(("gradient", .string(g))) }
-                area += [("base", .int(Int64(a.base))), ("top", .int(Int64(a.top)))]
-                fields.append(("area", .object(area)))
-            }
-            fields += [("x0", f(line.x0)), ("dx", f(line.dx)), ("y0", f(line.y0)), ("dy", f(line.dy)),
-                       ("entries", ColumnLine.entriesJSON(line.entries))]
+            fields += line.jsonFields
+        case let .band(b):
+            fields += [("fill", .string(b.fill)), ("fillY1", .string(b.fillY1)), ("top", f(b.top)), ("bottom", f(b.bottom)),
+                       ("a", .object(b.a.jsonFields)), ("b", .object(b.b.jsonFields))]
         case let .polygon(points, fill, gradient):
             fields += [("points", nums(points)), ("fill", .string(fill))]
             if let g = gradient {

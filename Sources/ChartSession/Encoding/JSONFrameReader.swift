@@ -59,6 +59,19 @@ public enum JSONFrameReader {
         }
     }
 
+    /// A `columns` command's fields.
+    static func columns(_ c: JSONValue) throws(Error) -> ColumnLine {
+        var area: ColumnLine.Area? = nil
+        if let a = c["area"] {
+            area = ColumnLine.Area(fill: try string(a, "fill"), gradient: a["gradient"]?.stringValue,
+                           base: UInt16(try number(a, "base")), top: UInt16(try number(a, "top")))
+        }
+        return ColumnLine(stroke: try string(c, "stroke"), width: try float(c, "width"), dash: try floats(c, "dash"),
+                           x0: try float(c, "x0"), dx: try float(c, "dx"), y0: try float(c, "y0"),
+                           dy: try float(c, "dy"), entries: try entries(c, "entries"),
+                           step: c["step"]?.boolValue ?? false, area: area)
+    }
+
     static func commands(_ v: JSONValue) throws(Error) -> [DrawCommand] {
         guard let list = v.arrayValue else { throw Error(path: "commands") }
         return try list.map { c throws(Error) -> DrawCommand in
@@ -80,15 +93,11 @@ public enum JSONFrameReader {
                              fill: try string(c, "fill"), align: align, baseline: baseline,
                              angle: Float(c["angle"]?.doubleValue ?? 0))
             case "columns":
-                var area: ColumnLine.Area? = nil
-                if let a = c["area"] {
-                    area = ColumnLine.Area(fill: try string(a, "fill"), gradient: a["gradient"]?.stringValue,
-                                           base: UInt16(try number(a, "base")), top: UInt16(try number(a, "top")))
-                }
-                return .columns(ColumnLine(stroke: try string(c, "stroke"), width: try float(c, "width"), dash: try floats(c, "dash"),
-                                           x0: try float(c, "x0"), dx: try float(c, "dx"), y0: try float(c, "y0"),
-                                           dy: try float(c, "dy"), entries: try entries(c, "entries"),
-                                           step: c["step"]?.boolValue ?? false, area: area))
+                return .columns(try columns(c))
+            case "band":
+                guard let a = c["a"], let b = c["b"] else { throw Error(path: "band") }
+                return .band(BandFill(fill: try string(c, "fill"), fillY1: try string(c, "fillY1"), top: try float(c, "top"),
+                                      bottom: try float(c, "bottom"), a: try columns(a), b: try columns(b)))
             case "wedges":
                 guard let list = c["wedges"]?.arrayValue else { throw Error(path: "wedges") }
                 let wedges = try list.map { w throws(Error) in

@@ -247,6 +247,8 @@ public struct ChartRenderer: Sendable {
             switch s.kind {
             case .line, .step, .area:
                 out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, theme: chart.theme, caches: &caches)
+            case .band:
+                out += bandCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, caches: &caches)
             case .scatter, .pie, .donut:
                 break
             case .bubble:
@@ -421,6 +423,89 @@ public struct ChartRenderer: Sendable {
         return out
     }
 
+    /// A band: the fill between its two lines (in `fill` where y is above y1, `fillY1`
+    /// where below), then both lines. Reduced to device-pixel columns like lines; on a
+    /// rotated chart or in the naive baseline, polygons split where the lines cross.
+    func bandCommands(_ s: Series, xl: AxisLayout, yl: AxisLayout, plot: Rect, dpr: Double,
+                      caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
+        guard let y1 = s.values("y1") else { return [] }
+        let width = Float(s.style.strokeWidth), dash = s.style.dash.map(Float.init)
+        let (fill, fillY1) = s.bandFills
+        let stroke1 = s.style.strokeY1 ?? s.color
+        // On screen, y above y1 means a smaller pixel y unless the Y axis runs downwards.
+        let upwards = yl.calculator.pixelEnd < yl.calculator.pixelStart
+        if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
+           let a = ColumnReducer.reduce(s.data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
+                                        style: .init(stroke: s.color, width: width, dash: dash), cache: &caches[s.id]),
+           let b = ColumnReducer.reduce(y1, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
+                                        style: .init(stroke: stroke1, width: width, dash: dash), cache: &caches[s.id + "\u{0}y1"]) {
+            guard !a.entries.isEmpty else { return [] }
+            return [.band(BandFill(fill: upwards ? fill : fillY1, fillY1: upwards ? fillY1 : fill,
+                                   top: Float(plot.minY), bottom: Float(plot.maxY), a: a, b: b)),
+                    .columns(a), .columns(b)]
+        }
+        // Every point in view, one either side, as (X pixel, Y pixel) pairs.
+        let range = xl.calculator.range
+        let start = max(0, s.data.lowerBound(range.min) - 1), end = min(s.data.count, s.data.upperBound(range.max) + 1)
+        guard start < end else { return [] }
+        let across = xl.alignment.isHorizontal
+        func placed(_ p: [Float]) -> [Float] {
+            guard !across else { return p }
+            var q = p
+            for k in stride(from: 0, to: q.count - 1, by: 2) { q.swapAt(k, k + 1) }
+            return q
+        }
+        var out: [DrawCommand] = []
+        var lineA: [Float] = [], lineB: [Float] = []
+        // Runs of points where one line stays above the other, split at gaps and crossings.
+        var runA: [Float] = [], runB: [Float] = [], runAbove: Bool? = nil
+        func closeRun() {
+            if runA.count >= 4, let above = runAbove {
+                var ring = runA
+                for k in stride(from: runB.count - 2, through: 0, by: -2) { ring += [runB[k], runB[k + 1]] }
+                out.append(.polygon(points: placed(ring), fill: above ? fill : fillY1, gradient: nil))
+            }
+            runA = []; runB = []; runAbove = nil
+        }
+        func flushLines() {
+            if lineA.count >= 4 {
+                out.append(.polyline(points: placed(lineA), stroke: s.color, width: width, dash: dash))
+                out.append(.polyline(points: placed(lineB), stroke: stroke1, width: width, dash: dash))
+            }
+            lineA = []; lineB = []
+        }
+        var lines: [DrawCommand] = []
+        for i in start..<end {
+            let va = s.data.y(i), vb = y1.y(i)
+            guard va.isFinite, vb.isFinite else {
+                closeRun()
+                let before = out.count
+                flushLines()
+                lines += out[before...]; out.removeSubrange(before...)
+                continue
+            }
+            let px = Float(xl.calculator.pixel(s.data.x(i)))
+            let pa = Float(yl.calculator.pixel(va)), pb = Float(yl.calculator.pixel(vb))
+            let above = va >= vb
+            if let was = runAbove, was != above, let ax = runA.dropLast().last, let aPrev = runA.last, let bPrev = runB.last {
+                // The crossing between the previous point and this one closes the run.
+                let t = (aPrev - bPrev) / ((aPrev - bPrev) - (pa - pb))
+                let cx = ax + (px - ax) * t, cy = aPrev + (pa - aPrev) * t
+                runA += [cx, cy]; runB += [cx, cy]
+                closeRun()
+                runA = [cx, cy]; runB = [cx, cy]
+            }
+            runAbove = above
+            runA += [px, pa]; runB += [px, pb]
+            lineA += [px, pa]; lineB += [px, pb]
+        }
+        closeRun()
+        let before = out.count
+        flushLines()
+        lines += out[before...]; out.removeSubrange(before...)
+        return out + lines
+    }
+
     /// An area's gradient: from the plot edge away from the baseline to the baseline.
     func areaGradient(_ color: String, base: Float, yl: AxisLayout, plot: Rect, across: Bool) -> Gradient {
         if across {
@@ -577,6 +662,13 @@ public struct ChartRenderer: Sendable {
             let a = row.swatchStart
             let mid = Point(x: a.x + row.swatchLength / 2, y: a.y)
             switch s.kind {
+            case .band:
+                // The fill between two lines.
+                out.append(.rect(x: Float(a.x), y: Float(a.y - 4), w: Float(row.swatchLength), h: 8,
+                                 fill: s.bandFills.fill, stroke: nil, lineWidth: 0))
+                out.append(.segments(coords: [Float(a.x), Float(a.y - 4), Float(a.x + row.swatchLength), Float(a.y - 4),
+                                              Float(a.x), Float(a.y + 4), Float(a.x + row.swatchLength), Float(a.y + 4)],
+                                     stroke: s.color, width: Float(s.style.strokeWidth), dash: []))
             case .pie, .donut:
                 let side = 10.0
                 out.append(.rect(x: Float(mid.x - side / 2), y: Float(mid.y - side / 2), w: Float(side), h: Float(side),

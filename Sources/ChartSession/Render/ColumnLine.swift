@@ -161,3 +161,22 @@ public struct ColumnLine: Equatable, Sendable {
         return out
     }
 }
+
+/// The fill between the two lines of a band series, both reduced to device-pixel
+/// columns over the same columns: `fill` where the first line (`a`, the series' `y`)
+/// is above the second (`b`, `y1`) on screen, `fillY1` where it is below. The client
+/// fills the region under `a` (down to `bottom`) clipped to the region above `b` (up to
+/// `top`) in `fill`, and the other way round in `fillY1`; the lines themselves are
+/// separate `columns` commands.
+public struct BandFill: Equatable, Sendable {
+    public var fill: String
+    public var fillY1: String
+    /// CSS y of the plot's top and bottom edges.
+    public var top: Float
+    public var bottom: Float
+    public var a: ColumnLine
+    public var b: ColumnLine
+    public init(fill: String, fillY1: String, top: Float, bottom: Float, a: ColumnLine, b: ColumnLine) {
+        self.fill = fill; self.fillY1 = fillY1; self.top = top; self.bottom = bottom; self.a = a; self.b = b
+    }
+}

@@ -19,6 +19,8 @@ public enum DrawCommand: Equatable, Sendable {
     case markers(MarkerSet)
     /// Filled rectangles of one style on device pixels: columns, bars (see `BarSet`).
     case bars(BarSet)
+    /// The fill between a band series' two lines (see `BandFill`).
+    case band(BandFill)
     /// Pie and donut slices (see `WedgeSet`).
     case wedges(WedgeSet)
     /// A filled polygon through `points` (flat x0,y0,x1,y1,..., closed), in `fill` or
@@ -39,6 +41,7 @@ public enum DrawCommand: Equatable, Sendable {
         case .bars: return "bars"
         case .polygon: return "polygon"
         case .wedges: return "wedges"
+        case .band: return "band"
         case .clip: return "clip"
         case .unclip: return "unclip"
         }

@@ -670,8 +670,16 @@ public enum ConfigSpec {
         if let c = spec.stroke { try checkColor(c, path: "\(r.path).stroke") }
         spec.baseline = try r.number("baseline") ?? 0
         spec.columnWidth = try r.number("columnWidth", min: 0.01, max: 1) ?? 0.8
-        if kind != .column, spec.fill != nil {
-            throw JSONReadError(path: "\(r.path).fill", message: "fill styles columns; a \(kind.rawValue) series has color (and marker)")
+        if kind != .column, kind != .band, spec.fill != nil {
+            throw JSONReadError(path: "\(r.path).fill", message: "fill styles columns and bands; a \(kind.rawValue) series has color (and marker)")
+        }
+        if kind == .band {
+            spec.strokeY1 = try r.string("strokeY1")
+            spec.fillY1 = try r.string("fillY1")
+            if let c = spec.strokeY1 { try checkColor(c, path: "\(r.path).strokeY1") }
+            if let c = spec.fillY1 { try checkColor(c, path: "\(r.path).fillY1") }
+        } else if let field = ["strokeY1", "fillY1"].first(where: { r.value[$0] != nil }) {
+            throw JSONReadError(path: "\(r.path).\(field)", message: "\(field) is for band series")
         }
         if kind != .column, kind != .candlestick, !kind.isRadial, spec.stroke != nil {
             throw JSONReadError(path: "\(r.path).stroke", message: "stroke outlines columns, candles and slices; a \(kind.rawValue) series has color (and marker)")
