@@ -181,3 +181,32 @@ import TestSupport
         }
     }
 }
+
+/// Column series sharing an X axis stand side by side (ShinobiCharts' interSeriesPadding
+/// and interSeriesSetPadding).
+@Suite struct GroupedColumnTests {
+    @Test func columnsShareEachSlot() throws {
+        let spec = #"{"sessions":[{"id":"g","chart":{"legend":{"show":false},"#
+            + #""xAxes":[{"id":"x","mode":"fixed","range":[-0.5,2.5],"growBy":[0,0],"interSeriesSetPadding":0.2,"interSeriesPadding":0.5}],"#
+            + #""yAxes":[{"id":"y","mode":"fixed","range":[0,10]}],"#
+            + #""series":[{"id":"a","type":"column","data":{"x":[0,1,2],"y":[5,5,5]}},{"id":"b","type":"column","data":{"x":[0,1,2],"y":[7,7,7]}}]}}]}"#
+        let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 700, height: 300, dpr: 1)
+        let layout = s.layout(size: size)
+        let xc = layout.axis("x")!.calculator
+        let sets = s.displayList(size: size).layers.first { $0.id == .series }!.commands.compactMap { c -> BarSet? in
+            if case let .bars(b) = c { b } else { nil }
+        }
+        #expect(sets.count == 2)
+        // Group 0.8 of the spacing, two slots of 0.4, each column half its slot (0.2): centred at x - 0.2 and x + 0.2.
+        let unit = abs(xc.pixel(1) - xc.pixel(0))
+        for (k, set) in sets.enumerated() {
+            let first = set.bars[0]
+            let left = Double(set.x0) + Double(first.left) * Double(set.unit)
+            let width = Double(first.width) * Double(set.unit)
+            let centre = xc.pixel(0) + (k == 0 ? -0.2 : 0.2) * unit
+            #expect(abs(left + width / 2 - centre) <= 1, "series \(k)")
+            #expect(abs(width - 0.2 * unit) <= 1)
+        }
+    }
+}

@@ -57,6 +57,11 @@ public struct AxisConfig: Equatable, Sendable {
     public var minorGridLines: Bool
     /// Every other interval between major ticks shaded across the plot.
     public var bands: Bool
+    /// Column series side by side on this (X) axis (ShinobiCharts' names): the gap
+    /// between the columns of one X value, as a fraction of a column's slot, and the
+    /// gap between neighbouring groups, as a fraction of the X spacing.
+    public var interSeriesPadding = 0.0
+    public var interSeriesSetPadding = 0.2
     public var visibility: AxisVisibility
     /// Length of major tick marks; gap from tick to label (SwiftCharts'
     /// label-to-axis spacing); gap from labels to title.

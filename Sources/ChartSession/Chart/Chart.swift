@@ -403,8 +403,9 @@ public final class Chart {
     /// positive (data at or below zero is not on it: the range then reaches three
     /// decades below the largest value).
     func autoRange(_ c: AxisConfig, _ lo: Double, _ hi: Double) -> DoubleRange {
-        // Whole slots: half a slot either side of the outermost ones.
-        if c.type == .category { return DoubleRange(lo.rounded(.down) - 0.5, hi.rounded(.up) + 0.5) }
+        // Whole slots: half a slot either side of the outermost ones (the slots of the
+        // extremes, which columns widen by less than half a slot).
+        if c.type == .category { return DoubleRange(lo.rounded() - 0.5, hi.rounded() + 0.5) }
         guard c.type == .logarithmic else {
             let r = DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
             return DoubleRange(r.min - c.rangePadding.low, r.max + c.rangePadding.high)

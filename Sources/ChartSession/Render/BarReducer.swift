@@ -18,9 +18,15 @@ public enum BarReducer {
         public var lineWidth: Double
         public var baseline: Double
         public var widthFraction: Double
-        public init(fill: String, stroke: String? = nil, lineWidth: Double = 1, baseline: Double = 0, widthFraction: Double = 0.8) {
+        /// Where the column's centre sits from its point, as a fraction of the X
+        /// spacing (columns grouped side by side on one X axis).
+        public var offset: Double
+        /// The X spacing widths and offsets are measured in (nil: the series' own).
+        public var spacing: Double?
+        public init(fill: String, stroke: String? = nil, lineWidth: Double = 1, baseline: Double = 0, widthFraction: Double = 0.8,
+                    offset: Double = 0, spacing: Double? = nil) {
             self.fill = fill; self.stroke = stroke; self.lineWidth = lineWidth
-            self.baseline = baseline; self.widthFraction = widthFraction
+            self.baseline = baseline; self.widthFraction = widthFraction; self.offset = offset; self.spacing = spacing
         }
     }
 
@@ -57,8 +63,11 @@ public enum BarReducer {
         let v1 = x.value((xAlongWidth ? plot.minX : plot.minY)), v2 = x.value((xAlongWidth ? plot.maxX : plot.maxY))
         let start = max(0, data.lowerBound(min(v1, v2)) - 1), end = min(data.count, data.upperBound(max(v1, v2)) + 1)
         guard start < end else { return set(style, gx0, gy0, dpr, []) }
-        var spacing = data.minSpacing
+        var spacing = style.spacing ?? data.minSpacing
         if !spacing.isFinite { spacing = abs(v2 - v1) / 20 }
+        let shift = style.offset * spacing
+        /// The centre of point `i`'s column, device pixels along X.
+        @inline(__always) func centre(_ i: Int) -> Double { alongPx(data.x(i) + shift) }
         let width = style.widthFraction * spacing * abs(x.pixel(1) - x.pixel(0)) * dpr
         let half = width / 2
 
@@ -67,7 +76,7 @@ public enum BarReducer {
 
         if !collapse || width >= 1 || x.logBase != nil || x.breaks != nil {
             for i in start..<end {
-                let c = alongPx(data.x(i)), v = data.y(i)
+                let c = centre(i), v = data.y(i)
                 guard c.isFinite, v.isFinite else { continue }
                 let l = left(c), r = max(l + 1, (c + half).rounded(.toNearestOrAwayFromZero))
                 let p = acrossPx(v).clamped(-1, acrossLen + 1)
@@ -79,8 +88,8 @@ public enum BarReducer {
         // Collapsed: every column is one device pixel wide, at round(c - w/2). Device
         // column k holds the points whose column lands there, found by binary search on
         // that (monotone) function of the index.
-        let increasing = alongPx(data.x(end - 1)) >= alongPx(data.x(start))
-        func columnOf(_ i: Int) -> Double { left(alongPx(data.x(i))) }
+        let increasing = centre(end - 1) >= centre(start)
+        func columnOf(_ i: Int) -> Double { left(centre(i)) }
         /// The first index in lo..<end whose column is past `k` (in the direction X
         /// runs): gallops from `lo + guess` (the previous column's run length), then
         /// bisects, so consecutive columns cost a few reads near each other rather than

@@ -235,6 +235,7 @@ public struct ChartRenderer: Sendable {
                 order.append(i)
             }
         }
+        let columnSlots = self.columnSlots(chart)
         out += annotationCommands(chart, layout: layout, dpr: dpr, layer: .below)
         for i in order {
             let s = chart.series[i]
@@ -263,8 +264,11 @@ public struct ChartRenderer: Sendable {
                 out += CandleReducer.reduce(s, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr, plot: plot,
                                             style: style, aggregate: reducesLines).map { .bars($0) }
             case .column:
-                let style = BarReducer.Style(fill: s.style.fill ?? s.color, stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
+                var style = BarReducer.Style(fill: s.style.fill ?? s.color, stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
                                              baseline: s.style.baseline, widthFraction: s.style.columnWidth)
+                if let slot = columnSlots[i] {
+                    style.widthFraction = slot.width; style.offset = slot.offset; style.spacing = slot.spacing
+                }
                 if let bars = BarReducer.reduce(s.plotted, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
                                                 plot: plot, style: style, collapse: reducesLines), !bars.bars.isEmpty {
                     out.append(.bars(bars))
@@ -278,6 +282,37 @@ public struct ChartRenderer: Sendable {
         }
         out += annotationCommands(chart, layout: layout, dpr: dpr, layer: .above)
         if chart.clipSeries { out.append(.unclip) }
+        return out
+    }
+
+    /// Column series that share an X axis stand side by side (a stack takes one slot):
+    /// for each, its width and centre offset as fractions of the group's smallest X
+    /// spacing, from the axis' `interSeriesSetPadding` (between groups) and
+    /// `interSeriesPadding` (between columns of a group). A lone column series keeps
+    /// its own `columnWidth`.
+    func columnSlots(_ chart: Chart) -> [Int: (width: Double, offset: Double, spacing: Double)] {
+        var slotsByAxis: [String: [[Int]]] = [:]
+        var axisOrder: [String] = []
+        var placed = Set<Int>()
+        let groups = chart.stackGroups
+        for (i, s) in chart.series.enumerated() where s.kind == .column && !s.isHidden && !placed.contains(i) {
+            let slot = groups.first { $0.contains(i) } ?? [i]
+            placed.formUnion(slot)
+            if slotsByAxis[s.xAxisId] == nil { axisOrder.append(s.xAxisId) }
+            slotsByAxis[s.xAxisId, default: []].append(slot)
+        }
+        var out: [Int: (width: Double, offset: Double, spacing: Double)] = [:]
+        for id in axisOrder {
+            guard let slots = slotsByAxis[id], slots.count > 1, let config = chart.axis(id)?.config else { continue }
+            let spacing = slots.flatMap { $0 }.map { chart.series[$0].plotted.minSpacing }.min() ?? .infinity
+            guard spacing.isFinite else { continue }
+            let group = 1 - config.interSeriesSetPadding, slot = group / Double(slots.count)
+            for (k, members) in slots.enumerated() {
+                for i in members {
+                    out[i] = (slot * (1 - config.interSeriesPadding), -group / 2 + slot * (Double(k) + 0.5), spacing)
+                }
+            }
+        }
         return out
     }
 

@@ -370,6 +370,8 @@ public enum ConfigSpec {
             lineWidth: try r.number("lineWidth", min: 0, max: 10), lineColor: lineColor, labelColor: labelColor)
         var withCategories = config
         withCategories.categories = categories ?? []
+        withCategories.interSeriesPadding = try r.number("interSeriesPadding", min: 0, max: 0.95) ?? 0
+        withCategories.interSeriesSetPadding = try r.number("interSeriesSetPadding", min: 0, max: 0.95) ?? 0.2
         if let p = try r.numbers("rangePadding") {
             guard p.count == 2, p.allSatisfy({ $0 >= 0 }) else {
                 throw JSONReadError(path: "\(r.path).rangePadding", message: "expected [low, high], each at least 0 (data units)")
