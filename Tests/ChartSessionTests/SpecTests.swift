@@ -79,7 +79,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","color":"red;}"}]}}]}"#, "$.sessions[0].chart.series[0].color", #""red;}" is not a CSS colour"#),
         (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","strokeWidth":"thick"}]}}]}"#, "$.sessions[0].chart.series[0].strokeWidth", "expected a number, found a string"),
         (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[1,2],"y":[1]}}]}}]}"#, "$.sessions[0].chart.series[0].data", "x has 2 values but y has 1; they must be equal"),
-        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[2,1],"y":[1,1]}}]}}]}"#, "$.sessions[0].chart.series[0].data", "x[1] is smaller than the x before it; x values must not decrease"),
+        (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","stackIndex":0,"data":{"x":[2,1],"y":[1,1]}}]}}]}"#, "$.sessions[0].chart.series[0].data", "x[1] is smaller than the x before it; a stacked series takes its points in x order"),
         (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","data":{"x":[1,"2"],"y":[1,1]}}]}}]}"#, "$.sessions[0].chart.series[0].data.x[1]", "expected a number, found a string"),
         (#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","generator":{"kind":"sine","rate":0}}]}}]}"#, "$.sessions[0].chart.series[0].generator.rate", "must be at least 0.1"),
         (#"{"sessions":[{"id":"a","chart":{"modifiers":[{"type":"rotate"}]}}]}"#, "$.sessions[0].chart.modifiers[0].type", #"unknown value "rotate"; expected one of "zoomPan", "mouseWheelZoom", "zoomExtents""#),

@@ -210,3 +210,36 @@ import TestSupport
         }
     }
 }
+
+/// X in any order: late points are merged where their x belongs, for every type.
+@Suite struct UnsortedXTests {
+    @Test func lateBatchesMergeIntoXOrder() throws {
+        var s = Series(id: "s", name: "s", kind: .candlestick, color: "#000", xAxisId: "x", yAxisId: "y",
+                       data: XYData(capacity: 5))
+        try s.append(xs: [1, 3, 5], values: [[1, 3, 5], [2, 4, 6], [0, 2, 4], [1.5, 3.5, 5.5]])
+        // Unsorted within the batch and behind the newest point; equal x keep arrival order.
+        try s.append(xs: [4, 2, 3], values: [[40, 20, 31], [41, 21, 32], [39, 19, 30], [40, 20, 31]])
+        // Capacity 5: the smallest x made room.
+        #expect((0..<5).map { s.data.x($0) } == [2, 3, 3, 4, 5])
+        #expect((0..<5).map { s.data.y($0) } == [20, 3, 31, 40, 5])
+        #expect((0..<5).map { s.values("close")!.y($0) } == [20, 3.5, 31, 40, 5.5])
+        #expect(s.valueRange()! == (2, 41))
+        s.data.checkInvariants()
+        // A reload in any order is sorted too.
+        try s.replaceAll(xs: [9, 7], values: [[1, 2], [1, 2], [1, 2], [1, 2]])
+        #expect((0..<2).map { s.data.x($0) } == [7, 9] && s.data.y(0) == 2)
+    }
+
+    @Test func renderedLinesAfterLateDataEqualAFreshSeries() throws {
+        var late = Series(id: "s", name: "s", color: "#000", xAxisId: "x", yAxisId: "y")
+        try late.append(xs: [0, 2, 4, 6], values: [[0, 2, 4, 6]])
+        try late.append(xs: [5, 1, 3], values: [[5, 1, 3]])
+        var fresh = Series(id: "s", name: "s", color: "#000", xAxisId: "x", yAxisId: "y")
+        try fresh.append(xs: [0, 1, 2, 3, 4, 5, 6], values: [[0, 1, 2, 3, 4, 5, 6]])
+        let plot = Rect(x: 0, y: 0, width: 100, height: 50)
+        let x = CoordinateCalculator(range: DoubleRange(0, 6), pixelStart: 0, pixelEnd: 100)
+        let y = CoordinateCalculator(range: DoubleRange(0, 6), pixelStart: 50, pixelEnd: 0)
+        #expect(ColumnReducer.reduce(late.data, x: x, y: y, dpr: 1, plot: plot, stroke: "s", width: 1, dash: [])
+                == ColumnReducer.reduce(fresh.data, x: x, y: y, dpr: 1, plot: plot, stroke: "s", width: 1, dash: []))
+    }
+}

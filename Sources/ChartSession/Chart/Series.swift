@@ -160,15 +160,40 @@ public struct Series: Sendable {
     /// Checks a batch (`values` in the order of `kind.valueFields`) without changing
     /// anything: each value as `XYData` checks y, and a candle's low and high around
     /// its open and close. A gap in a candle series has all four values NaN.
+    /// X may come in any order: a batch that does not follow the series' newest x is
+    /// merged into x order (late data lands where its x belongs). A stacked series
+    /// keeps its points in arrival order, so its x must not decrease.
     public func validate(xs: [Double], values: [[Double]]) throws(AppendError) {
         try checkValues(count: xs.count, values: values)
-        let fields = kind.valueFields
-        for (k, ys) in values.enumerated() {
-            do { try data.validate(xs: xs, ys: ys) } catch {
-                if case let .nonFinite(field, i) = error, field == "y" { throw .nonFinite(field: fields[k], index: i) }
-                throw error
+        if let i = xs.firstIndex(where: { !$0.isFinite }) { throw .nonFinite(field: "x", index: i) }
+        if stackIndex != nil, !follows(xs) {
+            var previous = data.lastX ?? -.infinity
+            for (i, x) in xs.enumerated() {
+                guard x >= previous else { throw .stackedNotSorted(index: i) }
+                previous = x
             }
         }
+    }
+
+    /// Whether a batch's x is sorted and starts at or after the newest point's.
+    func follows(_ xs: [Double]) -> Bool {
+        var previous = data.lastX ?? -.infinity
+        for x in xs {
+            guard x >= previous else { return false }
+            previous = x
+        }
+        return true
+    }
+
+    /// Every live point and `xs`/`values`, in x order (stable: equal x keep their
+    /// order, the live points first), as one array per field.
+    func merged(xs: [Double], values: [[Double]], keepingLive: Bool = true) -> (xs: [Double], values: [[Double]]) {
+        var allX = keepingLive ? data.arrays.xs : []
+        var all = keepingLive ? ([data] + more).map(\.arrays.ys) : kind.valueFields.map { _ in [Double]() }
+        allX += xs
+        for k in all.indices { all[k] += values[k] }
+        let order = allX.indices.sorted { allX[$0] < allX[$1] || (allX[$0] == allX[$1] && $0 < $1) }
+        return (order.map { allX[$0] }, all.map { v in order.map { v[$0] } })
     }
 
     /// Checks values that do not depend on where they go: one array per value field of
@@ -233,20 +258,29 @@ public struct Series: Sendable {
         for k in more.indices { more[k].clear() }
     }
 
-    /// These points in place of all (a reload).
+    /// These points in place of all (a reload), in any x order (sorted here).
     public mutating func replaceAll(xs: [Double], values: [[Double]]) throws(AppendError) {
         try checkValues(count: xs.count, values: values)
-        try XYData.check(xs: xs, ys: values[0])
-        try! data.replaceAll(xs: xs, ys: values[0])
-        for k in more.indices { try! more[k].replaceAll(xs: xs, ys: values[k + 1]) }
+        if let i = xs.firstIndex(where: { !$0.isFinite }) { throw .nonFinite(field: "x", index: i) }
+        let m = merged(xs: xs, values: values, keepingLive: false)
+        try! data.replaceAll(xs: m.xs, ys: m.values[0])
+        for k in more.indices { try! more[k].replaceAll(xs: m.xs, ys: m.values[k + 1]) }
     }
 
     /// Appends a batch atomically: all of it is checked first, then every value is
     /// stored, or an error is thrown and nothing changes.
     public mutating func append(xs: [Double], values: [[Double]]) throws(AppendError) {
         try validate(xs: xs, values: values)
-        try! data.append(xs: xs, ys: values[0])
-        for k in more.indices { try! more[k].append(xs: xs, ys: values[k + 1]) }
+        if follows(xs) {
+            try! data.append(xs: xs, ys: values[0])
+            for k in more.indices { try! more[k].append(xs: xs, ys: values[k + 1]) }
+            return
+        }
+        // Out of order: the series is rebuilt in x order (a cost of its size, not the
+        // batch's); with a capacity, the smallest x make room.
+        let m = merged(xs: xs, values: values)
+        try! data.replaceAll(xs: m.xs, ys: m.values[0])
+        for k in more.indices { try! more[k].replaceAll(xs: m.xs, ys: m.values[k + 1]) }
     }
 
     /// The extent of every value over `indices` (of `plotted`; NaN ignored).

@@ -11,6 +11,7 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     case negativeSlice(index: Int, value: Double)
     case negativeSize(index: Int, value: Double)
     case partialBandGap(index: Int)
+    case stackedNotSorted(index: Int)
     case indexOutOfRange(index: Int, count: Int, inclusive: Bool)
     case insertOutOfOrder(index: Int, x: Double, bound: Double, before: Bool)
     case stackMismatch(index: Int, x: Double, series: String, expected: Double)
@@ -27,6 +28,8 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
         case let .insertOutOfOrder(i, x, bound, before):
             return before ? "the inserted x \(x) is smaller than x \(bound) of the point before index \(i); x values must not decrease"
                           : "the inserted x \(x) is larger than x \(bound) of the point at index \(i); x values must not decrease"
+        case let .stackedNotSorted(i):
+            return "x[\(i)] is smaller than the x before it; a stacked series takes its points in x order"
         case let .partialBandGap(i):
             return "point \(i): y and y1 must both be numbers, or both null (a gap)"
         case let .negativeSize(i, v):

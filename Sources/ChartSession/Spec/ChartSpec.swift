@@ -585,6 +585,9 @@ public enum ConfigSpec {
             guard s.kind.isLine || s.kind == .column else {
                 throw JSONReadError(path: "\(p).stackIndex", message: "lines, step lines, areas and columns stack; a \(s.kind.rawValue) series does not")
             }
+            if let n = s.xs.indices.dropFirst().first(where: { s.xs[$0] < s.xs[$0 - 1] }) {
+                throw JSONReadError(path: "\(p).data", message: AppendError.stackedNotSorted(index: n).description)
+            }
             let key = "\(k)|\(s.xAxis ?? xAxis)|\(s.yAxis ?? yAxis)"
             guard let j = first[key] else { first[key] = i; continue }
             let f = series[j]
