@@ -100,3 +100,26 @@ import TestSupport
         #expect(throws: Never.self) { try decode(#"{"type":"verticalLine","x":1,"dash":[2,2]}"#) }
     }
 }
+
+/// A selected series is drawn with its selectedStyle: the spec's fields over its own.
+@Suite struct SelectedStyleTests {
+    @Test func selectedSeriesUseTheirSelectedStyle() throws {
+        let spec = ##"{"sessions":[{"id":"a","chart":{"legend":{"show":false},"series":[{"id":"s","color":"#1f77b4","strokeWidth":2,"dash":[4,2],"##
+            + ##""selectedStyle":{"color":"#ff7f0e","strokeWidth":4},"data":{"x":[0,1,2],"y":[0,1,0]}}]}}]}"##
+        let session = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 400, height: 300, dpr: 1)
+        func line() -> ColumnLine? {
+            session.displayList(size: size).layers.first { $0.id == .series }!.commands
+                .compactMap { if case let .columns(c) = $0 { c } else { nil } }.first
+        }
+        #expect(line()?.stroke == "#1f77b4" && line()?.width == 2)
+        session.chart.setSelected("s", true)
+        // Colour and width from selectedStyle, the dash kept from the series' own style.
+        #expect(line()?.stroke == "#ff7f0e" && line()?.width == 4 && line()?.dash == [4, 2])
+        session.chart.setSelected("s", false)
+        #expect(line()?.stroke == "#1f77b4")
+        #expect(throws: JSONReadError.self) {
+            _ = try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"a","chart":{"series":[{"id":"s","selectedStyle":{"name":"x"}}]}}]}"#))
+        }
+    }
+}

@@ -119,6 +119,13 @@ public final class Chart {
         touch()
     }
 
+    /// Selects or deselects a series (drawn with its `selectedStyle` while selected).
+    public func setSelected(_ seriesId: String, _ selected: Bool) {
+        guard let i = seriesIndex(seriesId), series[i].isSelected != selected else { return }
+        series[i].isSelected = selected
+        touch()
+    }
+
     // MARK: Stacks
 
     /// The members of each stack (series indices in chart order), by stack key: the

@@ -129,6 +129,14 @@ public struct Series: Sendable {
     /// each point, kept by the chart as points arrive; nil when not stacked.
     public internal(set) var stacked: XYData?
 
+    /// Selected (ShinobiCharts' `selected`): drawn with `selectedStyle` when it has one.
+    /// Selection by gesture is the modifiers' (issue 9); the spec and Swift set it.
+    public var isSelected = false
+    /// How the series looks while selected (ShinobiCharts' `selectedStyle`): its style
+    /// with the spec's `selectedStyle` fields over it; nil: as when not selected.
+    public var selectedStyle: SeriesStyle?
+    public var selectedColor: String?
+
     /// Pie and donut: the name of each slice (point), in order (missing: "Slice n").
     public var sliceNames: [String] = []
     /// Pie and donut: the slices drawn selected (pushed out by `protrusion`).
@@ -143,12 +151,7 @@ public struct Series: Sendable {
         self.xAxisId = xAxisId; self.yAxisId = yAxisId; self.data = data; self.generator = generator
         more = (1..<kind.valueFields.count).map { _ in XYData(capacity: data.capacity) }
         precondition(more.isEmpty || data.isEmpty, "a series of several values starts empty; append its points")
-        if kind == .scatter, self.style.marker == nil { self.style.marker = MarkerStyle(fill: color) }
-        if kind == .bubble, self.style.marker == nil {
-            self.style.marker = MarkerStyle(fill: Self.translucent(color, alpha: 0.6) ?? color, stroke: color)
-        }
-        if kind == .area { self.style.showFill = true }
-        if kind == .donut, self.style.innerRadius == 0 { self.style.innerRadius = 0.5 }
+        self.style = Self.withDefaults(style, kind: kind, color: color)
     }
 
     /// The values named `field` (one of `kind.valueFields`).
@@ -307,6 +310,28 @@ public struct Series: Sendable {
     /// where below (`fillY1`, default a translucent red).
     var bandFills: (fill: String, fillY1: String) {
         (style.fill ?? Self.translucent(color, alpha: 0.35) ?? color, style.fillY1 ?? "rgba(214,39,40,0.3)")
+    }
+
+    /// `style` with what its type implies where it says nothing: a scatter's and a
+    /// bubble's marker in `color`, an area's fill, a donut's hole.
+    static func withDefaults(_ style: SeriesStyle, kind: SeriesKind, color: String) -> SeriesStyle {
+        var style = style
+        if kind == .scatter, style.marker == nil { style.marker = MarkerStyle(fill: color) }
+        if kind == .bubble, style.marker == nil {
+            style.marker = MarkerStyle(fill: Self.translucent(color, alpha: 0.6) ?? color, stroke: color)
+        }
+        if kind == .area { style.showFill = true }
+        if kind == .donut, style.innerRadius == 0 { style.innerRadius = 0.5 }
+        return style
+    }
+
+    /// The series as it is drawn: with `selectedStyle` (and `selectedColor`) while selected.
+    public var drawn: Series {
+        guard isSelected, let selected = selectedStyle else { return self }
+        var s = self
+        s.color = selectedColor ?? color
+        s.style = Self.withDefaults(selected, kind: kind, color: s.color)
+        return s
     }
 
     /// Filled down to its baseline.

@@ -238,7 +238,7 @@ public struct ChartRenderer: Sendable {
         let columnSlots = self.columnSlots(chart)
         out += annotationCommands(chart, layout: layout, dpr: dpr, layer: .below)
         for i in order {
-            let s = chart.series[i]
+            let s = chart.series[i].drawn
             if s.kind.isRadial {
                 if !s.isHidden { out += PieRenderer.commands(s, plot: plot, theme: chart.theme, measurer: measurer) }
                 continue
@@ -584,7 +584,7 @@ public struct ChartRenderer: Sendable {
     /// The legend's entries, in order: each listed series, or for a pie or donut chart
     /// each slice of its first series (as ShinobiCharts lists them).
     func legendEntries(_ chart: Chart) -> [LegendEntry] {
-        let listed = chart.series.filter { $0.showInLegend && !$0.isHidden }
+        let listed = chart.series.filter { $0.showInLegend && !$0.isHidden }.map(\.drawn)
         if let pie = listed.first(where: \.kind.isRadial) {
             return PieRenderer.slices(pie, palette: chart.theme.palette).map {
                 LegendEntry(series: pie, slice: $0, name: PieRenderer.name(pie, $0.index))

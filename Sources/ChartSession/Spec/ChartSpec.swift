@@ -56,6 +56,9 @@ public struct SeriesSpec: Sendable {
     public var stackPercent = false
     public var sliceNames: [String] = []
     public var selectedSlices: Set<Int> = []
+    public var selected = false
+    public var selectedStyle: SeriesStyle?
+    public var selectedColor: String?
 }
 
 public enum ModifierSpec: Equatable, Sendable {
@@ -557,6 +560,25 @@ public enum ConfigSpec {
             capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, values: values, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.style = try readStyle(&r, kind: kind)
+        spec.selected = try r.bool("selected") ?? false
+        if try r.has("selectedStyle") {
+            // The series' own style fields, with selectedStyle's over them.
+            let styleFields: Set<String> = ["color", "strokeWidth", "dash", "marker", "fill", "stroke", "showFill", "areaColor",
+                                            "areaColorGradient", "risingColor", "fallingColor", "fillY1", "strokeY1", "sliceColors"]
+            let path = "\(r.path).selectedStyle"
+            guard case let .object(over)? = r.value["selectedStyle"], case let .object(base) = r.value else {
+                throw JSONReadError(path: path, message: "expected an object of style fields")
+            }
+            if let bad = over.first(where: { !styleFields.contains($0.0) }) {
+                throw JSONReadError(path: "\(path).\(bad.0)", message: "not a style field; expected one of " + styleFields.sorted().joined(separator: ", "))
+            }
+            let overKeys = Set(over.map(\.0))
+            let merged = base.filter { styleFields.contains($0.0) && !overKeys.contains($0.0) } + over
+            var m = JSONReader(.object(merged), path: path)
+            spec.selectedColor = try m.string("color")
+            if let c = spec.selectedColor { try checkColor(c, path: "\(path).color") }
+            spec.selectedStyle = try readStyle(&m, kind: kind)
+        }
         spec.sliceNames = try r.strings("sliceNames") ?? []
         if let picked = try r.numbers("selectedSlices") {
             guard picked.allSatisfy({ $0 >= 0 && $0 < 1e6 && $0 == $0.rounded() }) else {
@@ -809,6 +831,9 @@ extension SessionSpec {
             series.stackIndex = s.stackIndex
             series.stackPercent = s.stackPercent
             series.sliceNames = s.sliceNames
+            series.isSelected = s.selected
+            series.selectedStyle = s.selectedStyle
+            series.selectedColor = s.selectedColor
             series.selectedSlices = s.selectedSlices
             return series
         }
