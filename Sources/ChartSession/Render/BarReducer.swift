@@ -90,25 +90,9 @@ public enum BarReducer {
         // that (monotone) function of the index.
         let increasing = centre(end - 1) >= centre(start)
         func columnOf(_ i: Int) -> Double { left(centre(i)) }
-        /// The first index in lo..<end whose column is past `k` (in the direction X
-        /// runs): gallops from `lo + guess` (the previous column's run length), then
-        /// bisects, so consecutive columns cost a few reads near each other rather than
-        /// a bisection of the whole range (cache misses).
+        /// The first index in lo..<end whose column is past `k` (in the direction X runs).
         func firstPast(_ k: Double, from lo: Int, guess: Int) -> Int {
-            @inline(__always) func past(_ m: Int) -> Bool { let col = columnOf(m); return increasing ? col > k : col < k }
-            var a = lo, step = max(1, guess)
-            var b = end
-            while a < end {
-                let probe = min(end - 1, a + step - 1)
-                if past(probe) { b = probe; break }
-                a = probe + 1
-                step *= 2
-            }
-            while a < b {
-                let m = (a + b) / 2
-                if past(m) { b = m } else { a = m + 1 }
-            }
-            return a
+            Gallop.first(from: lo, to: end, guess: guess) { let col = columnOf($0); return increasing ? col > k : col < k }
         }
         var i = start, run = 1
         var pending: (a0: Double, a1: Double, c0: Double, c1: Double)? = nil
@@ -142,4 +126,28 @@ public enum BarReducer {
 
 extension Double {
     @inline(__always) func clamped(_ lo: Double, _ hi: Double) -> Double { Swift.min(Swift.max(self, lo), hi) }
+}
+
+/// Searches for the first index where a predicate, false up to some index and true
+/// from it on, holds: galloping from `lo + guess` (the previous run's length, when
+/// walking device column by device column), then bisecting. Consecutive columns cost
+/// a few reads near each other instead of a bisection of the whole range, whose reads
+/// are cache misses (columns and candles).
+enum Gallop {
+    @inline(__always)
+    static func first(from lo: Int, to end: Int, guess: Int, _ isPast: (Int) -> Bool) -> Int {
+        var a = lo, step = max(1, guess)
+        var b = end
+        while a < end {
+            let probe = min(end - 1, a + step - 1)
+            if isPast(probe) { b = probe; break }
+            a = probe + 1
+            step *= 2
+        }
+        while a < b {
+            let m = (a + b) / 2
+            if isPast(m) { b = m } else { a = m + 1 }
+        }
+        return a
+    }
 }

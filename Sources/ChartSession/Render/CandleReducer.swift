@@ -81,23 +81,9 @@ public enum CandleReducer {
         let increasing = alongPx(data.x(end - 1)) >= alongPx(data.x(start))
         let half = width / 2
         func columnOf(_ i: Int) -> Double { (alongPx(data.x(i)) - half).rounded(.toNearestOrAwayFromZero) }
-        /// The first index in lo..<end whose column is past `k` (in the direction X
-        /// runs): gallops from `lo + guess` (the previous column's run length), then bisects.
+        /// The first index in lo..<end whose column is past `k` (in the direction X runs).
         func firstPast(_ k: Double, from lo: Int, guess: Int) -> Int {
-            @inline(__always) func past(_ m: Int) -> Bool { let col = columnOf(m); return increasing ? col > k : col < k }
-            var a = lo, step = max(1, guess)
-            var b = end
-            while a < end {
-                let probe = min(end - 1, a + step - 1)
-                if past(probe) { b = probe; break }
-                a = probe + 1
-                step *= 2
-            }
-            while a < b {
-                let m = (a + b) / 2
-                if past(m) { b = m } else { a = m + 1 }
-            }
-            return a
+            Gallop.first(from: lo, to: end, guess: guess) { let col = columnOf($0); return increasing ? col > k : col < k }
         }
         var i = start, run = 1
         while i < end {

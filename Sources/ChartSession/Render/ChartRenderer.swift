@@ -438,13 +438,7 @@ public struct ChartRenderer: Sendable {
         }
         var out: [DrawCommand] = []
         let across = xl.alignment.isHorizontal
-        /// (X pixel, Y pixel) as screen (x, y).
-        func placed(_ p: [Float]) -> [Float] {
-            guard !across else { return p }
-            var q = p
-            for k in stride(from: 0, to: q.count - 1, by: 2) { q.swapAt(k, k + 1) }
-            return q
-        }
+        func placed(_ p: [Float]) -> [Float] { Self.placed(p, across: across) }
         for var stretch in Self.stretches(pts) {
             if step { stretch = Self.steps(stretch) }
             if let fill {
@@ -484,13 +478,8 @@ public struct ChartRenderer: Sendable {
         let start = max(0, s.data.lowerBound(range.min) - 1), end = min(s.data.count, s.data.upperBound(range.max) + 1)
         guard start < end else { return [] }
         let across = xl.alignment.isHorizontal
-        func placed(_ p: [Float]) -> [Float] {
-            guard !across else { return p }
-            var q = p
-            for k in stride(from: 0, to: q.count - 1, by: 2) { q.swapAt(k, k + 1) }
-            return q
-        }
-        var out: [DrawCommand] = []
+        func placed(_ p: [Float]) -> [Float] { Self.placed(p, across: across) }
+        var fills: [DrawCommand] = [], lines: [DrawCommand] = []
         var lineA: [Float] = [], lineB: [Float] = []
         // Runs of points where one line stays above the other, split at gaps and crossings.
         var runA: [Float] = [], runB: [Float] = [], runAbove: Bool? = nil
@@ -498,25 +487,22 @@ public struct ChartRenderer: Sendable {
             if runA.count >= 4, let above = runAbove {
                 var ring = runA
                 for k in stride(from: runB.count - 2, through: 0, by: -2) { ring += [runB[k], runB[k + 1]] }
-                out.append(.polygon(points: placed(ring), fill: above ? fill : fillY1, gradient: nil))
+                fills.append(.polygon(points: placed(ring), fill: above ? fill : fillY1, gradient: nil))
             }
             runA = []; runB = []; runAbove = nil
         }
         func flushLines() {
             if lineA.count >= 4 {
-                out.append(.polyline(points: placed(lineA), stroke: s.color, width: width, dash: dash))
-                out.append(.polyline(points: placed(lineB), stroke: stroke1, width: width, dash: dash))
+                lines.append(.polyline(points: placed(lineA), stroke: s.color, width: width, dash: dash))
+                lines.append(.polyline(points: placed(lineB), stroke: stroke1, width: width, dash: dash))
             }
             lineA = []; lineB = []
         }
-        var lines: [DrawCommand] = []
         for i in start..<end {
             let va = s.data.y(i), vb = y1.y(i)
             guard va.isFinite, vb.isFinite else {
                 closeRun()
-                let before = out.count
                 flushLines()
-                lines += out[before...]; out.removeSubrange(before...)
                 continue
             }
             let px = Float(xl.calculator.pixel(s.data.x(i)))
@@ -535,10 +521,9 @@ public struct ChartRenderer: Sendable {
             lineA += [px, pa]; lineB += [px, pb]
         }
         closeRun()
-        let before = out.count
         flushLines()
-        lines += out[before...]; out.removeSubrange(before...)
-        return out + lines
+        // Fills under both lines.
+        return fills + lines
     }
 
     /// An area's gradient: from the plot edge away from the baseline to the baseline.
@@ -549,6 +534,14 @@ public struct ChartRenderer: Sendable {
         }
         let far = Float(abs(plot.minX - Double(base)) >= abs(plot.maxX - Double(base)) ? plot.minX : plot.maxX)
         return Gradient(color: color, x0: far, y0: 0, x1: base, y1: 0)
+    }
+
+    /// (X pixel, Y pixel) pairs as screen (x, y): swapped when the X axis runs up the side.
+    static func placed(_ p: [Float], across: Bool) -> [Float] {
+        guard !across else { return p }
+        var q = p
+        for k in stride(from: 0, to: q.count - 1, by: 2) { q.swapAt(k, k + 1) }
+        return q
     }
 
     /// Flat point pairs split where a value is NaN (a gap), stretches of at least two points.
