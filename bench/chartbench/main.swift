@@ -174,14 +174,20 @@ func pointsChart(points n: Int, kind: SeriesKind) -> Chart {
                  yAxes: [AxisConfig(id: "y", alignment: .left, title: "Y", mode: .visible, growBy: (0.05, 0.05))],
                  series: [Series(id: "s", name: kind.rawValue, kind: kind, color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: data)])
 }
-if wants("series") {
-for kind in [SeriesKind.scatter, .column] {
-    let chart = pointsChart(points: 1_000_000, kind: kind)
+/// `frame_build_ms_<suffix>` and `frame_bytes_<suffix>`, each beside the naive
+/// baseline (every point in view drawn) measured in the same run.
+@MainActor func recordFrame(_ suffix: String, _ chart: Chart) {
     var bytes = 0, naiveBytes = 0
     let ms = medianMs(runs: runs) { bytes = buildFrame(chart, reduced) }
     let naiveMs = medianMs(runs: naiveRuns) { naiveBytes = buildFrame(chart, naive) }
-    record("frame_build_ms_\(kind.rawValue)_1e6", ms, baseline: ("naive_build_ms_\(kind.rawValue)_1e6", naiveMs), unit: "ms")
-    record("frame_bytes_\(kind.rawValue)_1e6", Double(bytes), baseline: ("naive_bytes_\(kind.rawValue)_1e6", Double(naiveBytes)), unit: "B")
+    record("frame_build_ms_\(suffix)", ms, baseline: ("naive_build_ms_\(suffix)", naiveMs), unit: "ms")
+    record("frame_bytes_\(suffix)", Double(bytes), baseline: ("naive_bytes_\(suffix)", Double(naiveBytes)), unit: "B")
+}
+
+if wants("series") {
+for kind in [SeriesKind.scatter, .column] {
+    let chart = pointsChart(points: 1_000_000, kind: kind)
+    recordFrame("\(kind.rawValue)_1e6", chart)
 }
 
 // 10^6 candles (a random walk of minute bars), zoomed out to the whole range.
@@ -202,11 +208,7 @@ func candleChart(count n: Int) -> Chart {
 }
 do {
     let chart = candleChart(count: 1_000_000)
-    var bytes = 0, naiveBytes = 0
-    let ms = medianMs(runs: runs) { bytes = buildFrame(chart, reduced) }
-    let naiveMs = medianMs(runs: naiveRuns) { naiveBytes = buildFrame(chart, naive) }
-    record("frame_build_ms_candles_1e6", ms, baseline: ("naive_build_ms_candles_1e6", naiveMs), unit: "ms")
-    record("frame_bytes_candles_1e6", Double(bytes), baseline: ("naive_bytes_candles_1e6", Double(naiveBytes)), unit: "B")
+    recordFrame("candles_1e6", chart)
 }
 
 // Four stacked areas of 10^6 points each, the whole range in view.
@@ -230,11 +232,7 @@ do {
     }
     let chart = Chart(title: "Bench", xAxes: [AxisConfig(id: "x", alignment: .bottom, title: "X")],
                       yAxes: [AxisConfig(id: "y", alignment: .left, title: "Y", mode: .visible, growBy: (0.05, 0.05))], series: series)
-    var bytes = 0, naiveBytes = 0
-    let ms = medianMs(runs: runs) { bytes = buildFrame(chart, reduced) }
-    let naiveMs = medianMs(runs: naiveRuns) { naiveBytes = buildFrame(chart, naive) }
-    record("frame_build_ms_stacked_area_4x1e6", ms, baseline: ("naive_build_ms_stacked_area_4x1e6", naiveMs), unit: "ms")
-    record("frame_bytes_stacked_area_4x1e6", Double(bytes), baseline: ("naive_bytes_stacked_area_4x1e6", Double(naiveBytes)), unit: "B")
+    recordFrame("stacked_area_4x1e6", chart)
 }
 
 // A pie of 10^3 slices, labels where they fit, beside the same pie drawn as polygons
