@@ -72,7 +72,8 @@ public enum MarkerReducer {
         // points of one device column (consecutive in a sorted series) meet in a few
         // cache lines, and a cell's neighbours across are a column's words away.
         let perColumn = (h + 63) / 64
-        var bits = [UInt64](repeating: 0, count: w * perColumn)
+        // One word more than the grid: `setCells` writes the points off the grid there.
+        var bits = [UInt64](repeating: 0, count: w * perColumn + 1)
 
         if isOneColour(style) {
             // One colour: which pixels hold a marker is all that shows, so the bitmap is
@@ -83,17 +84,13 @@ public enum MarkerReducer {
                     // The common case, written out so the loop is a few instructions.
                     data.withStretches(start..<end) { xs, ys in
                         let (hs, vs) = xAlongWidth ? (xs, ys) : (ys, xs)
-                        for i in 0..<hs.count {
-                            let fx = hs[i] * ha + hb, fy = vs[i] * va + vb
-                            guard fx >= 0, fx < fw, fy >= 0, fy < fh else { continue }
-                            let cx = Int(fx), cy = Int(fy)
-                            b[cx &* perColumn &+ cy &>> 6] |= 1 &<< UInt64(cy & 63)
-                        }
+                        setCells(hs, vs, ha, hb, va, vb, w: w, h: h, perColumn: perColumn, b)
                     }
                 } else {
                     forEachCell { cx, cy in b[cx &* perColumn &+ cy &>> 6] |= 1 &<< UInt64(cy & 63) }
                 }
             }
+            bits[w * perColumn] = 0
             return set(style, gx0, gy0, dpr, boundaryCells(bits, w: w, perColumn: perColumn))
         }
 
@@ -116,6 +113,50 @@ public enum MarkerReducer {
         }
         cells.removeLast(cells.count - n)
         return set(style, gx0, gy0, dpr, cells)
+    }
+
+    /// Sets the bit of each point's device pixel (`d = v · a + b` across and down) in a
+    /// column-major bitmap whose last word (after `w` columns of `perColumn` words)
+    /// takes the points off the grid and NaN. Four points at a time, without a branch:
+    /// the floor comes from adding 1.5 · 2^52 (which rounds to an integer in the low
+    /// bits) and stepping down where that rounded up; valid for 0 <= d < 2^31, which
+    /// the grid test guarantees for the points kept.
+    static func setCells(
+        _ hs: UnsafeBufferPointer<Double>, _ vs: UnsafeBufferPointer<Double>,
+        _ ha: Double, _ hb: Double, _ va: Double, _ vb: Double,
+        w: Int, h: Int, perColumn: Int, _ bits: UnsafeMutableBufferPointer<UInt64>
+    ) {
+        guard let xp = hs.baseAddress, let yp = vs.baseAddress, let b = bits.baseAddress else { return }
+        let n = min(hs.count, vs.count), fw = Double(w), fh = Double(h)
+        let trash = Int64(w * perColumn) * 64
+        let magic = SIMD4<Double>(repeating: 6_755_399_441_055_744)   // 1.5 · 2^52
+        let low = SIMD4<Int64>(repeating: 0xFFFF_FFFF), one = SIMD4<Int64>(repeating: 1)
+        let perColumnBits = SIMD4<Int64>(repeating: Int64(perColumn) * 64)
+        let xr = UnsafeRawPointer(xp), yr = UnsafeRawPointer(yp)
+        @inline(__always) func set(_ bit: Int64) {
+            b[Int(truncatingIfNeeded: bit &>> 6)] |= 1 &<< UInt64(truncatingIfNeeded: bit & 63)
+        }
+        var i = 0
+        while i &+ 4 <= n {
+            let fx = xr.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Double>.self) * ha + hb
+            let fy = yr.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Double>.self) * va + vb
+            let onGrid = (fx .>= 0) .& (fx .< fw) .& (fy .>= 0) .& (fy .< fh)
+            let tx = fx + magic, ty = fy + magic
+            var cx = unsafeBitCast(tx, to: SIMD4<Int64>.self) & low
+            var cy = unsafeBitCast(ty, to: SIMD4<Int64>.self) & low
+            cx.replace(with: cx &- one, where: tx - magic .> fx)
+            cy.replace(with: cy &- one, where: ty - magic .> fy)
+            // Bit index: column-major, each column `perColumn` words.
+            var bit = cx &* perColumnBits &+ cy
+            bit.replace(with: trash, where: .!onGrid)
+            set(bit[0]); set(bit[1]); set(bit[2]); set(bit[3])
+            i &+= 4
+        }
+        while i < n {
+            let fx = xp[i] * ha + hb, fy = yp[i] * va + vb
+            if fx >= 0, fx < fw, fy >= 0, fy < fh { set(Int64(Int(fx) * perColumn * 64 + Int(fy))) }
+            i &+= 1
+        }
     }
 
     /// The set cells of a column-major bitmap, except those whose four neighbours are
