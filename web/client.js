@@ -339,6 +339,10 @@
           c.wedges = [];
           for (let k = 0; k < n; k++) c.wedges.push({ fill: str(), a0: f32(), a1: f32(), offset: f32() });
           out.push(c);
+        } else if (op === 13) {
+          out.push({ op: "opacity", alpha: f32() });
+        } else if (op === 14) {
+          out.push({ op: "image", x: f32(), y: f32(), w: f32(), h: f32(), src: str() });
         } else if (op === 10) {
           const c = { op: "polygon", fill: str() };
           if (u8() & 1) c.gradient = { color: str(), x0: f32(), y0: f32(), x1: f32(), y1: f32() };
@@ -409,9 +413,27 @@
     }
   }
 
+  // Images (the `image` op) load from the server once; a layer that names one not yet
+  // loaded is drawn again when it arrives.
+  const images = new Map();
+  function loadedImage(src, id) {
+    let entry = images.get(src);
+    if (!entry) {
+      entry = { img: new Image(), waiting: new Set() };
+      entry.img.onload = () => { for (const l of entry.waiting) if (state.layers[l]) draw(l); entry.waiting.clear(); };
+      entry.img.onerror = () => { state.errors.push({ code: "client_image", message: "image " + src + " did not load" }); };
+      entry.img.src = src;
+      images.set(src, entry);
+    }
+    if (entry.img.complete && entry.img.naturalWidth > 0) return entry.img;
+    entry.waiting.add(id);
+    return null;
+  }
+
   function draw(id) {
     ensureFonts(id);
     const c = canvases[id], ctx = c.getContext("2d");
+    ctx.globalAlpha = 1;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, c.width, c.height);
     ctx.setTransform(size.dpr, 0, 0, size.dpr, 0, 0);
@@ -503,6 +525,14 @@
         case "unclip":
           if (clipped) { ctx.restore(); clipped = false; }
           break;
+        case "opacity":
+          ctx.globalAlpha = cmd.alpha;
+          break;
+        case "image": {
+          const img = loadedImage(cmd.src, id);
+          if (img) ctx.drawImage(img, cmd.x, cmd.y, cmd.w, cmd.h);
+          break;
+        }
       }
     }
     if (clipped) ctx.restore();

@@ -30,11 +30,14 @@ final class LWSServer {
     static let maxMessage = 64 * 1024
     /// Replies queued for one client before further ones are dropped.
     static let maxOutbox = 64
-    /// Period of the session clock while some series has a data generator.
+    /// Period of the session clock while some series has a data generator or an
+    /// animation runs.
     static let tickMicros: Int64 = 20_000
     /// Period of the clock otherwise: it only sends heartbeats (publication is
     /// driven by events and its own timer, see `pump`).
     static let idleTickMicros: Int64 = 250_000
+    /// The period the tick timer was last set with.
+    private var tickPeriod = Int64.max
     /// When the tick and publish timers fall due (`lws_now_usecs`), for `run`.
     private var tickDeadline = Int64.max
     private var publishDeadline = Int64.max
@@ -125,7 +128,8 @@ final class LWSServer {
 
     private func scheduleTick() {
         guard let ctx = context, let timer = tickTimer else { return }
-        let period = hub.hasGenerators ? Self.tickMicros : Self.idleTickMicros
+        let period = hub.needsClock ? Self.tickMicros : Self.idleTickMicros
+        tickPeriod = period
         tickDeadline = lws_now_usecs() + period
         lws_sul_schedule(ctx, 0, timer, lwsTick, period)
     }
@@ -152,6 +156,9 @@ final class LWSServer {
     /// a change is published at once unless the session's `maxFps` holds it back, and
     /// then exactly when it may be.
     func pump() {
+        // An event (a viewer arriving to watch an animation, a series shown or hidden)
+        // may need the fast clock now rather than at the next idle tick.
+        if tickPeriod != Self.tickMicros, hub.needsClock { scheduleTick() }
         publishDeadline = .max
         let now = ProcessInfo.processInfo.systemUptime
         var earliest = Double.infinity

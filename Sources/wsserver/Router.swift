@@ -83,6 +83,8 @@ struct Router {
             return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
             return frame(session: parts[2], query: req.query)
+        case 5 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "images":
+            return image(session: parts[2], name: parts[4], version: req.query["v"])
         case 2 where parts[0] == "s":
             guard hub.session(parts[1]) != nil else { return .error(404, "no session \"\(parts[1])\"") }
             var page = staticFile("client.html")
@@ -101,6 +103,16 @@ struct Router {
         default:
             return .error(404, "not found: \(req.path)")
         }
+    }
+
+    /// `GET /api/sessions/{s}/images/{name}`: an image the chart's annotations draw.
+    /// Frames ask for it with `?v=` and the image's content hash, so that answer is
+    /// cached for good; without it (or with an old hash), not cached.
+    func image(session id: String, name: String, version: String?) -> HTTPResponse {
+        guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
+        guard let image = session.chart.images[name] else { return .error(404, "no image \"\(name)\" in session \"\(id)\"") }
+        return HTTPResponse(status: 200, contentType: image.contentType, body: image.bytes,
+                            cacheControl: version == image.version ? "public, max-age=31536000, immutable" : "no-cache")
     }
 
     // MARK: Pages and files

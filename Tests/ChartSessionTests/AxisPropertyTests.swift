@@ -24,6 +24,8 @@ import TestSupport
         case let .polygon(points, _, g): return points + (g.map { [$0.x0, $0.y0, $0.x1, $0.y1] } ?? [])
         case let .clip(x, y, w, h): return [x, y, w, h]
         case .unclip: return []
+        case let .opacity(a): return [a]
+        case let .image(x, y, w, h, _): return [x, y, w, h]
         }
     }
 

@@ -26,6 +26,9 @@ import Testing
         .wedges(WedgeSet(cx: 100, cy: 80.5, r0: 0, r1: 60, stroke: "#fff", lineWidth: 1.5, wedges: [
             .init(fill: "#1f77b4", a0: 0, a1: 1.25), .init(fill: "#d62728", a0: 1.25, a1: 6.283185, offset: 10)])),
         .wedges(WedgeSet(cx: 1, cy: 2, r0: 20, r1: 40, stroke: nil, lineWidth: 0, wedges: [])),
+        .opacity(0.25),
+        .image(x: 12, y: 30.5, w: 64, h: 48, src: "/api/sessions/gallery-annotations/images/logo"),
+        .opacity(1),
         .band(BandFill(fill: "rgba(31,119,180,0.35)", fillY1: "#fdd", top: 10, bottom: 300,
                        a: ColumnLine(stroke: "#1f77b4", width: 1.5, dash: [], x0: 40.5, dx: 1, y0: -4000, dy: 0.25, entries: [
                            .init(column: 0, lo: 100, hi: 120, first: 100, last: 120, joined: false),

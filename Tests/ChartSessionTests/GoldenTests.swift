@@ -51,6 +51,11 @@ import TestSupport
     func gallery(id: String) throws {
         let spec = try #require(try ConfigSpec.decode(foundationJSON(GallerySpec.json)).first { $0.id == id })
         let session = spec.makeSession(measurer: TestFonts.measurer)
+        if session.chart.series.contains(where: \.animationEnabled) {
+            // Halfway through the entry animations (1.2 s): the golden shows a step of them.
+            session.chart.advanceAnimations(to: 0, watched: true)
+            session.chart.advanceAnimations(to: 0.6, watched: true)
+        }
         try check(session, id, width: 800, height: 500, dpr: 1)
         #expect(session.layout(size: ViewerSize(width: 800, height: 500, dpr: 1)).invariantViolations() == [])
     }

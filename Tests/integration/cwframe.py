@@ -91,6 +91,11 @@ def _commands(r, n, strings):
             commands.append({"op": "clip", "x": r.take("<f"), "y": r.take("<f"), "w": r.take("<f"), "h": r.take("<f")})
         elif op == 6:
             commands.append({"op": "unclip"})
+        elif op == 13:
+            commands.append({"op": "opacity", "alpha": r.take("<f")})
+        elif op == 14:
+            x, y, w, h = r.take("<ffff")
+            commands.append({"op": "image", "x": x, "y": y, "w": w, "h": h, "src": s()})
         elif op == 7:
             commands.append(_columns(r, s))
         elif op == 12:

@@ -273,3 +273,38 @@ def test_page_acknowledges_follows_patches_and_shows_the_full_frame(static_serve
             elif b["op"] == "segments":
                 assert len(a["coords"]) == len(b["coords"])
                 assert max(abs(p - q) for p, q in zip(a["coords"], b["coords"])) < 1e-3
+
+
+def test_entry_animation_runs_on_the_server_and_images_draw(demo_server, driver, artifacts):
+    """The first viewer of an animated session sees the server's animation frames:
+    the markers fade in (opacity steps between 0 and 1), then the series stand as
+    they are (no opacity left). An image annotation draws from its served path."""
+    driver.get(f"{demo_server.http}/s/gallery-series-animation")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    seen, start = set(), time.time()
+    while time.time() - start < 3:
+        alphas = driver.execute_script(
+            "const l = window.chartwire.layers.series;"
+            "return l ? l.commands.filter(c => c.op === 'opacity').map(c => c.alpha) : [];")
+        seen.update(round(a, 2) for a in alphas if a < 1)
+        time.sleep(0.03)
+    # Every frame's steps are checked over a WebSocket (test_websocket.py); the page,
+    # polled, sees at least one of them.
+    assert seen and all(0 < a < 1 for a in seen), seen
+    assert driver.execute_script(
+        "return window.chartwire.layers.series.commands.filter(c => c.op === 'opacity').length") == 0
+    assert driver.execute_script("return window.chartwire.frames") >= 10
+    (artifacts / "animation-end.png").write_bytes(driver.get_screenshot_as_png())
+
+    driver.get(f"{demo_server.http}/s/gallery-annotations")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    image = driver.execute_script(
+        "return window.chartwire.layers.series.commands.find(c => c.op === 'image');")
+    box = driver.execute_script("const b = document.getElementById('chart').getBoundingClientRect(); return [b.left, b.top];")
+    time.sleep(0.5)   # the image loads, then the layer is drawn again
+    png = driver.get_screenshot_as_png()
+    (artifacts / "image-annotation.png").write_bytes(png)
+    # The badge's dark background at its centre (between its bars, above its wave).
+    p = pixel(read_png(png), int(box[0] + image["x"] + image["w"] / 2), int(box[1] + image["y"] + image["h"] / 2 - 6))
+    assert max(p[:3]) < 80, p
+    assert driver.execute_script("return window.chartwire.errors.length") == 0

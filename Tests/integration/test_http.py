@@ -221,3 +221,22 @@ def test_gallery(demo_server):
         layers = json.loads(frame)["layers"]
         assert status == 200 and [l["id"] for l in layers] == ["background", "series", "overlay"], i
         assert any(c["op"] == "text" for c in layers[0]["commands"]), i
+
+
+def test_image_annotation_images_are_served(demo_server):
+    """An image annotation's frame names the image by path; the path serves the bytes."""
+    _, _, frame = get(demo_server, "/api/sessions/gallery-annotations/frame.json?width=800&height=500")
+    images = [c for l in json.loads(frame)["layers"] for c in l.get("commands", []) if c["op"] == "image"]
+    assert len(images) == 1 and images[0]["w"] == 96 and images[0]["h"] == 40
+    src = images[0]["src"]
+    assert src.startswith("/api/sessions/gallery-annotations/images/badge?v=")
+    with urllib.request.urlopen(demo_server.http + src) as r:
+        assert r.status == 200 and r.headers["content-type"] == "image/png"
+        assert "immutable" in r.headers["cache-control"]
+        assert r.read().startswith(b"\x89PNG\r\n\x1a\n")
+    with urllib.request.urlopen(demo_server.http + src.split("?")[0]) as r:
+        assert r.headers["cache-control"] == "no-cache", "without the current version it is not cached for good"
+    status, ctype, body = get(demo_server, "/api/sessions/gallery-annotations/images/nope")
+    assert status == 404 and ctype == "application/json"
+    assert json.loads(body)["error"] == 'no image "nope" in session "gallery-annotations"'
+    assert get(demo_server, "/api/sessions/nope/images/badge")[0] == 404

@@ -272,3 +272,33 @@ def test_large_messages_are_reassembled(static_server):
     ws.send('{"type":"bogus"}')
     assert next_text(ws)["code"] == "unknown_type"   # the fragmented message itself raised no error
     ws.close()
+
+
+def test_entry_animation_frames(demo_server):
+    """The server runs a session's entry animations once its first viewer is there:
+    frame after frame the columns grow and the markers fade in, then the series
+    stand still and the frames stop."""
+    ws = connect(demo_server, "gallery-series-animation")
+    hello(ws)
+    alphas, tallest = [], []
+    frame, _ = next_frame(ws)
+    assert not [c for c in layer(frame, "series")["commands"] if c["op"] in ("bars", "markers")], \
+        "before its entry a series is not drawn"
+    deadline = time.time() + 5
+    ws.settimeout(0.5)
+    while time.time() < deadline:
+        try:
+            frame, _ = next_frame(ws, timeout=0.5)
+        except (AssertionError, websocket.WebSocketTimeoutException):
+            break   # no frame for half a second: the animation is over
+        series = layer(frame, "series")
+        if series is None:
+            continue
+        commands = series["commands"]
+        alphas.append(next((c["alpha"] for c in commands if c["op"] == "opacity"), 1.0))
+        bars = next(c for c in commands if c["op"] == "bars")
+        tallest.append(max(bars["bars"][k + 3] for k in range(0, len(bars["bars"]), 4)))
+    ws.close()
+    assert len(alphas) >= 10, alphas
+    assert alphas == sorted(alphas) and 0 < alphas[0] < 0.5 and alphas[-1] == 1.0, alphas
+    assert tallest == sorted(tallest) and tallest[0] < tallest[-1] / 2, tallest

@@ -3,7 +3,7 @@ import LayoutEngine
 /// Something drawn on a chart in data coordinates, bound to one X and one Y axis, so it
 /// moves with pan and zoom (ShinobiCharts' annotations): text, a horizontal or vertical
 /// line, a box between two data corners (a "zooming" annotation: it stretches as the
-/// axes zoom), or a marker.
+/// axes zoom), a marker, or an image.
 public struct Annotation: Equatable, Sendable {
     public enum Kind: String, CaseIterable, Sendable {
         /// Text anchored at (x, y).
@@ -16,6 +16,9 @@ public struct Annotation: Equatable, Sendable {
         case box
         /// A point marker at (x, y).
         case marker
+        /// One of the chart's `images`: centred on (x, y), or stretched between the data
+        /// corners (x, y) and (x2, y2).
+        case image
     }
 
     /// Drawn under the series or over them.
@@ -38,6 +41,12 @@ public struct Annotation: Equatable, Sendable {
     public var textSize: Double = 12
     public var marker: MarkerStyle?
     public var layer: Layer = .above
+    /// An image annotation's image (a key of `Chart.images`).
+    public var image: String?
+    /// An image's size on screen, CSS px, when not stretched between corners: either
+    /// side alone keeps the image's proportions; neither: its natural size.
+    public var width: Double?
+    public var height: Double?
 
     public init(kind: Kind, xAxisId: String, yAxisId: String, color: String) {
         self.kind = kind; self.xAxisId = xAxisId; self.yAxisId = yAxisId; self.color = color

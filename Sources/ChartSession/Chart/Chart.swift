@@ -38,16 +38,107 @@ public final class Chart {
     public var clipSeries = true { didSet { touch() } }
     /// Drawn in data coordinates under or over the series (docs/series.md).
     public var annotations: [Annotation] = [] { didSet { touch() } }
+    /// Images that `image` annotations draw, by name.
+    public var images: [String: ChartImage] = [:] { didSet { touch() } }
+    /// Where viewers fetch the images from: the path before an image's name (the
+    /// session sets `/api/sessions/{id}/images/`).
+    public var imagePath = "images/" { didSet { touch() } }
     /// Room between the canvas edge and the chart (title, axes), px.
     public var margins = EdgeInsets.all(10) { didSet { touch() } }
 
     /// Hides or shows a series (hidden: not drawn, not in the legend, not in
     /// automatic ranges).
+    ///
+    /// With `animationEnabled`, showing it runs its `entryAnimation` and hiding it its
+    /// `exitAnimation`, from wherever an animation under way has got to; the series
+    /// counts as hidden once its exit has run (`advanceAnimations`).
     public func setHidden(_ seriesId: String, _ hidden: Bool) {
-        guard let i = series.firstIndex(where: { $0.id == seriesId }), series[i].isHidden != hidden else { return }
-        series[i].isHidden = hidden
+        guard let i = series.firstIndex(where: { $0.id == seriesId }) else { return }
+        let s = series[i]
+        guard s.animationEnabled, s.hasEntered || !hidden else {
+            guard s.isHidden != hidden else { return }
+            series[i].isHidden = hidden
+            touch()
+            return
+        }
+        let shown = s.isHidden ? 0 : s.animation?.shown ?? 1
+        if hidden {
+            guard !s.isHidden, s.animation?.direction != .exit else { return }
+            series[i].animation = AnimationState(direction: .exit, animation: s.exitAnimation, shown: shown)
+        } else {
+            guard s.isHidden || s.animation?.direction == .exit else { return }
+            series[i].isHidden = false
+            series[i].hasEntered = true
+            series[i].animation = AnimationState(direction: .entry, animation: s.entryAnimation, shown: shown)
+        }
         touch()
     }
+
+    /// Turns a series' entry and exit animations on or off, and replaces them when
+    /// given. Turned off midway, an animation ends where it was going at the next
+    /// `advanceAnimations`.
+    public func setAnimation(_ seriesId: String, enabled: Bool, entry: SeriesAnimation? = nil, exit: SeriesAnimation? = nil) {
+        guard let i = seriesIndex(seriesId) else { return }
+        series[i].animationEnabled = enabled
+        if let entry { series[i].entryAnimation = entry }
+        if let exit { series[i].exitAnimation = exit }
+        // Turned on for a series already on show: no entry is owed for it.
+        if enabled, !series[i].isHidden, series[i].animation == nil, !series[i].data.isEmpty { series[i].hasEntered = true }
+        touch()
+    }
+
+    /// Advances entry and exit animations to clock time `now` (seconds, the session's
+    /// clock). A series with `animationEnabled` makes its first entry once it has
+    /// points and `watched` (some viewer is connected), so the first people to look
+    /// see it; until then it is not drawn. An animation sets off at the first call
+    /// after it was asked for. Returns whether any animation is under way or waiting.
+    @discardableResult
+    public func advanceAnimations(to now: Double, watched: Bool) -> Bool {
+        var changed = false, busy = false
+        for i in series.indices {
+            let s = series[i]
+            if !s.animationEnabled {
+                // Switched off midway: the animation ends where it was going.
+                if let a = s.animation {
+                    series[i].animation = nil
+                    if a.direction == .exit { series[i].isHidden = true }
+                    changed = true
+                }
+                continue
+            }
+            if s.animation == nil, !s.hasEntered, !s.isHidden, !s.data.isEmpty {
+                guard watched else { continue }
+                series[i].hasEntered = true
+                series[i].animation = AnimationState(direction: .entry, animation: s.entryAnimation, shown: 0)
+            }
+            guard var a = series[i].animation else { continue }
+            let start = a.startedAt ?? (now, a.shown)
+            a.startedAt = start
+            let step = max(0, now - start.time) / max(a.animation.duration, 1e-9)
+            a.shown = a.direction == .entry ? min(1, start.shown + step) : max(0, start.shown - step)
+            if a.direction == .entry, a.shown >= 1 {
+                series[i].animation = nil
+            } else if a.direction == .exit, a.shown <= 0 {
+                series[i].animation = nil
+                series[i].isHidden = true
+            } else {
+                busy = true
+                if a == series[i].animation { continue }
+                series[i].animation = a
+            }
+            changed = true
+        }
+        if changed { touch() }
+        return busy || hasPendingEntries
+    }
+
+    /// Some series with `animationEnabled` waits for a viewer to make its first entry.
+    var hasPendingEntries: Bool {
+        series.contains { $0.animationEnabled && !$0.hasEntered && !$0.isHidden && !$0.data.isEmpty }
+    }
+
+    /// An entry or exit animation is under way (the session's clock must run often).
+    public var isAnimating: Bool { series.contains { $0.animation != nil } }
     /// Counts replacements of `layoutManager` (a manager is not comparable).
     public private(set) var layoutManagerGeneration = 0
     public private(set) var version: UInt64 = 1

@@ -142,6 +142,25 @@ public struct Series: Sendable {
     /// Pie and donut: the slices drawn selected (pushed out by `protrusion`).
     public var selectedSlices: Set<Int> = []
 
+    /// Animate the series onto the plot when it is first drawn for a viewer or shown
+    /// again, and off it when hidden (ShinobiCharts' `animationEnabled`).
+    public var animationEnabled = false
+    public var entryAnimation = SeriesAnimation.defaultEntry
+    public var exitAnimation = SeriesAnimation.defaultExit
+    /// The entry or exit under way (the chart advances it, see `Chart.advanceAnimations`).
+    public internal(set) var animation: AnimationState?
+    /// Its first entry has been made: later ones follow `Chart.setHidden`.
+    var hasEntered = false
+
+    /// The effect to draw the series with and how far it has got (0: not shown,
+    /// 1: fully), or nil when it is drawn as it is. A series waiting for its first
+    /// entry is not shown.
+    public var animationProgress: (effect: SeriesAnimation.Effect, progress: Double)? {
+        if let a = animation { return (a.animation.effect, a.progress) }
+        if animationEnabled, !hasEntered { return (entryAnimation.effect, 0) }
+        return nil
+    }
+
     /// The values drawn: the stacked sums for a stacked series, else its data.
     public var plotted: XYData { stacked ?? data }
 

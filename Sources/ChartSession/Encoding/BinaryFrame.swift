@@ -7,7 +7,7 @@ public enum BinaryFrame {
     public static let headerSize = 24
 
     enum Opcode: UInt8 {
-        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9, polygon = 10, wedges = 11, band = 12
+        case polyline = 1, segments = 2, rect = 3, text = 4, clip = 5, unclip = 6, columns = 7, markers = 8, bars = 9, polygon = 10, wedges = 11, band = 12, opacity = 13, image = 14
     }
     enum PatchOpcode: UInt8 {
         case keep = 1, skip = 2, insert = 3, columns = 4
@@ -170,6 +170,13 @@ public enum BinaryFrame {
             body.f32(x); body.f32(y); body.f32(w); body.f32(h)
         case .unclip:
             body.u8(Opcode.unclip.rawValue)
+        case let .opacity(alpha):
+            body.u8(Opcode.opacity.rawValue)
+            body.f32(alpha)
+        case let .image(x, y, w, h, src):
+            body.u8(Opcode.image.rawValue)
+            body.f32(x); body.f32(y); body.f32(w); body.f32(h)
+            body.u16(strings.ref(src))
         }
     }
 
@@ -460,6 +467,11 @@ public enum BinaryFrame {
                 out.append(.clip(x: try r.f32(), y: try r.f32(), w: try r.f32(), h: try r.f32()))
             case .unclip:
                 out.append(.unclip)
+            case .opacity:
+                out.append(.opacity(try r.f32()))
+            case .image:
+                let x = try r.f32(), y = try r.f32(), w = try r.f32(), h = try r.f32()
+                out.append(.image(x: x, y: y, w: w, h: h, src: try str(&r)))
             }
         }
         return out

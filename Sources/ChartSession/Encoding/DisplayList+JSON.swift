@@ -144,6 +144,10 @@ extension DrawCommand {
             fields += [("x", f(x)), ("y", f(y)), ("w", f(w)), ("h", f(h))]
         case .unclip:
             break
+        case let .opacity(alpha):
+            fields.append(("alpha", f(alpha)))
+        case let .image(x, y, w, h, src):
+            fields += [("x", f(x)), ("y", f(y)), ("w", f(w)), ("h", f(h)), ("src", .string(src))]
         }
         return .object(fields)
     }

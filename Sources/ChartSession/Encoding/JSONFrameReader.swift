@@ -137,6 +137,11 @@ public enum JSONFrameReader {
                 return .clip(x: try float(c, "x"), y: try float(c, "y"), w: try float(c, "w"), h: try float(c, "h"))
             case "unclip":
                 return .unclip
+            case "opacity":
+                return .opacity(try float(c, "alpha"))
+            case "image":
+                return .image(x: try float(c, "x"), y: try float(c, "y"), w: try float(c, "w"), h: try float(c, "h"),
+                              src: try string(c, "src"))
             default:
                 throw Error(path: "op")
             }

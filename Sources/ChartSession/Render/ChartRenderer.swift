@@ -239,49 +239,101 @@ public struct ChartRenderer: Sendable {
         out += annotationCommands(chart, layout: layout, dpr: dpr, layer: .below)
         for i in order {
             let s = chart.series[i].drawn
+            guard !s.isHidden else { continue }
+            var commands: [DrawCommand]
+            let animation = s.animationProgress
+            if let a = animation, a.progress <= 0.001 { continue }
             if s.kind.isRadial {
-                if !s.isHidden { out += PieRenderer.commands(s, plot: plot, theme: chart.theme, measurer: measurer) }
-                continue
-            }
-            guard !s.isHidden, let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), !s.plotted.isEmpty else { continue }
-            let across = xl.alignment.isHorizontal
-            switch s.kind {
-            case .line, .step, .area:
-                out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, theme: chart.theme, caches: &caches)
-            case .band:
-                out += bandCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, caches: &caches)
-            case .scatter, .pie, .donut:
-                break
-            case .bubble:
-                if let m = s.effectiveMarker {
-                    out += BubbleReducer.reduce(s, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr, plot: plot,
-                                                marker: m, dedupe: reducesLines).map { .markers($0) }
+                var grow = 1.0, shift = 0.0
+                if let a = animation {
+                    switch a.effect {
+                    case .grow: grow = a.progress
+                    case .slide: shift = (1 - a.progress) * plot.height
+                    case .fade: break
+                    }
                 }
-            case .candlestick, .ohlc:
-                let style = CandleReducer.Style(ohlc: s.kind == .ohlc, rising: s.style.risingColor, falling: s.style.fallingColor,
-                                                stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
-                                                widthFraction: s.style.columnWidth)
-                out += CandleReducer.reduce(s, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr, plot: plot,
-                                            style: style, aggregate: reducesLines).map { .bars($0) }
-            case .column:
-                var style = BarReducer.Style(fill: s.style.fill ?? s.color, stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
-                                             baseline: s.style.baseline, widthFraction: s.style.columnWidth)
-                if let slot = columnSlots[i] {
-                    style.widthFraction = slot.width; style.offset = slot.offset; style.spacing = slot.spacing
+                commands = PieRenderer.commands(s, plot: plot, theme: chart.theme, measurer: measurer, grow: grow, shift: shift)
+            } else {
+                guard let xl = layout.axis(s.xAxisId), var yl = layout.axis(s.yAxisId), !s.plotted.isEmpty else { continue }
+                if let a = animation, a.effect != .fade {
+                    yl.calculator = Self.animated(yl.calculator, s, effect: a.effect, progress: a.progress, plot: plot,
+                                                  across: xl.alignment.isHorizontal)
                 }
-                if let bars = BarReducer.reduce(s.plotted, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
-                                                plot: plot, style: style, collapse: reducesLines), !bars.bars.isEmpty {
-                    out.append(.bars(bars))
-                }
+                commands = xyCommands(s, index: i, xl: xl, yl: yl, plot: plot, dpr: dpr, theme: chart.theme,
+                                      columnSlots: columnSlots, caches: &caches)
             }
-            if s.kind != .bubble, let marker = s.effectiveMarker,
-               let set = MarkerReducer.reduce(s.plotted, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
-                                              plot: plot, style: marker, dedupe: reducesLines), !set.cells.isEmpty {
-                out.append(.markers(set))
+            if let a = animation, a.effect == .fade, !commands.isEmpty {
+                commands = [.opacity(Float(a.progress))] + commands + [.opacity(1)]
             }
+            out += commands
         }
         out += annotationCommands(chart, layout: layout, dpr: dpr, layer: .above)
         if chart.clipSeries { out.append(.unclip) }
+        return out
+    }
+
+    /// The value axis' calculator for a series partway through a grow or slide: values
+    /// drawn closer to the baseline (`grow`), or shifted along the value axis from
+    /// below the plot (from its left on a rotated chart).
+    static func animated(_ c: CoordinateCalculator, _ s: Series, effect: SeriesAnimation.Effect, progress p: Double,
+                         plot: Rect, across: Bool) -> CoordinateCalculator {
+        let (lo, hi) = across ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+        let pivot: Double, scale: Double, shift: Double
+        switch effect {
+        case .grow:
+            let base = c.pixel(s.style.baseline)
+            pivot = base.isFinite ? min(max(base, lo), hi) : (across ? hi : lo)
+            scale = p; shift = 0
+        case .slide:
+            pivot = 0; scale = 1; shift = (1 - p) * (hi - lo) * (across ? 1 : -1)
+        case .fade:
+            return c
+        }
+        func moved(_ px: Double) -> Double { pivot + (px - pivot) * scale + shift }
+        return CoordinateCalculator(range: c.range, pixelStart: moved(c.pixelStart), pixelEnd: moved(c.pixelEnd),
+                                    logBase: c.logBase, breaks: c.breaks)
+    }
+
+    /// One XY series' commands.
+    func xyCommands(_ s: Series, index i: Int, xl: AxisLayout, yl: AxisLayout, plot: Rect, dpr: Double, theme: Theme,
+                    columnSlots: [Int: (width: Double, offset: Double, spacing: Double)],
+                    caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
+        var out: [DrawCommand] = []
+        let across = xl.alignment.isHorizontal
+        switch s.kind {
+        case .line, .step, .area:
+            out += lineCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, theme: theme, caches: &caches)
+        case .band:
+            out += bandCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr, caches: &caches)
+        case .scatter, .pie, .donut:
+            break
+        case .bubble:
+            if let m = s.effectiveMarker {
+                out += BubbleReducer.reduce(s, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr, plot: plot,
+                                            marker: m, dedupe: reducesLines).map { .markers($0) }
+            }
+        case .candlestick, .ohlc:
+            let style = CandleReducer.Style(ohlc: s.kind == .ohlc, rising: s.style.risingColor, falling: s.style.fallingColor,
+                                            stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
+                                            widthFraction: s.style.columnWidth)
+            out += CandleReducer.reduce(s, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr, plot: plot,
+                                        style: style, aggregate: reducesLines).map { .bars($0) }
+        case .column:
+            var style = BarReducer.Style(fill: s.style.fill ?? s.color, stroke: s.style.stroke, lineWidth: s.style.strokeWidth,
+                                         baseline: s.style.baseline, widthFraction: s.style.columnWidth)
+            if let slot = columnSlots[i] {
+                style.widthFraction = slot.width; style.offset = slot.offset; style.spacing = slot.spacing
+            }
+            if let bars = BarReducer.reduce(s.plotted, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
+                                            plot: plot, style: style, collapse: reducesLines), !bars.bars.isEmpty {
+                out.append(.bars(bars))
+            }
+        }
+        if s.kind != .bubble, let marker = s.effectiveMarker,
+           let set = MarkerReducer.reduce(s.plotted, x: xl.calculator, y: yl.calculator, xAlongWidth: across, dpr: dpr,
+                                          plot: plot, style: marker, dedupe: reducesLines), !set.cells.isEmpty {
+            out.append(.markers(set))
+        }
         return out
     }
 
@@ -399,6 +451,22 @@ public struct ChartRenderer: Sendable {
                 if let t = a.text, !t.isEmpty {
                     out.append(.text(x: Float(cx + m.reach + 4), y: Float(cy + 4), text: t, font: chart.theme.cssFont(style),
                                      fill: a.color, align: .left, baseline: .alphabetic, angle: 0))
+                }
+            case .image:
+                guard let x = a.x, let y = a.y, let name = a.image, let image = chart.images[name] else { continue }
+                let src = chart.imagePath + name + "?v=" + image.version
+                let p = point(x, y)
+                if let x2 = a.x2, let y2 = a.y2 {
+                    // Stretched between two data corners: it zooms with the axes.
+                    let q = point(x2, y2)
+                    out.append(.image(x: Float(min(p.0, q.0)), y: Float(min(p.1, q.1)), w: Float(abs(q.0 - p.0)),
+                                      h: Float(abs(q.1 - p.1)), src: src))
+                } else {
+                    // Centred on the point at a fixed screen size.
+                    let aspect = Double(image.width) / Double(image.height)
+                    let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
+                    let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
+                    out.append(.image(x: Float(p.0 - w / 2), y: Float(p.1 - h / 2), w: Float(w), h: Float(h), src: src))
                 }
             }
         }

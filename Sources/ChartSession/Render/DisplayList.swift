@@ -29,6 +29,11 @@ public enum DrawCommand: Equatable, Sendable {
     /// Restricts drawing to a rectangle until the matching `unclip`.
     case clip(x: Float, y: Float, w: Float, h: Float)
     case unclip
+    /// The opacity (0...1) of everything drawn after it in the layer, until the next
+    /// `opacity` or the end of the enclosing clip: a series fading in or out.
+    case opacity(Float)
+    /// The image at `src` (a path on the server, same origin) drawn into the rectangle.
+    case image(x: Float, y: Float, w: Float, h: Float, src: String)
 
     public var op: String {
         switch self {
@@ -44,6 +49,8 @@ public enum DrawCommand: Equatable, Sendable {
         case .band: return "band"
         case .clip: return "clip"
         case .unclip: return "unclip"
+        case .opacity: return "opacity"
+        case .image: return "image"
         }
     }
 }

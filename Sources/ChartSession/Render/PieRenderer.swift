@@ -38,15 +38,18 @@ enum PieRenderer {
     /// The name of slice `i`.
     static func name(_ s: Series, _ i: Int) -> String { i < s.sliceNames.count ? s.sliceNames[i] : "Slice \(i + 1)" }
 
-    /// The wedges and labels of a pie or donut series in `plot`.
-    static func commands(_ s: Series, plot: Rect, theme: Theme, measurer: TextMeasurer) -> [DrawCommand] {
+    /// The wedges and labels of a pie or donut series in `plot`; `grow` scales its
+    /// radii and `shift` moves it down (an entry or exit animation under way).
+    static func commands(_ s: Series, plot: Rect, theme: Theme, measurer: TextMeasurer,
+                         grow: Double = 1, shift: Double = 0) -> [DrawCommand] {
         let slices = slices(s, palette: theme.palette)
         guard !slices.isEmpty else { return [] }
-        let protrusion = s.selectedSlices.isEmpty ? 0 : s.style.protrusion
-        let r1 = (min(plot.width, plot.height) / 2 - protrusion - 4).rounded(.down)
+        let room = s.selectedSlices.isEmpty ? 0 : s.style.protrusion
+        let protrusion = room * grow
+        let r1 = ((min(plot.width, plot.height) / 2 - room - 4) * grow).rounded(.down)
         guard r1 > 2 else { return [] }
         let r0 = (r1 * s.style.innerRadius).rounded(.down)
-        let cx = plot.midX, cy = plot.midY
+        let cx = plot.midX, cy = plot.midY + shift
         var out: [DrawCommand] = [.wedges(WedgeSet(
             cx: Float(cx), cy: Float(cy), r0: Float(r0), r1: Float(r1),
             stroke: s.style.stroke, lineWidth: s.style.stroke == nil ? 0 : Float(s.style.strokeWidth),

@@ -66,6 +66,7 @@ public final class Session {
         self.id = id
         self.title = title
         self.chart = chart
+        chart.imagePath = "/api/sessions/\(id)/images/"
         self.renderer = ChartRenderer(measurer: measurer)
         self.maxFps = maxFps
         self.window = window
@@ -315,12 +316,19 @@ public final class Session {
     }
 
     /// Advances the session's clock (seconds, any origin): generators add the points
-    /// that are due.
+    /// that are due, and series animations take their next step.
     /// `unixTime` is the wall clock at `now` (Unix seconds): generators of Unix time
     /// count from the first one the session is given.
     public func advance(to now: Double, unixTime: Double = 0) {
         if startTime == nil { startTime = now; startUnixTime = unixTime }
         if chart.runGenerators(elapsed: now - startTime!, startedAt: startUnixTime) > 0 { dataArrived = true }
+        chart.advanceAnimations(to: now, watched: !viewers.isEmpty)
+    }
+
+    /// The session's clock must run often (every frame): it generates data, or a
+    /// series animation is under way (or waits for the viewer now watching).
+    public var needsClock: Bool {
+        chart.hasGenerators || chart.isAnimating || (!viewers.isEmpty && chart.hasPendingEntries)
     }
     private var startUnixTime = 0.0
 }

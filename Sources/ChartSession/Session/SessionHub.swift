@@ -16,8 +16,9 @@ public final class SessionHub {
         for s in sessions { s.advance(to: now, unixTime: unixTime) }
     }
 
-    /// Whether some session generates its own data, so its clock must run often.
-    public var hasGenerators: Bool { sessions.contains { $0.chart.hasGenerators } }
+    /// Whether some session generates its own data or animates, so its clock must
+    /// run often.
+    public var needsClock: Bool { sessions.contains(where: \.needsClock) }
 
     /// `GET /api/sessions`.
     public var listing: JSONValue {

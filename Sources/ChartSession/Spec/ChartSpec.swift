@@ -32,6 +32,7 @@ public struct ChartSpec: Sendable {
     public var clipSeries = true
     public var margins = EdgeInsets.all(10)
     public var annotations: [Annotation] = []
+    public var images: [String: ChartImage] = [:]
 }
 
 /// How the outer axes of one side are laid out (`axisLayout` in the spec).
@@ -59,6 +60,9 @@ public struct SeriesSpec: Sendable {
     public var selected = false
     public var selectedStyle: SeriesStyle?
     public var selectedColor: String?
+    public var animationEnabled = false
+    public var entryAnimation = SeriesAnimation.defaultEntry
+    public var exitAnimation = SeriesAnimation.defaultExit
 }
 
 public enum ModifierSpec: Equatable, Sendable {
@@ -219,7 +223,8 @@ public enum ConfigSpec {
                 stackedSides.insert(side)
             }
         }
-        let annotations = try r.objects("annotations") { a in try readAnnotation(&a, xAxes: xAxes, yAxes: yAxes) } ?? []
+        let images = try readImages(&r)
+        let annotations = try r.objects("annotations") { a in try readAnnotation(&a, xAxes: xAxes, yAxes: yAxes, images: images) } ?? []
         if let i = series.firstIndex(where: \.kind.isRadial), !annotations.isEmpty {
             throw JSONReadError(path: "\(r.path).annotations", message: "annotations need axes; the \(series[i].kind.rawValue) chart has none")
         }
@@ -227,7 +232,39 @@ public enum ConfigSpec {
                              modifiers: modifiers, axisSpacing: axisSpacing, stackedSides: stackedSides,
                              clipSeries: try r.bool("clipSeries") ?? true, margins: try readMargins(&r))
         spec.annotations = annotations
+        spec.images = images
         return spec
+    }
+
+    /// Most images a chart holds, and their most bytes together.
+    static let maxImages = 32
+    static let maxImageBytes = 8 << 20
+
+    /// `images`: names (ids) to `data:` URLs of PNG, JPEG or GIF images.
+    static func readImages(_ r: inout JSONReader) throws -> [String: ChartImage] {
+        guard try r.has("images") else { return [:] }
+        let path = "\(r.path).images"
+        guard case let .object(members)? = r.value["images"] else {
+            throw JSONReadError(path: path, message: #"expected an object of names to data URLs: {"logo": "data:image/png;base64,..."}"#)
+        }
+        guard members.count <= maxImages else { throw JSONReadError(path: path, message: "at most \(maxImages) images") }
+        var images: [String: ChartImage] = [:], total = 0
+        for (name, value) in members {
+            let allowed = name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" }
+            guard !name.isEmpty, name.count <= 64, allowed else {
+                throw JSONReadError(path: "\(path).\(name)", message: "\"\(name)\" is not an image name: use 1 to 64 letters, digits, - or _")
+            }
+            guard let url = value.stringValue else { throw JSONReadError(path: "\(path).\(name)", message: "expected a data URL string, found \(value.kindName)") }
+            do {
+                let image = try ChartImage(dataURL: url)
+                total += image.bytes.count
+                guard total <= maxImageBytes else { throw JSONReadError(path: "\(path).\(name)", message: "a chart's images come to at most \(maxImageBytes) bytes") }
+                images[name] = image
+            } catch let e as ChartImage.Problem {
+                throw JSONReadError(path: "\(path).\(name)", message: e.message)
+            }
+        }
+        return images
     }
 
     /// An axis, and its `gridLines` if the spec gives it (the default depends on the
@@ -589,6 +626,16 @@ public enum ConfigSpec {
         if !kind.isRadial, !spec.sliceNames.isEmpty || !spec.selectedSlices.isEmpty {
             throw JSONReadError(path: r.path, message: "sliceNames and selectedSlices are for pie and donut series")
         }
+        spec.animationEnabled = try r.bool("animationEnabled") ?? false
+        func animation(_ field: String, _ fallback: SeriesAnimation) throws -> SeriesAnimation {
+            try r.object(field) { a in
+                SeriesAnimation(effect: try a.oneOf("type", SeriesAnimation.Effect.self) ?? fallback.effect,
+                                duration: try a.number("duration", min: 0, max: SeriesAnimation.maxDuration) ?? fallback.duration,
+                                curve: try a.oneOf("curve", SeriesAnimation.Curve.self) ?? fallback.curve)
+            } ?? fallback
+        }
+        spec.entryAnimation = try animation("entryAnimation", .defaultEntry)
+        spec.exitAnimation = try animation("exitAnimation", .defaultExit)
         spec.stackIndex = try r.integer("stackIndex", min: 0, max: 1_000)
         spec.stackPercent = try r.bool("stackPercent") ?? false
         if spec.stackPercent, spec.stackIndex == nil {
@@ -650,7 +697,8 @@ public enum ConfigSpec {
     }
 
     /// An annotation: its type's coordinates in data units of its axes, and its style.
-    static func readAnnotation(_ r: inout JSONReader, xAxes: [AxisConfig], yAxes: [AxisConfig]) throws -> Annotation {
+    static func readAnnotation(_ r: inout JSONReader, xAxes: [AxisConfig], yAxes: [AxisConfig],
+                               images: [String: ChartImage] = [:]) throws -> Annotation {
         guard let kind = try r.oneOf("type", Annotation.Kind.self) else { throw r.fail("field \"type\" is required") }
         let xAxis = try r.string("xAxis") ?? xAxes[0].id, yAxis = try r.string("yAxis") ?? yAxes[0].id
         guard xAxes.contains(where: { $0.id == xAxis }) else { throw JSONReadError(path: "\(r.path).xAxis", message: "no x axis \"\(xAxis)\"") }
@@ -668,13 +716,30 @@ public enum ConfigSpec {
         a.textSize = try r.number("textSize", min: 6, max: 72) ?? 12
         a.marker = try r.object("marker", readMarker)
         a.layer = try r.oneOf("layer", Annotation.Layer.self) ?? .above
+        a.image = try r.string("image")
+        a.width = try r.number("width", min: 1, max: 4096)
+        a.height = try r.number("height", min: 1, max: 4096)
+        if kind == .image {
+            guard let name = a.image else { throw JSONReadError(path: "\(r.path).image", message: "is required: the name of one of the chart's images") }
+            guard images[name] != nil else {
+                throw JSONReadError(path: "\(r.path).image", message: "no image \"\(name)\" in the chart's images"
+                                    + (images.isEmpty ? " (it has none)" : " (" + images.keys.sorted().joined(separator: ", ") + ")"))
+            }
+            if (a.x2 == nil) != (a.y2 == nil) { throw JSONReadError(path: r.path, message: "give both x2 and y2 (stretched between corners) or neither") }
+            if a.x2 != nil, a.width != nil || a.height != nil {
+                throw JSONReadError(path: r.path, message: "an image stretched between corners takes no width or height")
+            }
+        } else if a.image != nil || a.width != nil || a.height != nil {
+            let field = a.image != nil ? "image" : a.width != nil ? "width" : "height"
+            throw JSONReadError(path: "\(r.path).\(field)", message: "only an image annotation has \(field)")
+        }
         let needs: [String]
         switch kind {
         case .text: needs = ["x", "y", "text"]
         case .horizontalLine: needs = ["y"]
         case .verticalLine: needs = ["x"]
         case .box: needs = ["x", "y", "x2", "y2"]
-        case .marker: needs = ["x", "y"]
+        case .marker, .image: needs = ["x", "y"]
         }
         let given: [String: Bool] = ["x": a.x != nil, "y": a.y != nil, "x2": a.x2 != nil, "y2": a.y2 != nil, "text": a.text != nil]
         if let missing = needs.first(where: { given[$0] != true }) {
@@ -835,6 +900,9 @@ extension SessionSpec {
             series.selectedStyle = s.selectedStyle
             series.selectedColor = s.selectedColor
             series.selectedSlices = s.selectedSlices
+            series.animationEnabled = s.animationEnabled
+            series.entryAnimation = s.entryAnimation
+            series.exitAnimation = s.exitAnimation
             return series
         }
         let c = Chart(title: chart.title, xAxes: chart.xAxes, yAxes: chart.yAxes, series: series, legend: chart.legend,
@@ -843,6 +911,7 @@ extension SessionSpec {
         c.clipSeries = chart.clipSeries
         c.margins = chart.margins
         c.annotations = chart.annotations
+        c.images = chart.images
         if !chart.stackedSides.isEmpty {
             var manager = DefaultLayoutManager()
             for side in chart.stackedSides { manager.outer[side] = StackedAlongAxisLayoutStrategy(side) }
