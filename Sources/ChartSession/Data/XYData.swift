@@ -354,16 +354,19 @@ struct YIndex: Sendable {
     static let shift = 4
     static let fanout = 1 << shift
 
-    /// One level's block summaries, as separate columns (17 bytes a block).
+    /// One level's block summaries (17 bytes a block): each block's min and max side
+    /// by side, so a query's block costs one cache line, and whether it holds a gap in
+    /// a column of its own (an eighth of the size, mostly in cache).
     struct Level: Sendable {
-        var mins: [Double] = [], maxs: [Double] = [], gaps: [Bool] = []
-        var count: Int { mins.count }
-        var isEmpty: Bool { mins.isEmpty }
-        subscript(j: Int) -> XYData.YSummary { XYData.YSummary(min: mins[j], max: maxs[j], hasGap: gaps[j]) }
-        mutating func append(_ s: XYData.YSummary) { mins.append(s.min); maxs.append(s.max); gaps.append(s.hasGap) }
-        mutating func removeFirst(_ n: Int) { mins.removeFirst(n); maxs.removeFirst(n); gaps.removeFirst(n) }
+        struct Bounds: Sendable { var min: Double, max: Double }
+        var bounds: [Bounds] = [], gaps: [Bool] = []
+        var count: Int { bounds.count }
+        var isEmpty: Bool { bounds.isEmpty }
+        subscript(j: Int) -> XYData.YSummary { XYData.YSummary(min: bounds[j].min, max: bounds[j].max, hasGap: gaps[j]) }
+        mutating func append(_ s: XYData.YSummary) { bounds.append(Bounds(min: s.min, max: s.max)); gaps.append(s.hasGap) }
+        mutating func removeFirst(_ n: Int) { bounds.removeFirst(n); gaps.removeFirst(n) }
         mutating func removeAll() {
-            mins.removeAll(keepingCapacity: true); maxs.removeAll(keepingCapacity: true); gaps.removeAll(keepingCapacity: true)
+            bounds.removeAll(keepingCapacity: true); gaps.removeAll(keepingCapacity: true)
         }
     }
 
@@ -466,8 +469,9 @@ struct YIndex: Sendable {
             let l = levels[k]
             var gap = false
             for j in (from - base[k])..<(to - base[k]) {
-                if l.mins[j] < out.min { out.min = l.mins[j] }
-                if l.maxs[j] > out.max { out.max = l.maxs[j] }
+                let b = l.bounds[j]
+                if b.min < out.min { out.min = b.min }
+                if b.max > out.max { out.max = b.max }
                 gap = gap || l.gaps[j]
             }
             if gap { out.hasGap = true }
