@@ -83,8 +83,11 @@ public enum MarkerReducer {
                 if let (ha, hb) = hMap, let (va, vb) = vMap {
                     // The common case, written out so the loop is a few instructions.
                     data.withStretches(start..<end) { xs, ys in
-                        let (hs, vs) = xAlongWidth ? (xs, ys) : (ys, xs)
-                        setCells(hs, vs, ha, hb, va, vb, w: w, h: h, perColumn: perColumn, b)
+                        if xAlongWidth {
+                            setCellsByColumn(xs, ys, ha, hb, va, vb, w: w, h: h, perColumn: perColumn, b)
+                        } else {
+                            setCells(ys, xs, ha, hb, va, vb, w: w, h: h, perColumn: perColumn, b)
+                        }
                     }
                 } else {
                     forEachCell { cx, cy in b[cx &* perColumn &+ cy &>> 6] |= 1 &<< UInt64(cy & 63) }
@@ -156,6 +159,87 @@ public enum MarkerReducer {
             let fx = xp[i] * ha + hb, fy = yp[i] * va + vb
             if fx >= 0, fx < fw, fy >= 0, fy < fh { set(Int64(Int(fx) * perColumn * 64 + Int(fy))) }
             i &+= 1
+        }
+    }
+
+    /// The same when the points' X (sorted) runs across: the points of one device
+    /// column are consecutive, so each column's stretch is found by galloping over X
+    /// (testing `x · ha + hb` itself, so a point's column is exactly its floor), and
+    /// only Y is placed point by point, four at a time: a byte a pixel into a buffer
+    /// for the column, then packed eight bytes at a time into the column's words. On a
+    /// 10^6-point cloud this is about twice as fast as placing both coordinates.
+    static func setCellsByColumn(
+        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>,
+        _ ha: Double, _ hb: Double, _ va: Double, _ vb: Double,
+        w: Int, h: Int, perColumn: Int, _ bits: UnsafeMutableBufferPointer<UInt64>
+    ) {
+        guard let xp = xs.baseAddress, let yp = ys.baseAddress, let b = bits.baseAddress else { return }
+        let n = min(xs.count, ys.count), fw = Double(w), fh = Double(h)
+        let magic = SIMD4<Double>(repeating: 6_755_399_441_055_744)   // 1.5 · 2^52
+        let low = SIMD4<Int64>(repeating: 0xFFFF_FFFF), one = SIMD4<Int64>(repeating: 1)
+        let yr = UnsafeRawPointer(yp)
+        // One column's bytes, and a spare byte past them for points off the grid.
+        let stride = perColumn * 64 + 8
+        let column = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride)
+        defer { column.deallocate() }
+        var i = 0, run = 1
+        while i < n {
+            let fx = xp[i] * ha + hb
+            guard fx >= 0, fx < fw else { i &+= 1; continue }
+            let k = fx.rounded(.towardZero)
+            // The stretch i..<e in column k: fx stays in [k, k + 1) (X is sorted, and
+            // x · ha + hb is monotonic whichever way the axis runs).
+            @inline(__always) func inColumn(_ j: Int) -> Bool { let f = xp[j] * ha + hb; return f >= k && f < k + 1 }
+            // Search from the guess that this column holds as many points as the last
+            // (on evenly spaced data, two reads side by side), galloping out from it:
+            // points below `lo` are in the column, from `hi` on they are not.
+            let g = min(i + run, n)
+            var lo: Int, hi: Int
+            if g < n, inColumn(g) {
+                lo = g + 1; hi = g + 1
+                var step = 1
+                while hi < n, inColumn(hi) { lo = hi + 1; hi = min(n, hi + step); step &*= 2 }
+            } else {
+                hi = g; lo = g - 1
+                var step = 1
+                while lo > i, !inColumn(lo) { hi = lo; lo = max(i, lo - step); step &*= 2 }
+                lo += 1
+            }
+            while lo < hi { let m = (lo + hi) / 2; if inColumn(m) { lo = m + 1 } else { hi = m } }
+            let e = lo
+            run = max(1, e - i)
+            // A byte a pixel of the column (plain stores, no chain through memory when
+            // points meet in one word), packed into the column's words afterwards.
+            let m = column.baseAddress!
+            m.initialize(repeating: 0, count: stride)
+            let trashV = SIMD4<Int64>(repeating: Int64(stride - 1))
+            var j = i
+            while j &+ 4 <= e {
+                let fy = yr.loadUnaligned(fromByteOffset: j &* 8, as: SIMD4<Double>.self) * va + vb
+                let onGrid = (fy .>= 0) .& (fy .< fh)
+                let ty = fy + magic
+                var cy = unsafeBitCast(ty, to: SIMD4<Int64>.self) & low
+                cy.replace(with: cy &- one, where: ty - magic .> fy)
+                cy.replace(with: trashV, where: .!onGrid)
+                m[Int(truncatingIfNeeded: cy[0])] = 1; m[Int(truncatingIfNeeded: cy[1])] = 1
+                m[Int(truncatingIfNeeded: cy[2])] = 1; m[Int(truncatingIfNeeded: cy[3])] = 1
+                j &+= 4
+            }
+            while j < e {
+                let fy = yp[j] * va + vb
+                if fy >= 0, fy < fh { m[Int(fy)] = 1 }
+                j &+= 1
+            }
+            let words = b + Int(k) * perColumn, raw = UnsafeRawPointer(m)
+            for w in 0..<perColumn {
+                var word: UInt64 = 0
+                for q in 0..<8 {
+                    let v = raw.loadUnaligned(fromByteOffset: (w &* 8 &+ q) &* 8, as: UInt64.self)
+                    word |= ((v &* 0x0102_0408_1020_4080) &>> 56) &<< UInt64(q &* 8)
+                }
+                words[w] |= word
+            }
+            i = e
         }
     }
 
