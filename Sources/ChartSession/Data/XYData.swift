@@ -360,13 +360,21 @@ struct YIndex: Sendable {
     struct Level: Sendable {
         struct Bounds: Sendable { var min: Double, max: Double }
         var bounds: [Bounds] = [], gaps: [Bool] = []
+        /// How many blocks hold a gap: without any (most series), queries skip `gaps`.
+        private(set) var gapCount = 0
         var count: Int { bounds.count }
         var isEmpty: Bool { bounds.isEmpty }
         subscript(j: Int) -> XYData.YSummary { XYData.YSummary(min: bounds[j].min, max: bounds[j].max, hasGap: gaps[j]) }
-        mutating func append(_ s: XYData.YSummary) { bounds.append(Bounds(min: s.min, max: s.max)); gaps.append(s.hasGap) }
-        mutating func removeFirst(_ n: Int) { bounds.removeFirst(n); gaps.removeFirst(n) }
+        mutating func append(_ s: XYData.YSummary) {
+            bounds.append(Bounds(min: s.min, max: s.max)); gaps.append(s.hasGap)
+            if s.hasGap { gapCount += 1 }
+        }
+        mutating func removeFirst(_ n: Int) {
+            if gapCount > 0 { gapCount -= gaps[..<n].reduce(0) { $0 + ($1 ? 1 : 0) } }
+            bounds.removeFirst(n); gaps.removeFirst(n)
+        }
         mutating func removeAll() {
-            bounds.removeAll(keepingCapacity: true); gaps.removeAll(keepingCapacity: true)
+            bounds.removeAll(keepingCapacity: true); gaps.removeAll(keepingCapacity: true); gapCount = 0
         }
     }
 
@@ -467,14 +475,13 @@ struct YIndex: Sendable {
         } else {
             let k = level - 1
             let l = levels[k]
-            var gap = false
-            for j in (from - base[k])..<(to - base[k]) {
+            let range = (from - base[k])..<(to - base[k])
+            for j in range {
                 let b = l.bounds[j]
                 if b.min < out.min { out.min = b.min }
                 if b.max > out.max { out.max = b.max }
-                gap = gap || l.gaps[j]
             }
-            if gap { out.hasGap = true }
+            if l.gapCount > 0, !out.hasGap, l.gaps[range].contains(true) { out.hasGap = true }
         }
     }
 
