@@ -3,7 +3,8 @@
 "use strict";
 
 (function () {
-  const LAYERS = ["background", "series", "overlay"];   // bottom to top; codes 0, 1, 2
+  // Bottom to top; codes 0, 1, 2, 3. "modifier" is this viewer's own (a rollover line).
+  const LAYERS = ["background", "series", "overlay", "modifier"];
   const ALIGN = ["left", "center", "right"];
   const SHAPES = ["circle", "square", "triangle", "diamond", "cross"];
   const BASELINE = ["alphabetic", "top", "middle", "bottom"];
@@ -19,15 +20,17 @@
     root.appendChild(c);
     canvases[id] = c;
   }
-  const input = canvases.overlay;
+  const input = canvases.modifier;
 
   // State visible to tests and curious users (window.chartwire).
   const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
+                  events: [],
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
                   fontsReady: false, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], drawMsLog: [], size: null };
   window.chartwire = state;
 
   let ws = null, size = measure(), backoff = 500, reconnectTimer = null;
+  let consumes = new Set(["drag", "pinch", "wheel"]);
   // The server sends a heartbeat after `heartbeat` seconds of silence (announced in
   // welcome); three missed in a row mean the connection is dead even if the socket
   // never said so (a network that vanished), and the client reconnects.
@@ -120,6 +123,16 @@
       heartbeat = msg.heartbeat || 0;
       document.getElementById("title").textContent = msg.title;
       document.title = msg.title + " · ChartWire";
+      // The page keeps the gestures the chart's modifiers do not use: it scrolls over a
+      // chart nothing drags, and the wheel scrolls it when nothing zooms.
+      consumes = new Set(msg.consumes || ["drag", "pinch", "wheel"]);
+      root.style.touchAction = consumes.has("drag") ? "none" : consumes.has("pinch") ? "pan-x pan-y" : "auto";
+      root.classList.toggle("drags", consumes.has("drag"));
+    } else if (msg.type === "event") {
+      // What happened on the chart (docs/modifiers.md): kept for the page's own code.
+      state.events.push(msg);
+      if (state.events.length > 100) state.events.shift();
+      window.dispatchEvent(new CustomEvent("chartwire:event", { detail: msg }));
     } else if (msg.type === "error") {
       state.errors.push(msg);
       console.warn("chartwire:", msg.code, msg.message);
@@ -715,13 +728,16 @@
   input.addEventListener("pointermove", (ev) => pointer("move", ev));
   input.addEventListener("pointerup", (ev) => pointer("up", ev));
   input.addEventListener("pointercancel", (ev) => pointer("cancel", ev));
+  // A mouse leaving the canvas with no button down: its hover ends (a rollover goes).
+  input.addEventListener("pointerleave", (ev) => { if (!ev.buttons && ev.pointerType !== "touch") pointer("cancel", ev); });
   input.addEventListener("wheel", (ev) => {
+    if (!consumes.has("wheel")) return;   // the page scrolls
     ev.preventDefault();
     if (ev.deltaX === 0 && ev.deltaY === 0) return;   // moves nothing (WebDriver scrolls into view with one)
     const unit = ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? size.height : 1;   // lines, pages -> pixels
     const p = pos(ev);
     sendInput({ type: "wheel", x: p.x, y: p.y, deltaX: ev.deltaX * unit, deltaY: ev.deltaY * unit,
-                time: Math.round(ev.timeStamp) }, ev);
+                shift: ev.shiftKey, ctrl: ev.ctrlKey, alt: ev.altKey, time: Math.round(ev.timeStamp) }, ev);
   }, { passive: false });
   input.addEventListener("dblclick", (ev) => {
     const p = pos(ev);

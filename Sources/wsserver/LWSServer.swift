@@ -141,6 +141,8 @@ final class LWSServer {
         let now = ProcessInfo.processInfo.systemUptime
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
         for (wsi, client) in clients {
+            // A modifier's clock work (a long press) may have changed what it draws.
+            if client.wantsWrite { lws_callback_on_writable(wsi) }
             if options.heartbeat > 0, client.outbox.isEmpty, now - client.lastWrite >= options.heartbeat {
                 client.outbox.append(.text(["type": "heartbeat"]))
                 lws_callback_on_writable(wsi)
@@ -163,6 +165,14 @@ final class LWSServer {
         let now = ProcessInfo.processInfo.systemUptime
         var earliest = Double.infinity
         for session in hub.sessions {
+            // Chart events (pans, zooms, selections) go to every viewer of the session.
+            let events = session.takeEvents()
+            if !events.isEmpty {
+                for (wsi, client) in clients where client.session === session {
+                    for e in events where client.outbox.count < Self.maxOutbox { client.outbox.append(.text(e)) }
+                    lws_callback_on_writable(wsi)
+                }
+            }
             let key = ObjectIdentifier(session)
             if seenVersions[key] != session.chart.version {
                 seenVersions[key] = session.chart.version

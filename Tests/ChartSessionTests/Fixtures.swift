@@ -5,7 +5,7 @@ import TestSupport
 /// Small charts with known data, for driving sessions without a server.
 enum Fixtures {
     /// One line series y = x on x = 0...99 (fixed-range free: extents on both axes).
-    static func staticChart(points: Int = 100, modifiers: [any ChartModifier]? = nil) -> Chart {
+    static func staticChart(points: Int = 100, modifiers: [ChartModifierBase]? = nil) -> Chart {
         var data = XYData()
         try! data.append(xs: (0..<points).map(Double.init), ys: (0..<points).map(Double.init))
         return Chart(

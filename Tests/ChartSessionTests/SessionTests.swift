@@ -35,7 +35,8 @@ import TestSupport
         #expect(welcome["session"] == "t")
         #expect(welcome["viewer"] == .int(Int64(v)))
         let first = try #require(try frame(s, v))
-        #expect(first.layers.map(\.id) == [.background, .series, .overlay])
+        // The shared layers, and this viewer's own (empty: no modifier draws yet).
+        #expect(first.layers.map(\.id) == [.background, .series, .overlay, .modifier])
         #expect(first.width == 800 && first.height == 500)
         #expect(s.wantsFrame(v) == false)
         #expect(s.nextFrame(for: v) == nil)  // up to date
@@ -61,7 +62,7 @@ import TestSupport
         // A resize sends every layer again.
         _ = s.receive(.resize(ViewerSize(width: 640, height: 480, dpr: 2)), from: v)
         let third = try #require(try frame(s, v))
-        #expect(third.layers.count == 3 && third.width == 640 && third.dpr == 2)
+        #expect(third.layers.count == 4 && third.width == 640 && third.dpr == 2)
     }
 
     /// A publication waits (at most `maxHold`) for the previous one to reach every
@@ -133,7 +134,7 @@ import TestSupport
         let msg = try #require(s.nextFrame(for: v)?.json)
         #expect(msg["type"] == "frame")
         #expect(msg["width"] == 800)
-        #expect(msg["layers"]?.arrayValue?.count == 3)
+        #expect(msg["layers"]?.arrayValue?.count == 4)
         #expect(msg["layers"]?.arrayValue?[1]["id"] == "series")
     }
 
@@ -358,6 +359,7 @@ import TestSupport
         _ = s.receive(Fixtures.hello(), from: v)
         let plot = s.layout(size: Fixtures.size).plotRect
         _ = s.receive(.pointer(PointerEvent(phase: .down, x: plot.midX, y: plot.midY, buttons: 1)), from: v)
+        _ = s.receive(.pointer(PointerEvent(phase: .move, x: plot.midX + 20, y: plot.midY, buttons: 1)), from: v)
         #expect(pan.activeDrags == 1)
         s.disconnect(v)
         #expect(pan.activeDrags == 0)

@@ -2,7 +2,7 @@
 from the document, so the tests check the wire format and not only the server."""
 import struct
 
-LAYERS = ["background", "series", "overlay"]
+LAYERS = ["background", "series", "overlay", "modifier"]
 ALIGN = ["left", "center", "right"]
 BASELINE = ["alphabetic", "top", "middle", "bottom"]
 

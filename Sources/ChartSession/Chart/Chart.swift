@@ -7,6 +7,9 @@ public struct LegendConfig: Equatable, Sendable {
     public var position: LegendPosition
     public var placement: LegendPlacement
     public var textSize: Double
+    /// Hidden series stay listed, dimmed (a legend whose entries show and hide their
+    /// series: `LegendModifier` sets it).
+    public var listsHiddenSeries = false
     public init(position: LegendPosition = .topLeft, placement: LegendPlacement = .insidePlotArea, textSize: Double = 12) {
         self.position = position; self.placement = placement; self.textSize = textSize
     }
@@ -23,7 +26,41 @@ public final class Chart {
     public private(set) var series: [Series]
     public var legend: LegendConfig?
     public var theme: Theme
-    public var modifiers: [any ChartModifier]
+    /// The modifiers, in the order they receive events (SciChart's modifier
+    /// collection). Setting the list attaches the new ones and detaches those removed.
+    public var modifiers: [ChartModifierBase] {
+        didSet {
+            for m in oldValue where !modifiers.contains(where: { $0 === m }) { m.detach() }
+            for m in modifiers where m.parentSurface !== self { m.attach(to: self) }
+            invalidateModifierLayers()
+        }
+    }
+    /// Viewers whose modifier drawing changed since the session last looked (empty:
+    /// all of them); nil: none.
+    var overlaysInvalidated: Set<ViewerID>?
+    func invalidateModifierLayers(_ viewer: ViewerID? = nil) {
+        if let viewer, overlaysInvalidated?.isEmpty != true { overlaysInvalidated = (overlaysInvalidated ?? []).union([viewer]) }
+        else if viewer == nil { overlaysInvalidated = [] }
+    }
+    private var eventHandlers: [(ChartEvent) -> Void] = []
+    /// Calls `handler` with every `ChartEvent` from now on (ShinobiCharts' delegate).
+    public func addEventHandler(_ handler: @escaping (ChartEvent) -> Void) { eventHandlers.append(handler) }
+    /// Tells every handler (modifiers call this).
+    public func emit(_ event: ChartEvent) { for h in eventHandlers { h(event) } }
+    private var suspended = 0
+    private var changedWhileSuspended = false
+
+    /// Runs `body` with updates suspended (SciChart's `suspendUpdates`): however many
+    /// changes it makes, the chart's version moves once, at the end, so they reach
+    /// viewers in one frame.
+    public func suspendUpdates<T>(_ body: () throws -> T) rethrows -> T {
+        suspended += 1
+        defer {
+            suspended -= 1
+            if suspended == 0, changedWhileSuspended { changedWhileSuspended = false; version &+= 1 }
+        }
+        return try body()
+    }
     /// The members each stack's stacked values were made for, and the generation of
     /// their data then (by first member).
     private var stackMembers: [Int: (members: [Int], generations: [Int])] = [:]
@@ -147,7 +184,7 @@ public final class Chart {
     private var shownAutoRanges: [String: DoubleRange] = [:]
 
     public init(title: String?, xAxes: [AxisConfig], yAxes: [AxisConfig], series: [Series],
-                legend: LegendConfig? = LegendConfig(), theme: Theme = Theme(), modifiers: [any ChartModifier] = []) {
+                legend: LegendConfig? = LegendConfig(), theme: Theme = Theme(), modifiers: [ChartModifierBase] = []) {
         self.title = title
         self.axes = xAxes.map { Axis(config: $0, userRange: nil, isXAxis: true) }
             + yAxes.map { Axis(config: $0, userRange: nil, isXAxis: false) }
@@ -156,9 +193,12 @@ public final class Chart {
         self.theme = theme
         self.modifiers = modifiers
         updateStacks()
+        for m in modifiers { m.attach(to: self) }
     }
 
-    func touch() { version &+= 1 }
+    func touch() {
+        if suspended > 0 { changedWhileSuspended = true } else { version &+= 1 }
+    }
 
     public func axis(_ id: String) -> Axis? { axes.first { $0.id == id } }
     public func seriesIndex(_ id: String) -> Int? { series.firstIndex { $0.id == id } }
@@ -211,6 +251,20 @@ public final class Chart {
     }
 
     /// Selects or deselects a series (drawn with its `selectedStyle` while selected).
+    /// Selects or deselects one slice of a pie or donut (`exclusive`: the others
+    /// are deselected).
+    public func setSelectedSlice(_ seriesId: String, _ slice: Int, _ selected: Bool, exclusive: Bool = false) {
+        guard let i = seriesIndex(seriesId) else { return }
+        var slices = exclusive ? [] : series[i].selectedSlices
+        if selected { slices.insert(slice) } else { slices.remove(slice) }
+        guard slices != series[i].selectedSlices else { return }
+        series[i].selectedSlices = slices
+        touch()
+    }
+
+    /// Measures text for modifiers' labels (the session sets the chart's font).
+    public var measurer: TextMeasurer?
+
     public func setSelected(_ seriesId: String, _ selected: Bool) {
         guard let i = seriesIndex(seriesId), series[i].isSelected != selected else { return }
         series[i].isSelected = selected

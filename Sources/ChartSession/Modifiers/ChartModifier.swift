@@ -3,56 +3,217 @@ import LayoutEngine
 /// Identifies one viewer (one WebSocket connection) within a session.
 public typealias ViewerID = Int
 
-/// What a modifier sees when a gesture arrives: the shared chart, the layout of the
-/// chart at the size of the viewer that sent the gesture (so pixels convert to data
-/// with that viewer's axes), and who sent it.
-public struct ModifierContext {
-    public let chart: Chart
-    public let layout: ChartLayout
-    public let viewer: ViewerID
-
-    /// The axes of one direction, with their layout at this viewer's size.
-    public func axisLayouts(x: Bool) -> [(axis: Axis, layout: AxisLayout)] {
-        chart.axes.filter { $0.isXAxis == x }.compactMap { axis in layout.axis(axis.id).map { (axis, $0) } }
-    }
-}
-
 /// Which directions a modifier acts in.
 public enum ModifierDirection: String, CaseIterable, Sendable {
     case x, y, xy
     public var includesX: Bool { self != .y }
     public var includesY: Bool { self != .x }
+    /// The other direction (x and y swap; xy stays).
+    public var swapped: ModifierDirection { self == .x ? .y : self == .y ? .x : .xy }
 }
 
-/// A server-side interaction: it receives gestures and changes the shared chart.
+/// What a viewer's input was, as the client reported it.
+public enum ModifierInput: Equatable, Sendable {
+    case pointer(PointerEvent)
+    case wheel(WheelEvent)
+    case doubleClick(DoubleClickEvent)
+
+    /// Where it happened, CSS px from the canvas' top left.
+    public var location: Point {
+        switch self {
+        case let .pointer(e): return e.point
+        case let .wheel(e): return Point(x: e.x, y: e.y)
+        case let .doubleClick(e): return Point(x: e.x, y: e.y)
+        }
+    }
+    public var shift: Bool {
+        switch self {
+        case let .pointer(e): return e.shift
+        case let .wheel(e): return e.shift
+        case .doubleClick: return false
+        }
+    }
+    public var ctrl: Bool {
+        switch self {
+        case let .pointer(e): return e.ctrl
+        case let .wheel(e): return e.ctrl
+        case .doubleClick: return false
+        }
+    }
+    public var alt: Bool {
+        switch self {
+        case let .pointer(e): return e.alt
+        case let .wheel(e): return e.alt
+        case .doubleClick: return false
+        }
+    }
+}
+
+/// One input event on its way through a chart's modifiers (SciChart's
+/// `ModifierTouchEventArgs`): the event, who sent it, where it came from, and whether a
+/// modifier has handled it. Modifiers see it in order; once one sets `isHandled`, the
+/// rest see it only if they `receiveHandledEvents`.
+public final class ModifierEventArgs {
+    public let input: ModifierInput
+    /// The viewer whose input it is.
+    public let viewer: ViewerID
+    /// The chart the event happened on.
+    public let source: Chart
+    /// True on the chart the event happened on.
+    public let isMaster: Bool
+    /// The event lies inside the source chart's plot area.
+    public let isInSourceBounds: Bool
+    /// Set by the modifier that acts on the event.
+    public var isHandled = false
+    /// Reads the layout as it is when called (for work that outlives the event).
+    public let layoutProvider: () -> ChartLayout
+
+    public init(input: ModifierInput, viewer: ViewerID, source: Chart, isMaster: Bool = true,
+                isInSourceBounds: Bool, layout: @escaping () -> ChartLayout) {
+        self.input = input; self.viewer = viewer; self.source = source; self.isMaster = isMaster
+        self.isInSourceBounds = isInSourceBounds; self.layoutProvider = layout
+    }
+
+    /// The chart's layout at this viewer's size, as it is now (a modifier before may
+    /// have changed the ranges).
+    public var layout: ChartLayout { layoutProvider() }
+    /// The legend's entries at this viewer's size: each series (and slice) with the
+    /// rectangle of its row.
+    public var legendEntries: () -> [LegendHitBox] = { [] }
+    public var location: Point { input.location }
+}
+
+/// A server-side interaction (SciChart's `SCIChartModifierBase`): attached to one
+/// chart, it receives the viewers' input and changes the chart's state, or draws into
+/// the viewer's own `modifier` layer. The browser only reports input; all of this runs
+/// on the server.
 ///
-/// Modern charting libraries call this a chart modifier (SciChart's
-/// `SCIChartModifierBase`): a pluggable behaviour attached to a chart. Here modifiers
-/// run on the server; the client only forwards gestures. Modifiers receive events in
-/// the order they are attached; an event a modifier handles (returns true for) is not
-/// offered to the ones after it. Per-gesture state (a drag in progress) is kept per
-/// viewer and pointer, because several people may steer the same chart at once.
-public protocol ChartModifier: AnyObject {
-    /// The name of the modifier in a chart spec (`"zoomPan"`).
-    var kind: String { get }
-    func pointer(_ event: PointerEvent, context: ModifierContext) -> Bool
-    func wheel(_ event: WheelEvent, context: ModifierContext) -> Bool
-    func doubleClick(_ event: DoubleClickEvent, context: ModifierContext) -> Bool
-    /// The viewer left: forget any gesture it had in progress.
-    func viewerLeft(_ viewer: ViewerID)
+/// Subclass it and override `onEvent` for raw input, or subclass
+/// `GestureModifierBase` to receive recognised gestures (tap, double tap, long press,
+/// pan, pinch, fling, hover). State that belongs to one viewer's gesture (a drag under
+/// way) is kept per viewer: several people may steer one chart at once.
+open class ChartModifierBase {
+    /// Its name in a chart spec (`"zoomPan"`).
+    open var kind: String { "custom" }
+    /// The chart it is attached to.
+    public private(set) weak var parentSurface: Chart?
+    public var isAttached: Bool { parentSurface != nil }
+    /// A disabled modifier receives nothing and draws nothing.
+    public var isEnabled = true { didSet { parentSurface?.invalidateModifierLayers() } }
+    /// Receive events another modifier has handled too.
+    public var receiveHandledEvents = false
+
+    public init() {}
+
+    /// The chart's X and Y axes.
+    public var xAxes: [Axis] { parentSurface?.xAxes ?? [] }
+    public var yAxes: [Axis] { parentSurface?.yAxes ?? [] }
+
+    func attach(to chart: Chart) { parentSurface = chart; onAttached() }
+    func detach() { onDetached(); parentSurface = nil }
+
+    /// Called once attached (`parentSurface` is set).
+    open func onAttached() {}
+    /// Called before it is detached.
+    open func onDetached() {}
+    /// An input event (in the chart's modifier order).
+    open func onEvent(_ args: ModifierEventArgs) {}
+    /// An event another modifier handled, when this one does not
+    /// `receiveHandledEvents`: for keeping track (a gesture recogniser sees every
+    /// pointer), not for acting on it.
+    open func onHandledElsewhere(_ args: ModifierEventArgs) {}
+    /// The session's clock ticked (seconds). Runs every frame while `needsClock`.
+    open func onClock(_ now: Double) {}
+    /// The modifier has time-driven work under way (a long press to time, momentum).
+    open var needsClock: Bool { false }
+    /// What this modifier draws for one viewer, above everything else (its `modifier`
+    /// layer), at that viewer's layout.
+    open func overlay(for viewer: ViewerID, layout: ChartLayout) -> [DrawCommand] { [] }
+    /// The gestures the modifier acts on, so the page lets the others through (a page
+    /// scrolls over a chart that consumes no drag).
+    open var consumes: Set<ConsumedInput> { [] }
+    /// The viewer left: forget what it had under way.
+    open func viewerLeft(_ viewer: ViewerID) {}
+
+    /// Says this modifier's drawing for `viewer` (nil: every viewer) changed, so a
+    /// frame carries it.
+    public func invalidateOverlay(_ viewer: ViewerID? = nil) { parentSurface?.invalidateModifierLayers(viewer) }
+
+    /// The axes of one direction with their layout.
+    public func axisLayouts(x: Bool, in layout: ChartLayout) -> [(axis: Axis, layout: AxisLayout)] {
+        (x ? xAxes : yAxes).compactMap { axis in layout.axis(axis.id).map { (axis, $0) } }
+    }
 }
 
-extension ChartModifier {
-    public func pointer(_ event: PointerEvent, context: ModifierContext) -> Bool { false }
-    public func wheel(_ event: WheelEvent, context: ModifierContext) -> Bool { false }
-    public func doubleClick(_ event: DoubleClickEvent, context: ModifierContext) -> Bool { false }
-    public func viewerLeft(_ viewer: ViewerID) {}
+/// One row of the legend as a viewer sees it: the series (and pie slice) it stands
+/// for and where it is.
+public struct LegendHitBox: Equatable, Sendable {
+    public var seriesId: String
+    public var slice: Int?
+    public var rect: Rect
+}
+
+/// Input a chart's modifiers act on, announced to the page in `welcome`.
+public enum ConsumedInput: String, CaseIterable, Sendable {
+    /// Dragging with a mouse, a finger or a pen.
+    case drag
+    /// Two fingers.
+    case pinch
+    /// The wheel.
+    case wheel
+}
+
+/// What happened on a chart, for whoever listens (ShinobiCharts' delegate): Swift
+/// code through `Chart.addEventHandler`, and every viewer of the session as a
+/// `{"type":"event",...}` message (docs/modifiers.md).
+public enum ChartEvent: Equatable, Sendable {
+    case panStarted(viewer: ViewerID)
+    case panEnded(viewer: ViewerID)
+    case zoomStarted(viewer: ViewerID)
+    case zoomEnded(viewer: ViewerID)
+    /// A zoom in one step (the wheel, a double tap in zoom-in mode).
+    case zoomed(viewer: ViewerID)
+    /// Back to the automatic ranges (zoom extents).
+    case rangesReset(viewer: ViewerID)
+    case selectionToggled(viewer: ViewerID, series: String, point: Int?, selected: Bool)
+    case visibilityToggled(viewer: ViewerID, series: String, hidden: Bool)
+
+    public var name: String {
+        switch self {
+        case .panStarted: return "panStarted"
+        case .panEnded: return "panEnded"
+        case .zoomStarted: return "zoomStarted"
+        case .zoomEnded: return "zoomEnded"
+        case .zoomed: return "zoomed"
+        case .rangesReset: return "rangesReset"
+        case .selectionToggled: return "selectionToggled"
+        case .visibilityToggled: return "visibilityToggled"
+        }
+    }
+
+    /// `{"type":"event","event":name,"viewer":id,...}`.
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)] = [("type", "event"), ("event", .string(name))]
+        switch self {
+        case let .panStarted(v), let .panEnded(v), let .zoomStarted(v), let .zoomEnded(v), let .zoomed(v), let .rangesReset(v):
+            fields.append(("viewer", .int(Int64(v))))
+        case let .selectionToggled(v, series, point, selected):
+            fields += [("viewer", .int(Int64(v))), ("series", .string(series))]
+            if let point { fields.append(("point", .int(Int64(point)))) }
+            fields.append(("selected", .bool(selected)))
+        case let .visibilityToggled(v, series, hidden):
+            fields += [("viewer", .int(Int64(v))), ("series", .string(series)), ("hidden", .bool(hidden))]
+        }
+        return .object(fields)
+    }
 }
 
 extension Chart {
-    /// Offers an event to the modifiers in order until one handles it.
-    func dispatch(_ handle: (any ChartModifier) -> Bool) -> Bool {
-        for m in modifiers where handle(m) { return true }
-        return false
+    /// Offers an event to the modifiers in order (SciChart's rule: once handled, only
+    /// modifiers that `receiveHandledEvents` see it).
+    func dispatch(_ args: ModifierEventArgs) {
+        for m in modifiers where m.isEnabled {
+            if args.isHandled && !m.receiveHandledEvents { m.onHandledElsewhere(args) } else { m.onEvent(args) }
+        }
     }
 }

@@ -36,8 +36,14 @@ public struct WheelEvent: Equatable, Sendable {
     public var deltaX: Double
     public var deltaY: Double
     public var time: Double
-    public init(x: Double, y: Double, deltaX: Double = 0, deltaY: Double, time: Double = 0) {
+    /// Keys held (beyond INTERFACE.md; the page sends them).
+    public var shift: Bool
+    public var ctrl: Bool
+    public var alt: Bool
+    public init(x: Double, y: Double, deltaX: Double = 0, deltaY: Double, time: Double = 0,
+                shift: Bool = false, ctrl: Bool = false, alt: Bool = false) {
         self.x = x; self.y = y; self.deltaX = deltaX; self.deltaY = deltaY; self.time = time
+        self.shift = shift; self.ctrl = ctrl; self.alt = alt
     }
 }
 

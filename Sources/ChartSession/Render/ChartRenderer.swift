@@ -645,7 +645,8 @@ public struct ChartRenderer: Sendable {
     /// The legend's entries, in order: each listed series, or for a pie or donut chart
     /// each slice of its first series (as ShinobiCharts lists them).
     func legendEntries(_ chart: Chart) -> [LegendEntry] {
-        let listed = chart.series.filter { $0.showInLegend && !$0.isHidden }.map(\.drawn)
+        let listsHidden = chart.legend?.listsHiddenSeries == true
+        let listed = chart.series.filter { $0.showInLegend && (!$0.isHidden || listsHidden) }.map(\.drawn)
         if let pie = listed.first(where: \.kind.isRadial) {
             return PieRenderer.slices(pie, palette: chart.theme.palette).map {
                 LegendEntry(series: pie, slice: $0, name: PieRenderer.name(pie, $0.index))
@@ -743,6 +744,19 @@ public struct ChartRenderer: Sendable {
 
     // MARK: Overlay layer
 
+    /// The legend's rows as a viewer sees them at `layout`: for each entry, its series
+    /// (and slice) and the rectangle of its row (the whole box width), for taps.
+    public func legendHitBoxes(_ chart: Chart, layout: ChartLayout) -> [LegendHitBox] {
+        guard let spec = legendSpec(chart), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
+        let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
+        let lineHeight = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
+        return zip(placed.rows, legendEntries(chart)).map { row, entry in
+            LegendHitBox(seriesId: entry.series.id, slice: entry.slice?.index,
+                         rect: Rect(x: placed.box.minX, y: row.label.bounds.minY - spec.rowGap / 2,
+                                    width: placed.box.width, height: lineHeight + spec.rowGap))
+        }
+    }
+
     func overlayCommands(_ chart: Chart, layout: ChartLayout) -> [DrawCommand] {
         guard let spec = legendSpec(chart), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let listed = legendEntries(chart)
@@ -755,6 +769,9 @@ public struct ChartRenderer: Sendable {
         ]
         for (row, entry) in zip(placed.rows, listed) {
             let s = entry.series
+            // A hidden series a legend lists (to show it again) is dimmed.
+            if s.isHidden { out.append(.opacity(0.35)) }
+            defer { if s.isHidden { out.append(.opacity(1)) } }
             let a = row.swatchStart
             let mid = Point(x: a.x + row.swatchLength / 2, y: a.y)
             switch s.kind {

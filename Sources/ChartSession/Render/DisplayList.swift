@@ -71,8 +71,14 @@ public enum LayerID: String, CaseIterable, Sendable {
     case background
     /// The data series, clipped to the plot area.
     case series
-    /// Above the series: the legend (later: cursors, selection boxes, annotations).
+    /// Above the series: the legend.
     case overlay
+    /// On top, one per viewer: what the chart's modifiers draw for that viewer alone
+    /// (a rollover line, a zoom box being dragged). Not shared, never in `frame.json`.
+    case modifier
+
+    /// The layers every viewer of a size shares, rendered once for all of them.
+    public static let shared: [LayerID] = [.background, .series, .overlay]
 
     /// Its position in drawing order (and in arrays indexed by layer).
     public var index: Int {
@@ -80,6 +86,7 @@ public enum LayerID: String, CaseIterable, Sendable {
         case .background: return 0
         case .series: return 1
         case .overlay: return 2
+        case .modifier: return 3
         }
     }
 
@@ -89,6 +96,7 @@ public enum LayerID: String, CaseIterable, Sendable {
         case .background: return 0
         case .series: return 1
         case .overlay: return 2
+        case .modifier: return 3
         }
     }
 

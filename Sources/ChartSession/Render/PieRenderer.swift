@@ -35,6 +35,22 @@ enum PieRenderer {
         return out
     }
 
+    /// The point index of the slice under `p` in a pie or donut drawn in `plot`, or nil.
+    static func slice(at p: Point, series s: Series, plot: Rect, palette: [String]) -> Int? {
+        let slices = slices(s, palette: palette)
+        guard let first = slices.first else { return nil }
+        let room = s.selectedSlices.isEmpty ? 0 : s.style.protrusion
+        let r1 = (min(plot.width, plot.height) / 2 - room - 4).rounded(.down)
+        let r0 = (r1 * s.style.innerRadius).rounded(.down)
+        let dx = p.x - plot.midX, dy = p.y - plot.midY, r = hypot(dx, dy)
+        guard r <= r1 + room, r >= r0 else { return nil }
+        // Radians clockwise from 12 o'clock, within the turn the slices start.
+        var a = atan2(dx, -dy)
+        while a < first.a0 { a += 2 * .pi }
+        while a >= first.a0 + 2 * .pi { a -= 2 * .pi }
+        return slices.first { a >= $0.a0 && a < $0.a1 }?.index
+    }
+
     /// The name of slice `i`.
     static func name(_ s: Series, _ i: Int) -> String { i < s.sliceNames.count ? s.sliceNames[i] : "Slice \(i + 1)" }
 

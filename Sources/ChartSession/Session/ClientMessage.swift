@@ -55,7 +55,9 @@ public enum ClientMessage: Equatable, Sendable {
             case "wheel":
                 let (x, y) = try readPoint(&r)
                 message = .wheel(WheelEvent(x: x, y: y, deltaX: try r.number("deltaX") ?? 0,
-                                            deltaY: try r.number("deltaY") ?? 0, time: try r.number("time") ?? 0))
+                                            deltaY: try r.number("deltaY") ?? 0, time: try r.number("time") ?? 0,
+                                            shift: try r.bool("shift") ?? false, ctrl: try r.bool("ctrl") ?? false,
+                                            alt: try r.bool("alt") ?? false))
             case "ack":
                 message = .ack
             case "dblclick":

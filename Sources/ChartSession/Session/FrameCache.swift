@@ -57,7 +57,7 @@ struct FrameCache {
         entry.dataTime = dataTime
         entry.layout = output.layout
         entry.assembled = [:]
-        for id in LayerID.allCases {
+        for id in LayerID.shared {
             let commands = output.layers[id] ?? []
             if let old = entry.layers[id] {
                 if old.commands == commands { continue }
@@ -90,14 +90,14 @@ struct FrameCache {
         return chosen
     }
 
-    /// The layers a viewer at `size` holding `held` (versions in `LayerID.allCases`
-    /// order) lacks, bottom to top, each whole or patched.
+    /// The shared layers a viewer at `size` holding `held` (versions in
+    /// `LayerID.shared` order) lacks, bottom to top, each whole or patched.
     mutating func lacking(size: ViewerSize, held: [UInt32?]) -> [EncodedLayer] {
-        zip(LayerID.allCases, held).compactMap { id, version in layer(id, size: size, held: version) }
+        zip(LayerID.shared, held).compactMap { id, version in layer(id, size: size, held: version) }
     }
 
-    /// The binary frame for a viewer at `size` holding `held` (versions in
-    /// `LayerID.allCases` order), assembled once; nil when it lacks nothing.
+    /// The binary frame of the shared layers for a viewer at `size` holding `held`
+    /// (versions in `LayerID.shared` order), assembled once; nil when it lacks nothing.
     mutating func binaryFrame(size: ViewerSize, held: [UInt32?]) -> (bytes: [UInt8], layers: [FrameLayer])? {
         let layers = lacking(size: size, held: held)
         guard !layers.isEmpty, let entry = entries[size] else { return nil }

@@ -34,12 +34,29 @@ public final class Session {
         var unacked = 0
         /// Counted in `viewersOwed`: the last publication found it ready for a frame.
         var owed = false
+        /// Its own `modifier` layer: the current version, the one before (to patch
+        /// from), and whether the modifiers' drawing for it may have changed since.
+        var modifierLayer: Layer?
+        var modifierPrevious: Layer?
+        var modifierDirty = true
+        var modifierVersions: UInt32 = 0
         init(id: ViewerID) { self.id = id }
+        /// The versions of the shared layers it holds (`LayerID.shared` order).
+        var sharedHeld: [UInt32?] { Array(held.prefix(LayerID.shared.count)) }
         /// `held` before any frame: indexed by `LayerID.index`.
         static let holdsNothing = [UInt32?](repeating: nil, count: LayerID.allCases.count)
     }
 
     private var viewers: [ViewerID: Viewer] = [:]
+    /// Chart events (`ChartEvent`) not yet handed to the transport, which sends them
+    /// to every viewer.
+    private var pendingEvents: [JSONValue] = []
+    static let maxPendingEvents = 256
+    /// The chart events since the last call, as `{"type":"event",...}` messages.
+    public func takeEvents() -> [JSONValue] {
+        defer { pendingEvents.removeAll() }
+        return pendingEvents
+    }
     private var nextViewer: ViewerID = 1
     private var cache = FrameCache()
     /// Clock reading (seconds) when the session started, for its generators.
@@ -67,9 +84,14 @@ public final class Session {
         self.title = title
         self.chart = chart
         chart.imagePath = "/api/sessions/\(id)/images/"
+        chart.measurer = measurer
         self.renderer = ChartRenderer(measurer: measurer)
         self.maxFps = maxFps
         self.window = window
+        chart.addEventHandler { [weak self] event in
+            guard let self, self.pendingEvents.count < Self.maxPendingEvents else { return }
+            self.pendingEvents.append(event.json)
+        }
     }
 
     /// Seconds of silence after which the transport sends each viewer a heartbeat
@@ -93,6 +115,7 @@ public final class Session {
         guard let v = viewers.removeValue(forKey: viewer) else { return }
         if v.owed { viewersOwed -= 1 }
         for m in chart.modifiers { m.viewerLeft(viewer) }
+        chart.overlaysInvalidated = []
         cache.trim(keeping: liveSizes)
     }
 
@@ -108,16 +131,25 @@ public final class Session {
             viewer.sentSize = nil
             viewer.held = Viewer.holdsNothing
             viewer.unacked = 0
+            viewer.modifierLayer = nil
+            viewer.modifierPrevious = nil
+            viewer.modifierDirty = true
             return [.text(welcome(viewer))]
         }
         guard let size = viewer.size else {
             return [.text(ProtocolError(.helloRequired, "send hello before any other message").json)]
         }
-        // Modifiers run one after another, and one may change the chart: each gets the
+        // Modifiers run one after another, and one may change the chart: each reads the
         // layout (at the sender's size) as it is when its turn comes.
-        let context = {
-            ModifierContext(chart: self.chart, layout: self.cache.layout(self.chart, size: size, renderer: self.renderer),
-                            viewer: viewerID)
+        func dispatch(_ input: ModifierInput) {
+            let layout = { self.cache.layout(self.chart, size: size, renderer: self.renderer) }
+            let args = ModifierEventArgs(input: input, viewer: viewerID, source: chart,
+                                         isInSourceBounds: layout().plotRect.contains(input.location), layout: layout)
+            args.legendEntries = { self.renderer.legendHitBoxes(self.chart, layout: layout()) }
+            chart.suspendUpdates { chart.dispatch(args) }
+            // The sender's own drawing follows its input; others' only when told.
+            viewer.modifierDirty = true
+            collectOverlayInvalidations()
         }
         switch message {
         case .hello: break
@@ -129,11 +161,45 @@ public final class Session {
         case let .resize(newSize):
             viewer.size = newSize
             cache.trim(keeping: liveSizes)
-        case let .pointer(e): _ = chart.dispatch { $0.pointer(e, context: context()) }
-        case let .wheel(e): _ = chart.dispatch { $0.wheel(e, context: context()) }
-        case let .doubleClick(e): _ = chart.dispatch { $0.doubleClick(e, context: context()) }
+        case let .pointer(e): dispatch(.pointer(e))
+        case let .wheel(e): dispatch(.wheel(e))
+        case let .doubleClick(e): dispatch(.doubleClick(e))
         }
         return []
+    }
+
+    /// Marks the viewers whose modifier drawing the modifiers said changed.
+    private func collectOverlayInvalidations() {
+        guard let which = chart.overlaysInvalidated else { return }
+        chart.overlaysInvalidated = []
+        for v in viewers.values where which.isEmpty || which.contains(v.id) { v.modifierDirty = true }
+    }
+
+    /// Brings a viewer's `modifier` layer up to date with what the modifiers draw for
+    /// it now (at its size's current layout): a new version when that changed.
+    private func refreshModifierLayer(_ v: Viewer, layout: ChartLayout) {
+        guard v.modifierDirty else { return }
+        v.modifierDirty = false
+        let commands = chart.modifiers.filter(\.isEnabled).flatMap { $0.overlay(for: v.id, layout: layout) }
+        // (The first time, an empty layer is made too: every viewer holds a version of
+        // every layer.)
+        if let current = v.modifierLayer, current.commands == commands { return }
+        v.modifierVersions &+= 1
+        v.modifierPrevious = v.modifierLayer
+        v.modifierLayer = Layer(id: .modifier, version: v.modifierVersions, commands: commands)
+    }
+
+    /// The viewer's `modifier` layer if it lacks its current version: whole, or
+    /// patched from the version before when that is what it holds and smaller.
+    private func lackingModifierLayer(_ v: Viewer) -> EncodedLayer? {
+        guard let current = v.modifierLayer, v.held[LayerID.modifier.index] != current.version else { return nil }
+        let whole = EncodedLayer(layer: .full(current), bytes: BinaryFrame.encodeLayer(current))
+        if let base = v.modifierPrevious, v.held[LayerID.modifier.index] == base.version,
+           let patch = LayerPatch.diff(from: base, to: current) {
+            let bytes = BinaryFrame.encodePatch(patch)
+            if bytes.count < whole.bytes.count { return EncodedLayer(layer: .patch(patch), bytes: bytes) }
+        }
+        return whole
     }
 
     /// Decodes and handles a text message; a message that cannot be decoded is
@@ -152,6 +218,8 @@ public final class Session {
             ("title", .string(title)), ("viewer", .int(Int64(viewer.id))),
             ("format", .string(viewer.format.rawValue)),
             ("layers", .array(LayerID.allCases.map { .string($0.rawValue) })),
+            ("consumes", .array(ConsumedInput.allCases.filter { c in chart.modifiers.contains { $0.isEnabled && $0.consumes.contains(c) } }
+                .map { .string($0.rawValue) })),
             ("series", .array(chart.series.map { .object([("id", .string($0.id)), ("name", .string($0.name))]) })),
             ("window", .int(Int64(window))), ("maxFps", .number(maxFps)),
         ] + (heartbeat.map { [("heartbeat", JSONValue.number($0))] } ?? []))
@@ -197,6 +265,8 @@ public final class Session {
         // A viewer this publication left behind waits from the first change it shows.
         viewersOwed = 0
         for v in viewers.values {
+            // What modifiers draw may follow the chart (a rollover's values).
+            v.modifierDirty = true
             v.owed = false
             guard v.sentSize != nil, lacksLayers(v) else { continue }
             if v.pendingSince == nil { v.pendingSince = changedAt }
@@ -229,6 +299,7 @@ public final class Session {
     /// True when the viewer lacks a layer of its size's newest rendering (or has none).
     private func lacksLayers(_ v: Viewer) -> Bool {
         guard let size = v.size, let entry = cache.entry(size), v.sentSize == size else { return true }
+        if v.modifierDirty || v.held[LayerID.modifier.index] != v.modifierLayer?.version { return true }
         for (id, layer) in entry.layers where v.held[id.index] != layer.version { return true }
         return false
     }
@@ -245,18 +316,28 @@ public final class Session {
             cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
         }
         guard let entry = cache.entry(size) else { return nil }
-        if v.sentSize != size { v.held = Viewer.holdsNothing }
+        if v.sentSize != size { v.held = Viewer.holdsNothing; v.modifierDirty = true }
         v.sentSize = size
-        let held = v.held
+        refreshModifierLayer(v, layout: entry.layout)
+        let held = v.sharedHeld
+        let own = lackingModifierLayer(v)
         let out: Outgoing
         let sent: [FrameLayer]
         switch v.format {
         case .binary:
-            guard let frame = cache.binaryFrame(size: size, held: held) else { return nil }
-            out = .binary(frame.bytes)
-            sent = frame.layers
+            if let own {
+                // This viewer's own layer changed: its frame is its own.
+                let shared = cache.lacking(size: size, held: held)
+                out = .binary(BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime,
+                                                encodedLayers: shared.map(\.bytes) + [own.bytes]))
+                sent = shared.map(\.layer) + [own.layer]
+            } else {
+                guard let frame = cache.binaryFrame(size: size, held: held) else { return nil }
+                out = .binary(frame.bytes)
+                sent = frame.layers
+            }
         case .json:
-            let layers = cache.lacking(size: size, held: held).map(\.layer)
+            let layers = cache.lacking(size: size, held: held).map(\.layer) + (own.map { [$0.layer] } ?? [])
             guard !layers.isEmpty else { return nil }
             let frame = Frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime, layers: layers)
             guard case let .object(fields) = frame.json else { return nil }
@@ -277,7 +358,7 @@ public final class Session {
         let rendered = cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
         defer { cache.trim(keeping: liveSizes) }
         return DisplayList(width: size.width, height: size.height, dpr: size.dpr,
-                           layers: LayerID.allCases.compactMap { rendered.layers[$0] })
+                           layers: LayerID.shared.compactMap { rendered.layers[$0] })
     }
 
     /// The layout at a size (tests, tools).
@@ -323,12 +404,15 @@ public final class Session {
         if startTime == nil { startTime = now; startUnixTime = unixTime }
         if chart.runGenerators(elapsed: now - startTime!, startedAt: startUnixTime) > 0 { dataArrived = true }
         chart.advanceAnimations(to: now, watched: !viewers.isEmpty)
+        for m in chart.modifiers where m.isEnabled && m.needsClock { chart.suspendUpdates { m.onClock(now) } }
+        collectOverlayInvalidations()
     }
 
     /// The session's clock must run often (every frame): it generates data, or a
     /// series animation is under way (or waits for the viewer now watching).
     public var needsClock: Bool {
         chart.hasGenerators || chart.isAnimating || (!viewers.isEmpty && chart.hasPendingEntries)
+            || chart.modifiers.contains { $0.isEnabled && $0.needsClock }
     }
     private var startUnixTime = 0.0
 }

@@ -66,17 +66,35 @@ public struct SeriesSpec: Sendable {
 }
 
 public enum ModifierSpec: Equatable, Sendable {
-    case zoomPan(direction: ModifierDirection)
+    case zoomPan(direction: ModifierDirection, momentum: Bool = true)
     case mouseWheelZoom(direction: ModifierDirection, factor: Double)
-    case zoomExtents
+    case zoomExtents(mode: ZoomExtentsModifier.Mode = .extents)
+    case pinchZoom(direction: ModifierDirection, aspectLock: Bool)
+    case rubberBandZoom(direction: ModifierDirection, key: RubberBandXyZoomModifier.Key)
+    case rollover
+    case cursor
+    case selection(toggleSelection: Bool)
+    case legend
 
-    enum Kind: String, CaseIterable { case zoomPan, mouseWheelZoom, zoomExtents }
+    enum Kind: String, CaseIterable { case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend }
 
-    public func make() -> any ChartModifier {
+    /// The modifiers of a spec that names none.
+    public static let defaults: [ModifierSpec] = [.zoomPan(direction: .xy), .mouseWheelZoom(direction: .x, factor: 1.2), .zoomExtents()]
+
+    public func make() -> ChartModifierBase {
         switch self {
-        case let .zoomPan(d): return ZoomPanModifier(direction: d)
+        case let .zoomPan(d, momentum): return ZoomPanModifier(direction: d, momentum: momentum)
         case let .mouseWheelZoom(d, f): return MouseWheelZoomModifier(direction: d, stepFactor: f)
-        case .zoomExtents: return ZoomExtentsModifier()
+        case let .zoomExtents(mode): return ZoomExtentsModifier(mode: mode)
+        case let .pinchZoom(d, lock): return PinchZoomModifier(direction: d, aspectLock: lock)
+        case let .rubberBandZoom(d, key): return RubberBandXyZoomModifier(direction: d, key: key)
+        case .rollover: return RolloverModifier()
+        case .cursor: return CursorModifier()
+        case let .selection(toggle):
+            let m = SeriesSelectionModifier()
+            m.toggleSelection = toggle
+            return m
+        case .legend: return LegendModifier()
         }
     }
 }
@@ -207,14 +225,25 @@ public enum ConfigSpec {
             guard let kind = try m.oneOf("type", ModifierSpec.Kind.self) else { throw m.fail("field \"type\" is required") }
             switch kind {
             case .zoomPan:
-                return .zoomPan(direction: try m.oneOf("direction", ModifierDirection.self) ?? .xy)
+                return .zoomPan(direction: try m.oneOf("direction", ModifierDirection.self) ?? .xy,
+                                momentum: try m.bool("momentum") ?? true)
             case .mouseWheelZoom:
                 return .mouseWheelZoom(direction: try m.oneOf("direction", ModifierDirection.self) ?? .x,
                                        factor: try m.number("factor", min: 1.01, max: 10) ?? 1.2)
             case .zoomExtents:
-                return .zoomExtents
+                return .zoomExtents(mode: try m.oneOf("mode", ZoomExtentsModifier.Mode.self) ?? .extents)
+            case .pinchZoom:
+                return .pinchZoom(direction: try m.oneOf("direction", ModifierDirection.self) ?? .xy,
+                                  aspectLock: try m.bool("aspectLock") ?? false)
+            case .rubberBandZoom:
+                return .rubberBandZoom(direction: try m.oneOf("direction", ModifierDirection.self) ?? .xy,
+                                       key: try m.oneOf("key", RubberBandXyZoomModifier.Key.self) ?? .shift)
+            case .rollover: return .rollover
+            case .cursor: return .cursor
+            case .selection: return .selection(toggleSelection: try m.bool("toggleSelection") ?? true)
+            case .legend: return .legend
             }
-        } ?? [.zoomPan(direction: .xy), .mouseWheelZoom(direction: .x, factor: 1.2), .zoomExtents]
+        } ?? ModifierSpec.defaults
 
         let axisSpacing = try r.number("axisSpacing", min: 0, max: 100) ?? 0
         var stackedSides: Set<AxisAlignment> = []

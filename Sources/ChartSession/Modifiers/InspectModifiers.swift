@@ -1,0 +1,252 @@
+import Foundation
+import LayoutEngine
+
+/// A value written for a person: a date on a time axis, a category's name, else a
+/// number to six significant digits.
+func valueText(_ v: Double, axis: AxisConfig?) -> String {
+    guard let axis, v.isFinite else { return TickLabelFormatter.general(v) }
+    switch axis.type {
+    case .time:
+        return TimeTickGenerator.format(v, pattern: "yyyy-MM-dd HH:mm:ss",
+                                        zone: TimeZones.offsets(axis.timeZone, over: DoubleRange(v, v)))
+    case .category:
+        let i = Int(v.rounded())
+        return axis.categories.indices.contains(i) ? axis.categories[i] : TickLabelFormatter.general(v)
+    default:
+        return TickLabelFormatter.general(v)
+    }
+}
+
+/// Where each viewer's pointer is over the plot, from hover (a mouse or pen) or a long
+/// press (touch): the state of the cursor-like modifiers below.
+public class PointerTrackingModifier: GestureModifierBase {
+    var positions: [ViewerID: Point] = [:]
+
+    /// The viewer's pointer over the plot, if it is there.
+    public func position(of viewer: ViewerID) -> Point? { positions[viewer] }
+
+    public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
+        let before = positions[args.viewer]
+        switch gesture {
+        case let .hover(p?), let .longPress(.began, p), let .longPress(.changed, p):
+            positions[args.viewer] = args.layout.plotRect.contains(p) ? p : nil
+        case .hover(nil), .longPress(.ended, _), .longPress(.cancelled, _):
+            positions[args.viewer] = nil
+        case .pan(.began, _, _, _):
+            // A drag under way (pan, box zoom) hides it until the pointer hovers again.
+            positions[args.viewer] = nil
+        default:
+            return false
+        }
+        if positions[args.viewer] != before { invalidateOverlay(args.viewer) }
+        // Hover is everyone's to see; a long press on touch is this modifier's.
+        if case .longPress = gesture { return positions[args.viewer] != nil || before != nil }
+        return false
+    }
+
+    public override func onClockGesture(_ gesture: Gesture, viewer: ViewerID) {
+        // The long press began: the last layout the viewer's events saw is not kept,
+        // so the position shows from the next move (or stays where it was pressed).
+        if case let .longPress(.began, p) = gesture {
+            positions[viewer] = p
+            invalidateOverlay(viewer)
+        }
+    }
+
+    public override func viewerLeft(_ viewer: ViewerID) { super.viewerLeft(viewer); positions[viewer] = nil }
+
+    /// A label on a background box, anchored at its left (or right) end at `p`.
+    func label(_ text: String, at p: Point, right: Bool = false, color: String, background: String, size: Double = 11) -> [DrawCommand] {
+        let style = TextStyle(size: size)
+        let textWidth = parentSurface?.measurer?.width(of: text, style: style) ?? Double(text.count) * size * 0.62
+        let w = textWidth + 8, h = size + 6
+        let x = right ? p.x - w : p.x
+        return [.rect(x: Float(x), y: Float(p.y - h / 2), w: Float(w), h: Float(h), fill: background, stroke: nil, lineWidth: 0),
+                .text(x: Float(x + 4), y: Float(p.y + size * 0.36), text: text, font: "\(Int(size))px ChartWire Sans", fill: color,
+                      align: .left, baseline: .alphabetic, angle: 0)]
+    }
+}
+
+/// A vertical line at the pointer with, on every series, a marker on the point
+/// nearest it and that point's value (SciChart's `RolloverModifier`). Each viewer has
+/// its own, drawn in its own layer: a move sends only that viewer a few hundred bytes.
+public final class RolloverModifier: PointerTrackingModifier {
+    public override var kind: String { "rollover" }
+    public var lineColor = "#5b6270"
+    /// Show the X value at the top of the line.
+    public var showsX = true
+
+    public override func overlay(for viewer: ViewerID, layout: ChartLayout) -> [DrawCommand] {
+        guard let p = positions[viewer], let chart = parentSurface else { return [] }
+        let plot = layout.plotRect
+        guard plot.contains(p) else { return [] }
+        let x = ((p.x).rounded(.down) + 0.5)
+        var out: [DrawCommand] = [.segments(coords: [Float(x), Float(plot.minY), Float(x), Float(plot.maxY)],
+                                            stroke: lineColor, width: 1, dash: [4, 3])]
+        var labels: [(y: Double, text: String, color: String)] = []
+        var xText: String?
+        for s in chart.series where !s.isHidden && !s.kind.isRadial {
+            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), xl.alignment.isHorizontal else { continue }
+            let data = s.plotted
+            guard !data.isEmpty else { continue }
+            let v = xl.calculator.value(x)
+            // The nearest point in x: one of the two about v.
+            let i = data.lowerBound(v)
+            let candidates = [i - 1, i].filter { $0 >= 0 && $0 < data.count }
+            guard let j = candidates.min(by: { abs(data.x($0) - v) < abs(data.x($1) - v) }) else { continue }
+            let px = xl.calculator.pixel(data.x(j)), y = data.y(j)
+            guard y.isFinite, abs(px - x) <= max(40, plot.width / 20) else { continue }
+            let py = yl.calculator.pixel(y)
+            guard py >= plot.minY - 1, py <= plot.maxY + 1 else { continue }
+            let color = s.isSelected ? (s.selectedColor ?? s.color) : s.color
+            out.append(.markers(MarkerSet(style: MarkerStyle(shape: .circle, size: 9, fill: color, stroke: "#ffffff", lineWidth: 1.5),
+                                          x0: Float(px), y0: Float(py), unit: 1, cells: [MarkerSet.Cell(x: 0, y: 0)])))
+            let shown = s.stacked != nil ? s.data.y(j) : y
+            labels.append((py, "\(s.name): \(valueText(shown, axis: chart.axis(s.yAxisId)?.config))", color))
+            if xText == nil { xText = valueText(data.x(j), axis: chart.axis(s.xAxisId)?.config) }
+        }
+        // Labels beside the line, top to bottom, pushed apart so they do not overlap.
+        let right = x + 180 > plot.maxX
+        var lastY = -Double.infinity
+        for l in labels.sorted(by: { $0.y < $1.y }) {
+            let y = max(l.y, lastY + 18)
+            lastY = y
+            out += label(l.text, at: Point(x: right ? x - 8 : x + 8, y: y), right: right, color: "#ffffff", background: l.color)
+        }
+        if showsX, let xText {
+            out += label(xText, at: Point(x: right ? x - 4 : x + 4, y: plot.minY + 10), right: right, color: "#ffffff", background: lineColor)
+        }
+        return out
+    }
+}
+
+/// Lines across and down the plot at the pointer, and the values there on the first
+/// X and Y axes (SciChart's `CursorModifier`).
+public final class CursorModifier: PointerTrackingModifier {
+    public override var kind: String { "cursor" }
+    public var lineColor = "#5b6270"
+
+    public override func overlay(for viewer: ViewerID, layout: ChartLayout) -> [DrawCommand] {
+        guard let p = positions[viewer], let chart = parentSurface else { return [] }
+        let plot = layout.plotRect
+        guard plot.contains(p) else { return [] }
+        let x = p.x.rounded(.down) + 0.5, y = p.y.rounded(.down) + 0.5
+        var out: [DrawCommand] = [.segments(coords: [Float(x), Float(plot.minY), Float(x), Float(plot.maxY),
+                                                     Float(plot.minX), Float(y), Float(plot.maxX), Float(y)],
+                                            stroke: lineColor, width: 1, dash: [])]
+        if let xa = chart.xAxes.first, let xl = layout.axis(xa.id) {
+            let horizontal = xl.alignment.isHorizontal
+            let v = xl.calculator.value(horizontal ? x : y)
+            let at = horizontal ? Point(x: x + 4, y: plot.maxY - 10) : Point(x: plot.minX + 4, y: y - 10)
+            out += label(valueText(v, axis: xa.config), at: at, color: "#ffffff", background: lineColor)
+        }
+        if let ya = chart.yAxes.first, let yl = layout.axis(ya.id) {
+            let horizontal = yl.alignment.isHorizontal
+            let v = yl.calculator.value(horizontal ? x : y)
+            let at = horizontal ? Point(x: x + 4, y: plot.maxY - 10) : Point(x: plot.minX + 4, y: y - 10)
+            out += label(valueText(v, axis: ya.config), at: at, color: "#ffffff", background: lineColor)
+        }
+        return out
+    }
+}
+
+/// Tap a series to select it (ShinobiCharts' series selection): the series nearest
+/// the tap, within `hitRadius` px of one of its points (or inside a pie slice), is
+/// toggled and drawn with its `selectedStyle`; with `toggleSelection` the others are
+/// deselected. A pie or donut toggles the slice tapped. Every viewer sees the
+/// selection: it is the chart's state.
+public final class SeriesSelectionModifier: GestureModifierBase {
+    public override var kind: String { "selection" }
+    public var hitRadius = 12.0
+    public var toggleSelection = true
+
+    public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
+        guard case let .tap(p) = gesture, let chart = parentSurface else { return false }
+        let layout = args.layout
+        guard layout.plotRect.contains(p) else { return false }
+        if let pie = chart.series.firstIndex(where: { $0.kind.isRadial && !$0.isHidden }) {
+            guard let slice = PieRenderer.slice(at: p, series: chart.series[pie], plot: layout.plotRect, palette: chart.theme.palette) else { return false }
+            let id = chart.series[pie].id
+            let selected = !chart.series[pie].selectedSlices.contains(slice)
+            chart.setSelectedSlice(id, slice, selected, exclusive: toggleSelection)
+            chart.emit(.selectionToggled(viewer: args.viewer, series: id, point: slice, selected: selected))
+            return true
+        }
+        guard let hit = nearestSeries(to: p, chart: chart, layout: layout) else { return false }
+        let s = chart.series[hit]
+        let selected = !s.isSelected
+        chart.suspendUpdates {
+            if toggleSelection, selected { for other in chart.series where other.id != s.id { chart.setSelected(other.id, false) } }
+            chart.setSelected(s.id, selected)
+        }
+        chart.emit(.selectionToggled(viewer: args.viewer, series: s.id, point: nil, selected: selected))
+        return true
+    }
+
+    /// The series with a point nearest `p` (screen px), within `hitRadius`.
+    func nearestSeries(to p: Point, chart: Chart, layout: ChartLayout) -> Int? {
+        var best: (index: Int, distance: Double)?
+        for (i, s) in chart.series.enumerated() where !s.isHidden && !s.kind.isRadial {
+            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
+            let across = xl.alignment.isHorizontal
+            let data = s.plotted
+            let along = across ? p.x : p.y
+            let v1 = xl.calculator.value(along - hitRadius), v2 = xl.calculator.value(along + hitRadius)
+            let lo = data.lowerBound(min(v1, v2)), hi = data.upperBound(max(v1, v2))
+            // Points within the radius across; a line between the neighbours too.
+            let from = max(0, lo - 1), to = min(data.count, hi + 1)
+            guard from < to else { continue }
+            var previous: Point?
+            for j in from..<min(to, from + 4000) {
+                let y = data.y(j)
+                guard y.isFinite else { previous = nil; continue }
+                let a = xl.calculator.pixel(data.x(j)), b = yl.calculator.pixel(y)
+                let q = across ? Point(x: a, y: b) : Point(x: b, y: a)
+                var d = hypot(q.x - p.x, q.y - p.y)
+                if let prev = previous, [.line, .step, .area, .band].contains(s.kind) { d = min(d, Self.distance(p, prev, q)) }
+                if d <= hitRadius, d < best?.distance ?? .infinity { best = (i, d) }
+                previous = q
+            }
+        }
+        return best?.index
+    }
+
+    /// Distance from `p` to the segment a–b.
+    static func distance(_ p: Point, _ a: Point, _ b: Point) -> Double {
+        let dx = b.x - a.x, dy = b.y - a.y, l2 = dx * dx + dy * dy
+        let t = l2 > 0 ? min(1, max(0, ((p.x - a.x) * dx + (p.y - a.y) * dy) / l2)) : 0
+        return hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy))
+    }
+}
+
+/// Tap a legend entry to hide or show its series (SciChart's `LegendModifier` with
+/// check boxes); hidden series stay listed, dimmed, so they can be shown again. A pie's
+/// entries select their slices instead. Series with `animationEnabled` leave and come
+/// back with their animations.
+public final class LegendModifier: GestureModifierBase {
+    public override var kind: String { "legend" }
+
+    public override func onAttached() {
+        parentSurface?.legend?.listsHiddenSeries = true
+    }
+
+    public override func onDetached() {
+        parentSurface?.legend?.listsHiddenSeries = false
+    }
+
+    public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
+        guard case let .tap(p) = gesture, let chart = parentSurface,
+              let hit = args.legendEntries().first(where: { $0.rect.contains(p) }),
+              let i = chart.seriesIndex(hit.seriesId) else { return false }
+        if let slice = hit.slice {
+            let selected = !chart.series[i].selectedSlices.contains(slice)
+            chart.setSelectedSlice(hit.seriesId, slice, selected, exclusive: false)
+            chart.emit(.selectionToggled(viewer: args.viewer, series: hit.seriesId, point: slice, selected: selected))
+            return true
+        }
+        let hide = !(chart.series[i].isHidden || chart.series[i].animation?.direction == .exit)
+        chart.setHidden(hit.seriesId, hide)
+        chart.emit(.visibilityToggled(viewer: args.viewer, series: hit.seriesId, hidden: hide))
+        return true
+    }
+}
