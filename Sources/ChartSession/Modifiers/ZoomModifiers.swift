@@ -67,8 +67,7 @@ public final class ZoomPanModifier: GestureModifierBase {
     public override func onClock(_ now: Double) {
         super.onClock(now)
         for (viewer, var g) in glides {
-            defer { glides[viewer] = g }
-            guard let last = g.last else { g.last = now; continue }
+            guard let last = g.last else { g.last = now; glides[viewer] = g; continue }
             let dt = min(0.1, max(0, now - last))
             g.last = now
             let decay = exp(-friction * dt)
@@ -76,10 +75,7 @@ public final class ZoomPanModifier: GestureModifierBase {
             let k = friction > 0 ? (1 - decay) / friction : dt
             pan(by: Point(x: g.velocity.x * k, y: g.velocity.y * k), layout: g.layout())
             g.velocity = Point(x: g.velocity.x * decay, y: g.velocity.y * decay)
-            if hypot(g.velocity.x, g.velocity.y) < 20 {
-                glides[viewer] = nil
-                return
-            }
+            glides[viewer] = hypot(g.velocity.x, g.velocity.y) < 20 ? nil : g
         }
     }
 

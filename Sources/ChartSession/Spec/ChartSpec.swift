@@ -75,8 +75,9 @@ public enum ModifierSpec: Equatable, Sendable {
     case cursor
     case selection(toggleSelection: Bool)
     case legend
+    case rotateChart
 
-    enum Kind: String, CaseIterable { case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend }
+    enum Kind: String, CaseIterable { case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend, rotateChart }
 
     /// The modifiers of a spec that names none.
     public static let defaults: [ModifierSpec] = [.zoomPan(direction: .xy), .mouseWheelZoom(direction: .x, factor: 1.2), .zoomExtents()]
@@ -95,6 +96,7 @@ public enum ModifierSpec: Equatable, Sendable {
             m.toggleSelection = toggle
             return m
         case .legend: return LegendModifier()
+        case .rotateChart: return RotateChartModifier()
         }
     }
 }
@@ -242,6 +244,7 @@ public enum ConfigSpec {
             case .cursor: return .cursor
             case .selection: return .selection(toggleSelection: try m.bool("toggleSelection") ?? true)
             case .legend: return .legend
+            case .rotateChart: return .rotateChart
             }
         } ?? ModifierSpec.defaults
 

@@ -1,0 +1,343 @@
+import Foundation
+import Testing
+import LayoutEngine
+import TestSupport
+@testable import ChartSession
+
+/// Gestures recognised from recorded pointer streams, and each built-in modifier
+/// driven through a session as the page drives it: ranges, selection, the viewer's
+/// own layer, the events every viewer is told.
+@Suite struct ModifierTests {
+    // MARK: Recogniser
+
+    static func p(_ phase: PointerEvent.Phase, _ x: Double, _ y: Double, t: Double, id: Int = 1, type: PointerEvent.PointerType = .mouse,
+                  buttons: Int = 1, shift: Bool = false) -> PointerEvent {
+        PointerEvent(phase: phase, x: x, y: y, button: phase == .move ? -1 : 0, buttons: phase == .up ? 0 : buttons, pointerId: id,
+                     pointerType: type, shift: shift, time: t)
+    }
+
+    @Test func tapsDoubleTapsAndPans() {
+        var r = GestureRecognizer()
+        #expect(r.feed(Self.p(.down, 10, 10, t: 0)) == [])
+        #expect(r.feed(Self.p(.move, 12, 11, t: 20)) == [], "within the slop: still a tap")
+        #expect(r.feed(Self.p(.up, 12, 11, t: 80)) == [.tap(Point(x: 10, y: 10))])
+        _ = r.feed(Self.p(.down, 14, 12, t: 200))
+        #expect(r.feed(Self.p(.up, 14, 12, t: 260)) == [.tap(Point(x: 14, y: 12)), .doubleTap(Point(x: 14, y: 12))])
+        // A slow third tap is a tap again.
+        _ = r.feed(Self.p(.down, 14, 12, t: 1000))
+        #expect(r.feed(Self.p(.up, 14, 12, t: 1050)) == [.tap(Point(x: 14, y: 12))])
+
+        // A drag: the first report covers the whole way from the press.
+        _ = r.feed(Self.p(.down, 100, 100, t: 2000))
+        #expect(r.feed(Self.p(.move, 110, 100, t: 2100)) ==
+                [.pan(.began, location: Point(x: 110, y: 100), translation: Point(x: 10, y: 0), start: Point(x: 100, y: 100))])
+        #expect(r.feed(Self.p(.move, 115, 104, t: 2200)) ==
+                [.pan(.changed, location: Point(x: 115, y: 104), translation: Point(x: 5, y: 4), start: Point(x: 100, y: 100))])
+        // Released slowly: no fling.
+        #expect(r.feed(Self.p(.up, 115, 104, t: 2400)) ==
+                [.pan(.ended, location: Point(x: 115, y: 104), translation: Point(x: 0, y: 0), start: Point(x: 100, y: 100))])
+        // Hover: a mouse moving with no button; leaving the canvas ends it.
+        #expect(r.feed(Self.p(.move, 50, 60, t: 2500, buttons: 0)) == [.hover(Point(x: 50, y: 60))])
+        #expect(r.feed(Self.p(.cancel, 50, 60, t: 2600, buttons: 0)) == [.hover(nil)])
+    }
+
+    @Test func flingPinchAndLongPress() {
+        var r = GestureRecognizer()
+        _ = r.feed(Self.p(.down, 0, 0, t: 0, type: .touch))
+        for k in 1...5 { _ = r.feed(Self.p(.move, Double(k) * 30, 0, t: Double(k) * 20, type: .touch)) }
+        let release = r.feed(Self.p(.up, 150, 0, t: 110, type: .touch))
+        guard case let .fling(_, v)? = release.last else { Issue.record("no fling: \(release)"); return }
+        #expect(abs(v.x - 1500) < 1 && v.y == 0, "30 px per 20 ms")
+
+        // Two fingers: a pinch (the first finger's pan gives way to it).
+        _ = r.feed(Self.p(.down, 100, 100, t: 1000, id: 5, type: .touch))
+        let second = r.feed(Self.p(.down, 200, 100, t: 1010, id: 6, type: .touch))
+        #expect(second == [.pinch(.began, centre: Point(x: 150, y: 100), scale: 1, scaleX: 1, scaleY: 1, translation: Point(x: 0, y: 0))])
+        let spread = r.feed(Self.p(.move, 250, 100, t: 1050, id: 6, type: .touch))
+        guard case let .pinch(.changed, centre, scale, scaleX, _, translation)? = spread.first else { Issue.record("\(spread)"); return }
+        #expect(centre == Point(x: 175, y: 100) && abs(scale - 1.5) < 1e-12 && abs(scaleX - 1.5) < 1e-12 && translation.x == 25)
+        _ = r.feed(Self.p(.up, 250, 100, t: 1100, id: 6, type: .touch))
+        _ = r.feed(Self.p(.up, 100, 100, t: 1110, id: 5, type: .touch))
+
+        // A press held still: the session clock fires the long press.
+        _ = r.feed(Self.p(.down, 40, 40, t: 2000, type: .touch))
+        #expect(r.awaitsClock)
+        #expect(r.clock(10.0) == [])
+        #expect(r.clock(10.3) == [])
+        #expect(r.clock(10.5) == [.longPress(.began, Point(x: 40, y: 40))])
+        #expect(r.feed(Self.p(.move, 60, 40, t: 2700, type: .touch)) == [.longPress(.changed, Point(x: 60, y: 40))])
+        #expect(r.feed(Self.p(.up, 60, 40, t: 2800, type: .touch)) == [.longPress(.ended, Point(x: 60, y: 40))])
+    }
+
+    // MARK: Through a session
+
+    /// A session over the static chart (y = x, 100 points) with `modifiers`, one viewer
+    /// said hello and holding its first frame.
+    final class Rig {
+        let session: Session
+        var viewers: [ViewerID: HeldDisplayList] = [:]
+        var now = 0.0
+        var t = 0.0
+        init(_ modifiers: [ChartModifierBase], chart: Chart? = nil, viewers count: Int = 1) throws {
+            session = Fixtures.session(chart ?? Fixtures.staticChart(modifiers: modifiers))
+            if chart != nil { session.chart.modifiers = modifiers }
+            for _ in 0..<count {
+                let v = session.connect()
+                _ = session.receive(Fixtures.hello(), from: v)
+                viewers[v] = HeldDisplayList()
+                _ = try frame(v)
+            }
+        }
+        var first: ViewerID { viewers.keys.min()! }
+        var plot: Rect { session.layout(size: Fixtures.size).plotRect }
+        var x: DoubleRange { session.chart.resolvedRanges()["x"]! }
+        var y: DoubleRange { session.chart.resolvedRanges()["y"]! }
+
+        /// Publishes what is due, then the viewer's next frame (applied and acknowledged).
+        @discardableResult
+        func frame(_ v: ViewerID) throws -> (bytes: Int, frame: Frame)? {
+            now += 1
+            if session.publishDue(now: now) != nil { session.publish(now: now) }
+            guard let out = session.nextFrame(for: v), let bytes = out.bytes else { return nil }
+            _ = session.receive(.ack, from: v)
+            let f = try BinaryFrame.decodeFrame(bytes)
+            try viewers[v]!.apply(f)
+            return (bytes.count, f)
+        }
+        func send(_ e: PointerEvent, _ v: ViewerID? = nil) {
+            _ = session.receive(.pointer(e), from: v ?? first)
+        }
+        /// A pointer stream with advancing page time.
+        func pointer(_ phase: PointerEvent.Phase, _ x: Double, _ y: Double, id: Int = 1, type: PointerEvent.PointerType = .mouse,
+                     buttons: Int = 1, shift: Bool = false, dt: Double = 16, _ v: ViewerID? = nil) {
+            t += dt
+            send(ModifierTests.p(phase, x, y, t: t, id: id, type: type, buttons: buttons, shift: shift), v)
+        }
+        func own(_ v: ViewerID) -> [DrawCommand] { viewers[v]!.layers[.modifier]?.commands ?? [] }
+    }
+
+    @Test func rolloverDrawsForTheHoveringViewerOnly() throws {
+        let rig = try Rig([RolloverModifier()], viewers: 2)
+        let (a, b) = (rig.first, rig.viewers.keys.max()!)
+        let plot = rig.plot
+        rig.pointer(.move, plot.midX, plot.midY, buttons: 0, a)
+        #expect(!rig.session.wantsFrame(b), "the other viewer is sent nothing")
+        let sent = try #require(try rig.frame(a))
+        #expect(sent.frame.layers.map(\.id) == [.modifier], "only the hovering viewer's own layer")
+        let own = rig.own(a)
+        // The line at the pointer, a marker on the nearest point, its value.
+        let line = try #require(own.first { $0.op == "segments" })
+        guard case let .segments(coords, _, _, _) = line else { return }
+        #expect(abs(Double(coords[0]) - plot.midX) <= 1)
+        let marker = try #require(own.compactMap { c -> MarkerSet? in if case let .markers(m) = c { return m }; return nil }.first)
+        let layout = rig.session.layout(size: Fixtures.size)
+        let xValue = layout.axis("x")!.calculator.value(plot.midX).rounded()
+        #expect(abs(Double(marker.x0) - layout.axis("x")!.calculator.pixel(xValue)) < 0.01)
+        #expect(abs(Double(marker.y0) - layout.axis("y")!.calculator.pixel(xValue)) < 0.01, "y = x")
+        #expect(own.contains { if case let .text(_, _, t, _, _, _, _, _) = $0 { return t == "Line: \(Int(xValue))" }; return false })
+
+        // A move sends a small patch.
+        rig.pointer(.move, plot.midX + 30, plot.midY, buttons: 0, a)
+        let moved = try #require(try rig.frame(a))
+        #expect(moved.bytes <= 2048, "\(moved.bytes) bytes")
+        // Leaving the canvas clears it.
+        rig.pointer(.cancel, plot.midX + 30, plot.midY, buttons: 0, a)
+        _ = try rig.frame(a)
+        #expect(rig.own(a).isEmpty)
+        #expect(rig.own(b).isEmpty)
+    }
+
+    @Test func rubberBandZoomsIntoTheBoxAndPanStaysStill() throws {
+        let rig = try Rig([RubberBandXyZoomModifier(), ZoomPanModifier()])
+        let v = rig.first, plot = rig.plot
+        let before = (rig.x, rig.y)
+        let (x0, y0, x1, y1) = (plot.minX + 100, plot.minY + 50, plot.minX + 300, plot.minY + 200)
+        rig.pointer(.down, x0, y0, shift: true)
+        rig.pointer(.move, (x0 + x1) / 2, (y0 + y1) / 2, shift: true)
+        rig.pointer(.move, x1, y1, shift: true)
+        _ = try rig.frame(v)
+        #expect(rig.x == before.0 && rig.y == before.1, "a shift-drag does not pan")
+        let box = try #require(rig.own(v).first)
+        guard case let .rect(bx, by, bw, bh, _, _, _) = box else { Issue.record("\(box)"); return }
+        #expect(Double(bx) == x0 && Double(by) == y0 && Double(bw) == x1 - x0 && Double(bh) == y1 - y0)
+        let layout = rig.session.layout(size: Fixtures.size)
+        let expectX = DoubleRange(layout.axis("x")!.calculator.value(x0), layout.axis("x")!.calculator.value(x1))
+        rig.pointer(.up, x1, y1, shift: true)
+        _ = try rig.frame(v)
+        #expect(abs(rig.x.min - expectX.min) < 1e-9 && abs(rig.x.max - expectX.max) < 1e-9)
+        #expect(rig.y.span < before.1.span)
+        #expect(rig.own(v).isEmpty, "the box goes when released")
+        let events = rig.session.takeEvents().compactMap { $0["event"]?.stringValue }
+        #expect(events == ["zoomStarted", "zoomEnded"])
+    }
+
+    @Test func pinchZoomsAboutTheFingers() throws {
+        let rig = try Rig([PinchZoomModifier(direction: .x)])
+        let plot = rig.plot, before = rig.x
+        let layout = rig.session.layout(size: Fixtures.size)
+        let centreValue = layout.axis("x")!.calculator.value(plot.midX)
+        rig.pointer(.down, plot.midX - 50, plot.midY, id: 1, type: .touch)
+        rig.pointer(.down, plot.midX + 50, plot.midY, id: 2, type: .touch)
+        rig.pointer(.move, plot.midX + 150, plot.midY, id: 2, type: .touch)
+        rig.pointer(.move, plot.midX - 150, plot.midY, id: 1, type: .touch)
+        // Spread from 100 px to 300 px about the same centre: a third of the range.
+        #expect(abs(rig.x.span - before.span / 3) < 1e-6 * before.span)
+        let after = rig.session.layout(size: Fixtures.size).axis("x")!.calculator
+        #expect(abs(after.value(plot.midX) - centreValue) < 1e-6 * before.span)
+        #expect(rig.y == rig.session.chart.resolvedRanges()["y"]!, "direction x leaves y")
+    }
+
+    @Test func flingGlidesOnTheClockThenStops() throws {
+        let pan = ZoomPanModifier(direction: .x)
+        let rig = try Rig([pan])
+        let plot = rig.plot
+        rig.pointer(.down, plot.midX, plot.midY)
+        for k in 1...5 { rig.pointer(.move, plot.midX - Double(k) * 20, plot.midY, dt: 10) }
+        let released = rig.x
+        rig.pointer(.up, plot.midX - 100, plot.midY, dt: 5)
+        #expect(pan.isGliding && rig.session.needsClock)
+        var ranges: [Double] = []
+        var clock = 100.0
+        while rig.session.needsClock, ranges.count < 500 {
+            rig.session.advance(to: clock)
+            ranges.append(rig.x.min)
+            clock += 0.02
+        }
+        #expect(!pan.isGliding, "the glide ends")
+        #expect(ranges.count > 10)
+        #expect(ranges.last! > released.min, "dragged left: the view glides on to larger x")
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0 <= $1 }, "always the same way")
+        let steps = zip(ranges, ranges.dropFirst()).map { $1 - $0 }.filter { $0 > 0 }
+        #expect(steps.last! < steps[1], "slowing down")
+    }
+
+    @Test func wheelZoomsTheOtherDirectionWithShift() throws {
+        let rig = try Rig([MouseWheelZoomModifier(direction: .x)])
+        let plot = rig.plot, (x0, y0) = (rig.x, rig.y)
+        _ = rig.session.receive(.wheel(WheelEvent(x: plot.midX, y: plot.midY, deltaY: -100, shift: true)), from: rig.first)
+        #expect(rig.x == x0 && rig.y.span < y0.span)
+    }
+
+    @Test func doubleTapZoomsToExtentsOrIn() throws {
+        let rig = try Rig([ZoomPanModifier(), ZoomExtentsModifier()])
+        let plot = rig.plot, home = rig.x
+        rig.pointer(.down, plot.midX, plot.midY)
+        rig.pointer(.move, plot.midX + 80, plot.midY)
+        rig.pointer(.up, plot.midX + 80, plot.midY)
+        #expect(rig.x != home)
+        rig.pointer(.down, plot.midX, plot.midY, dt: 500)
+        rig.pointer(.up, plot.midX, plot.midY, dt: 50)
+        rig.pointer(.down, plot.midX, plot.midY, dt: 100)
+        rig.pointer(.up, plot.midX, plot.midY, dt: 50)
+        #expect(rig.x == home)
+        // The page's own dblclick message for the same double click changes nothing more.
+        _ = rig.session.receive(.doubleClick(DoubleClickEvent(x: plot.midX, y: plot.midY, time: rig.t)), from: rig.first)
+        #expect(rig.session.takeEvents().filter { $0["event"] == "rangesReset" }.count == 1)
+
+        let zoomIn = try Rig([ZoomExtentsModifier(mode: .zoomIn)])
+        let span = zoomIn.x.span
+        _ = zoomIn.session.receive(.doubleClick(DoubleClickEvent(x: zoomIn.plot.midX, y: zoomIn.plot.midY)), from: zoomIn.first)
+        #expect(abs(zoomIn.x.span - span / 2) < 1e-9 * span)
+    }
+
+    /// Two lines, far apart: y = 10 and y = 90 over x 0...99.
+    static func twoLines() -> Chart {
+        var a = XYData(), b = XYData()
+        try! a.append(xs: (0..<100).map(Double.init), ys: Array(repeating: 10, count: 100))
+        try! b.append(xs: (0..<100).map(Double.init), ys: Array(repeating: 90, count: 100))
+        return Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 99))],
+                     yAxes: [AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 100))],
+                     series: [Series(id: "low", name: "Low", color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: a),
+                              Series(id: "high", name: "High", color: "#d62728", xAxisId: "x", yAxisId: "y", data: b)])
+    }
+
+    @Test func tapSelectsTheNearestSeries() throws {
+        let rig = try Rig([SeriesSelectionModifier()], chart: Self.twoLines())
+        let layout = rig.session.layout(size: Fixtures.size)
+        let y = layout.axis("y")!.calculator, plot = rig.plot
+        func tap(_ value: Double, dx: Double = 0) {
+            rig.pointer(.down, plot.midX + dx, y.pixel(value) + 3, dt: 1000)
+            rig.pointer(.up, plot.midX + dx, y.pixel(value) + 3, dt: 50)
+        }
+        tap(90)
+        #expect(rig.session.chart.series.map(\.isSelected) == [false, true])
+        tap(10)
+        #expect(rig.session.chart.series.map(\.isSelected) == [true, false], "toggleSelection: one at a time")
+        tap(10)
+        #expect(rig.session.chart.series.map(\.isSelected) == [false, false], "a second tap deselects")
+        tap(50)
+        #expect(rig.session.chart.series.map(\.isSelected) == [false, false], "far from both: nothing")
+        let events = rig.session.takeEvents()
+        #expect(events.count == 3)
+        #expect(events.first == .object([("type", "event"), ("event", "selectionToggled"), ("viewer", .int(Int64(rig.first))),
+                                         ("series", "high"), ("selected", true)]))
+    }
+
+    @Test func legendTapHidesAndShows() throws {
+        let rig = try Rig([LegendModifier()], chart: Self.twoLines())
+        let v = rig.first
+        let boxes = rig.session.renderer.legendHitBoxes(rig.session.chart, layout: rig.session.layout(size: Fixtures.size))
+        #expect(boxes.map(\.seriesId) == ["low", "high"])
+        let row = boxes[1].rect
+        rig.pointer(.down, row.midX, row.midY)
+        rig.pointer(.up, row.midX, row.midY)
+        #expect(rig.session.chart.series[1].isHidden)
+        _ = try rig.frame(v)
+        // Still listed, dimmed, so it can be shown again.
+        let overlay = try #require(rig.viewers[v]!.layers[.overlay]).commands
+        #expect(overlay.contains(.opacity(0.35)))
+        #expect(overlay.contains { if case let .text(_, _, t, _, _, _, _, _) = $0 { return t == "High" }; return false })
+        // (The legend may have moved off the data now shown: find the row again.)
+        let again = rig.session.renderer.legendHitBoxes(rig.session.chart, layout: rig.session.layout(size: Fixtures.size))[1].rect
+        rig.pointer(.down, again.midX, again.midY, dt: 1000)
+        rig.pointer(.up, again.midX, again.midY)
+        #expect(!rig.session.chart.series[1].isHidden)
+        #expect(rig.session.takeEvents().compactMap { $0["hidden"]?.boolValue } == [true, false])
+    }
+
+    @Test func rotateChartTurnsEveryAxisAQuarter() throws {
+        let rotate = RotateChartModifier()
+        let rig = try Rig([rotate])
+        let version = rig.session.chart.version
+        rotate.rotateChart()
+        #expect(rig.session.chart.axes.map(\.config.alignment) == [.left, .top])
+        #expect(rig.session.chart.version == version + 1, "one change: suspendUpdates")
+        // A long press turns it too: the clock fires it.
+        rig.pointer(.down, rig.plot.midX, rig.plot.midY, type: .touch)
+        #expect(rig.session.needsClock)
+        rig.session.advance(to: 50)
+        rig.session.advance(to: 50.6)
+        #expect(rig.session.chart.axes.map(\.config.alignment) == [.top, .right])
+        rotate.rotateChart(); rotate.rotateChart()
+        #expect(rig.session.chart.axes.map(\.config.alignment) == [.bottom, .left], "four turns: home")
+    }
+
+    @Test func handledEventsStopUnlessAskedFor() throws {
+        final class Recorder: ChartModifierBase {
+            var seen = 0
+            override func onEvent(_ args: ModifierEventArgs) { seen += 1; #expect(args.isMaster && args.source.series.count == 1) }
+        }
+        let wheel = MouseWheelZoomModifier(), quiet = Recorder(), loud = Recorder()
+        loud.receiveHandledEvents = true
+        let rig = try Rig([wheel, quiet, loud])
+        #expect(wheel.isAttached && wheel.parentSurface === rig.session.chart && quiet.xAxes.map(\.id) == ["x"])
+        _ = rig.session.receive(.wheel(WheelEvent(x: rig.plot.midX, y: rig.plot.midY, deltaY: 100)), from: rig.first)
+        #expect(quiet.seen == 0 && loud.seen == 1)
+        wheel.isEnabled = false
+        _ = rig.session.receive(.wheel(WheelEvent(x: rig.plot.midX, y: rig.plot.midY, deltaY: 100)), from: rig.first)
+        #expect(quiet.seen == 1 && loud.seen == 2)
+        rig.session.chart.modifiers = [quiet]
+        #expect(!wheel.isAttached && !loud.isAttached && quiet.isAttached)
+    }
+
+    @Test func welcomeSaysWhichInputTheModifiersUse() throws {
+        func consumes(_ modifiers: [ChartModifierBase]) -> [String] {
+            let s = Fixtures.session(Fixtures.staticChart(modifiers: modifiers))
+            let v = s.connect()
+            return s.receive(Fixtures.hello(), from: v).first?.json?["consumes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        }
+        #expect(consumes([RolloverModifier(), SeriesSelectionModifier()]) == [], "the page scrolls over this chart")
+        #expect(consumes([ZoomPanModifier(), MouseWheelZoomModifier()]) == ["drag", "wheel"])
+        #expect(consumes([PinchZoomModifier()]) == ["pinch"])
+    }
+}
