@@ -728,6 +728,8 @@
   input.addEventListener("pointermove", (ev) => pointer("move", ev));
   input.addEventListener("pointerup", (ev) => pointer("up", ev));
   input.addEventListener("pointercancel", (ev) => pointer("cancel", ev));
+  // A long press is the server's (a cursor, a rollover on touch): no context menu.
+  input.addEventListener("contextmenu", (ev) => ev.preventDefault());
   // A mouse leaving the canvas with no button down: its hover ends (a rollover goes).
   input.addEventListener("pointerleave", (ev) => { if (!ev.buttons && ev.pointerType !== "touch") pointer("cancel", ev); });
   input.addEventListener("wheel", (ev) => {

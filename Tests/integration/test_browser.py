@@ -11,6 +11,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from conftest import Server, free_port
 from pngread import pixel, read_png
@@ -307,4 +308,81 @@ def test_entry_animation_runs_on_the_server_and_images_draw(demo_server, driver,
     # The badge's dark background at its centre (between its bars, above its wave).
     p = pixel(read_png(png), int(box[0] + image["x"] + image["w"] / 2), int(box[1] + image["y"] + image["h"] / 2 - 6))
     assert max(p[:3]) < 80, p
+    assert driver.execute_script("return window.chartwire.errors.length") == 0
+
+
+MODIFIER_OPS_JS = "(() => { const l = window.chartwire.layers.modifier; return l ? l.commands.map(c => c.op) : []; })()"
+
+
+def touch(driver, kind, points):
+    """Touch points through the DevTools protocol: Chromium turns them into touch
+    pointer events, as a phone's screen does."""
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {
+        "type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
+
+
+def test_modifiers_in_the_page(demo_server, driver, artifacts):
+    """Hover, a shift-drag box zoom, a pinch with two touch points, a legend tap and a
+    long press, in Chromium against the real server: what each draws and changes."""
+    # Long press on a touch screen: the cursor chart shows its lines while held. (First:
+    # after a two-finger touch, Chromium's emulated touch sends no more pointer events.)
+    driver.get(f"{demo_server.http}/s/gallery-cursor")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    assert driver.execute_script("return window.chartwire.welcome.consumes") == []
+    assert driver.execute_script("return document.getElementById('chart').style.touchAction") == "auto"
+    x, y, w, h = plot_rect(driver)
+    touch(driver, "touchStart", [(x + w / 2, y + h / 2)])
+    wait_for(driver, f"return ({MODIFIER_OPS_JS}).includes('segments')", message="cursor after a long press")
+    (artifacts / "long-press-cursor.png").write_bytes(driver.get_screenshot_as_png())
+    touch(driver, "touchEnd", [])
+    wait_for(driver, f"return ({MODIFIER_OPS_JS}).length === 0", message="cursor gone on release")
+
+    driver.get(f"{demo_server.http}/s/gallery-interaction")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    assert driver.execute_script("return window.chartwire.welcome.consumes") == ["drag", "pinch", "wheel"]
+    canvas = driver.find_element(By.CSS_SELECTOR, "canvas[data-layer=modifier]")
+    x, y, w, h = plot_rect(driver)
+    box = canvas.rect
+
+    def at(px, py):   # an offset from the canvas centre, for ActionChains
+        return int(px - box["x"] - box["width"] / 2), int(py - box["y"] - box["height"] / 2)
+
+    # Hover: this viewer's own layer shows the rollover (a line, a marker per series).
+    ActionChains(driver).move_to_element_with_offset(canvas, *at(x + w * 0.4, y + h / 2)).perform()
+    wait_for(driver, f"return ({MODIFIER_OPS_JS}).includes('markers')", message="rollover drawn")
+    ops = driver.execute_script("return " + MODIFIER_OPS_JS)
+    assert ops.count("markers") == 3 and "segments" in ops
+    (artifacts / "rollover.png").write_bytes(driver.get_screenshot_as_png())
+
+    # Shift-drag: a box in the viewer's layer while dragging, then the X range is the box's.
+    before = x_labels(driver)
+    chain = ActionChains(driver).move_to_element_with_offset(canvas, *at(x + w * 0.3, y + h * 0.3)) \
+        .key_down(Keys.SHIFT).click_and_hold().move_by_offset(40, 20).move_by_offset(int(w * 0.2) - 40, int(h * 0.3) - 20)
+    chain.perform()
+    wait_for(driver, f"return ({MODIFIER_OPS_JS}).includes('rect')", message="zoom box drawn")
+    (artifacts / "box-zoom.png").write_bytes(driver.get_screenshot_as_png())
+    ActionChains(driver).release().key_up(Keys.SHIFT).perform()
+    wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="zoomed into the box")
+    zoomed = x_labels(driver)
+    assert float(zoomed[-1]) - float(zoomed[0]) < (float(before[-1]) - float(before[0])) / 3
+
+    # Pinch: two touch points moving apart zoom in further.
+    cx, cy = box["x"] + (x - box["x"]) + w / 2, y + h / 2
+    touch(driver, "touchStart", [(cx - 40, cy), (cx + 40, cy)])
+    for k in range(1, 6):
+        touch(driver, "touchMove", [(cx - 40 - 16 * k, cy), (cx + 40 + 16 * k, cy)])
+        time.sleep(0.03)
+    touch(driver, "touchEnd", [])
+    wait_for(driver, f"return {json.dumps(zoomed)}.join() !== {X_LABELS_JS}.join()", message="pinched")
+    pinched = x_labels(driver)
+    assert float(pinched[-1]) - float(pinched[0]) < float(zoomed[-1]) - float(zoomed[0])
+
+    # A legend tap hides its series, for everyone: the event says so too.
+    row = driver.execute_script("""
+        const o = window.chartwire.layers.overlay.commands.find(c => c.op === 'text' && c.text === 'Flow');
+        const b = document.getElementById('chart').getBoundingClientRect();
+        return [o.x + b.left + 10, o.y + b.top - 4];""")
+    ActionChains(driver).move_to_element_with_offset(canvas, *at(row[0], row[1])).click().perform()
+    wait_for(driver, "return window.chartwire.events.some(e => e.event === 'visibilityToggled' && e.series === 'b' && e.hidden)",
+             message="legend toggled the series")
     assert driver.execute_script("return window.chartwire.errors.length") == 0
