@@ -14,7 +14,9 @@ let monitorSpec = """
  "series":[{"id":"s0","name":"Signal 0","capacity":250000},{"id":"s1","name":"Signal 1","capacity":250000},
            {"id":"s2","name":"Signal 2","capacity":250000},{"id":"s3","name":"Signal 3","capacity":250000}],
  "legend":{"position":"topLeft"}}},
- {"id":"bulk","title":"Bulk","chart":{"series":[{"id":"b","name":"Bulk","capacity":10000000},{"id":"j","name":"JSON","capacity":10000000}]}}]}
+ {"id":"bulk","title":"Bulk","chart":{"series":[{"id":"b","name":"Bulk","capacity":10000000},{"id":"j","name":"JSON","capacity":10000000}]}},
+ {"id":"gestures","title":"Gestures","chart":{"series":[{"id":"g","name":"Signal","capacity":1000000}],
+  "modifiers":[{"type":"zoomPan"},{"type":"mouseWheelZoom"},{"type":"rollover"}]}}]}
 """
 
 /// The same four series scrolling through a 20 s window, so that nearly every append
@@ -180,6 +182,23 @@ func runLive(binDir: String, quick: Bool) throws -> LiveFigures {
     let json = try live.load(["ingest", "--series", "j", "--points", "2000000", "--batch", "1000000"], session: "bulk").result()
     figures.rows.append(("ingest_binary_points_per_s", number(binary, "points_per_s"),
                          ("ingest_json_points_per_s", number(json, "points_per_s")), "/s"))
+
+    // Gestures on a 10^6-point chart, one viewer at 1600x900 sending 60 a second as a
+    // page does: a wheel zoom (the chart re-reduced), a drag, a rollover hover (only
+    // that viewer's own layer).
+    _ = try live.load(["ingest", "--series", "g", "--points", "1000000", "--batch", "500000", "--binary"], session: "gestures").result()
+    let count = quick ? "180" : "600"
+    func gestures(_ kind: String) throws -> JSONValue {
+        try live.load(["gestures", "--series", kind, "--count", count, "--rate", "60", "--width", "1600", "--height", "900"],
+                      session: "gestures").result()
+    }
+    let wheel = try gestures("wheel"), drag = try gestures("drag"), hover = try gestures("hover")
+    figures.rows.append(("gesture_to_frame_p99_ms_1e6", number(wheel, "latency_ms", "p99"),
+                         ("gesture_to_frame_p50_ms_1e6", number(wheel, "latency_ms", "p50")), "ms"))
+    figures.rows.append(("drag_to_frame_p99_ms_1e6", number(drag, "latency_ms", "p99"),
+                         ("drag_to_frame_p50_ms_1e6", number(drag, "latency_ms", "p50")), "ms"))
+    figures.rows.append(("rollover_overlay_bytes", number(hover, "bytes", "p50"),
+                         ("wheel_frame_bytes_1e6", number(wheel, "bytes", "p50")), "B"))
     live.server.stop()
 
     // Fan-out and a slow viewer, on the scrolling chart.

@@ -31,6 +31,14 @@
 // feed's x values are Unix seconds (wall clock), so a feed continues history that
 // `ingest --start <unix seconds>` loaded.
 //
+//   cwload gestures --port P --session S --series wheel|hover|drag --count N [--width W --height H]
+//       One viewer sends N gestures at the middle of the canvas (wheel: alternately in
+//       and out; hover: a mouse moving across; drag: a press and N moves), --rate a
+//       second (default 60, as a page forwards them), and prints
+//       {"gestures","answered","latency_ms":{"p50","p90","p99","max"},"bytes":{"p50","max"}}:
+//       from the gesture written to the first frame read after it, and the bytes read
+//       in between.
+//
 //   cwload get --port P --session S --series /api/stats
 //       Prints the body of a GET (the path goes in --series).
 //
@@ -46,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -204,14 +213,15 @@ static void queue(Viewer *v, const void *p, size_t n) {
 }
 
 static void send_text(Viewer *v, const char *text) {
-    size_t n = strlen(text);
+    size_t n = strlen(text), h = 2;
     uint8_t hdr[8] = {0x81, (uint8_t)(0x80 | n)}, mask[4];
-    if (n > 125) { v->state = DEAD; return; }
+    if (n > 1000) { v->state = DEAD; return; }
+    if (n > 125) { hdr[1] = 0x80 | 126; hdr[2] = (uint8_t)(n >> 8); hdr[3] = (uint8_t)n; h = 4; }
     uint32_t r = (uint32_t)rand();
     memcpy(mask, &r, 4);
-    memcpy(hdr + 2, mask, 4);
-    queue(v, hdr, 6);
-    uint8_t body[128];
+    memcpy(hdr + h, mask, 4);
+    queue(v, hdr, h + 4);
+    uint8_t body[1024];
     for (size_t i = 0; i < n; i++) body[i] = (uint8_t)text[i] ^ mask[i % 4];
     queue(v, body, n);
 }
@@ -578,12 +588,125 @@ static int get(const Options *o) {
     return 0;
 }
 
+/// Reads until the viewer has `want` frames (acknowledging each); 0 on a timeout.
+static int await_frames(Viewer *v, long want, const Options *o) {
+    while (v->frames < want && v->state != DEAD) {
+        grow(&v->in, &v->in_cap, v->in_len + 65536);
+        ssize_t r = read(v->fd, v->in + v->in_len, 65536);
+        if (r <= 0) return 0;
+        v->in_len += (size_t)r;
+        consume(v, 1, o);
+        flush(v);
+    }
+    return v->frames >= want;
+}
+
+/// One viewer, blocking: gestures and the frames that answer them.
+static int gestures(const Options *o) {
+    const char *kind = o->series ? o->series : "wheel";
+    Viewer v = {0};
+    v.fd = open_socket(o, 0, 0);
+    if (v.fd < 0) die("cannot connect");
+    uint8_t raw[16];
+    for (int i = 0; i < 16; i++) raw[i] = (uint8_t)rand();
+    base64(raw, 16, v.key);
+    char cat[128];
+    snprintf(cat, sizeof cat, "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", v.key);
+    uint8_t digest[20];
+    sha1((const uint8_t *)cat, strlen(cat), digest);
+    base64(digest, 20, v.accept);
+    char req[512];
+    int m = snprintf(req, sizeof req,
+                     "GET /ws/%s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: chartwire.v1\r\n\r\n",
+                     o->session, o->host, o->port, v.key);
+    if (write_all(v.fd, req, (size_t)m) < 0) die("cannot write the handshake");
+    v.state = HANDSHAKE;
+    struct timeval wait = {.tv_sec = 5}, settle = {.tv_usec = 300000};
+    setsockopt(v.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    if (!await_frames(&v, 1, o)) die("no first frame");
+    // Let the first frame's aftermath settle (a second frame may follow it).
+    setsockopt(v.fd, SOL_SOCKET, SO_RCVTIMEO, &settle, sizeof settle);
+    await_frames(&v, v.frames + 1, o);
+    setsockopt(v.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    int n = o->count, answered = 0, drag = strcmp(kind, "drag") == 0, hover = strcmp(kind, "hover") == 0;
+    double *lat = calloc((size_t)n, sizeof *lat), *bytes = calloc((size_t)n, sizeof *bytes);
+    double cx = o->width / 2.0, cy = o->height / 2.0;
+    char msg[512];
+    if (drag) {
+        snprintf(msg, sizeof msg, "{\"type\":\"pointer\",\"phase\":\"down\",\"x\":%g,\"y\":%g,\"button\":0,\"buttons\":1,"
+                 "\"pointerId\":1,\"pointerType\":\"mouse\",\"time\":0}", cx, cy);
+        send_text(&v, msg);
+        flush(&v);
+    }
+    // Gestures at a steady rate (the page forwards pointer events once per animation
+    // frame, 60 a second); each is answered by the first frame that arrives after it.
+    struct pollfd pfd = {.fd = v.fd, .events = POLLIN};
+    double start = now_s(), *sent = calloc((size_t)n, sizeof *sent);
+    long *sentBytes = calloc((size_t)n, sizeof *sentBytes);
+    int next = 0;           // the next gesture to send
+    int waiting = 0;        // the oldest gesture not yet answered
+    while (waiting < n) {
+        double t = now_s();
+        if (next < n && t >= start + next / o->rate) {
+            double pt = 1000 + next * 1000.0 / o->rate;
+            if (strcmp(kind, "wheel") == 0) {
+                snprintf(msg, sizeof msg, "{\"type\":\"wheel\",\"x\":%g,\"y\":%g,\"deltaY\":%d,\"time\":%g}", cx, cy, next % 2 ? 100 : -100, pt);
+            } else {
+                // hover: across the middle third, again and again; drag: 12 px to and fro.
+                double x = hover ? cx - o->width / 6.0 + (next % 100) * (o->width / 300.0) : cx + (next % 2 ? 12 : -12);
+                snprintf(msg, sizeof msg, "{\"type\":\"pointer\",\"phase\":\"move\",\"x\":%g,\"y\":%g,\"button\":-1,\"buttons\":%d,"
+                         "\"pointerId\":1,\"pointerType\":\"mouse\",\"time\":%g}", x, cy, drag ? 1 : 0, pt);
+            }
+            sent[next] = now_s();
+            sentBytes[next] = v.bytes;
+            send_text(&v, msg);
+            flush(&v);
+            next++;
+            continue;
+        }
+        double until = next < n ? start + next / o->rate : t + 1;
+        int ms = (int)fmax(0, (until - t) * 1000);
+        if (poll(&pfd, 1, ms) <= 0) {
+            if (next >= n && now_s() - sent[n - 1] > 1) break;   // the last ones went unanswered
+            continue;
+        }
+        long frames = v.frames;
+        grow(&v.in, &v.in_cap, v.in_len + 65536);
+        ssize_t r = read(v.fd, v.in + v.in_len, 65536);
+        if (r <= 0) break;
+        v.in_len += (size_t)r;
+        consume(&v, 1, o);
+        flush(&v);
+        if (v.frames > frames) {
+            // A frame answers every gesture sent before it that was still waiting.
+            double at = now_s();
+            while (waiting < next) {
+                lat[answered] = (at - sent[waiting]) * 1000;
+                bytes[answered] = (double)(v.bytes - sentBytes[waiting]);
+                answered++;
+                waiting++;
+            }
+        }
+    }
+    qsort(lat, (size_t)answered, sizeof *lat, cmp_double);
+    qsort(bytes, (size_t)answered, sizeof *bytes, cmp_double);
+#define Q(a, p) (answered ? (a)[(int)((answered - 1) * (p))] : 0)
+    printf("{\"gestures\":%d,\"answered\":%d,\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f},"
+           "\"bytes\":{\"p50\":%.0f,\"max\":%.0f},\"errors\":%ld}\n",
+           n, answered, Q(lat, 0.5), Q(lat, 0.9), Q(lat, 0.99), Q(lat, 1.0), Q(bytes, 0.5), Q(bytes, 1.0), errors);
+#undef Q
+    close(v.fd);
+    return answered == n ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) die("usage: cwload viewers|feed|ingest --port P --session S ... (see the top of bench/cwload/main.c)");
+    if (argc < 2) die("usage: cwload viewers|feed|ingest|gestures|get --port P --session S ... (see the top of bench/cwload/main.c)");
     Options o = parse(argc, argv);
     if (strcmp(argv[1], "viewers") == 0) return viewers(&o);
     if (strcmp(argv[1], "feed") == 0) return feed(&o);
     if (strcmp(argv[1], "ingest") == 0) return ingest(&o);
-    if (strcmp(argv[1], "get") == 0) return get(&o);   // --series carries the path
+    if (strcmp(argv[1], "get") == 0) return get(&o);
+    if (strcmp(argv[1], "gestures") == 0) return gestures(&o);   // --series carries the path
     die("the first argument is viewers, feed or ingest");
 }

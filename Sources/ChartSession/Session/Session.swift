@@ -242,6 +242,9 @@ public final class Session {
         return max(now, viewersOwed > 0 ? max(due, lastPublish + Self.maxHold) : due)
     }
 
+    /// How late a paced publication may be and still count as on time.
+    static let timerSlack = 0.002
+
     /// Longest a publication waits for the previous one to reach its viewers.
     public static let maxHold = 0.1
     /// Viewers the last publication found ready (window open, lacking its layers)
@@ -258,17 +261,24 @@ public final class Session {
         let changedAt = pendingChangeAt ?? now
         pendingChangeAt = nil
         publishedVersion = chart.version
-        lastPublish = now
+        // A publication held back by the pacing goes when the transport's timer fires,
+        // a little late: count it on the pacing grid, so the lateness does not add up
+        // from one frame to the next (input at maxFps then locks to the grid instead of
+        // waiting longer and longer).
+        let step = 1 / maxFps
+        lastPublish = now - lastPublish < step + Self.timerSlack ? lastPublish + step : now
+
         for size in liveSizes {
             cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
         }
         // A viewer this publication left behind waits from the first change it shows.
         viewersOwed = 0
         for v in viewers.values {
-            // What modifiers draw may follow the chart (a rollover's values).
-            v.modifierDirty = true
+            // What a modifier draws may follow the chart (a rollover's values); an
+            // empty layer changes only by the viewer's input or the modifier's word.
+            if v.modifierLayer?.commands.isEmpty == false { v.modifierDirty = true }
             v.owed = false
-            guard v.sentSize != nil, lacksLayers(v) else { continue }
+            guard v.sentSize != nil, lacksSharedLayers(v) else { continue }
             if v.pendingSince == nil { v.pendingSince = changedAt }
             if v.unacked < window { v.owed = true; viewersOwed += 1 }
         }
@@ -298,8 +308,13 @@ public final class Session {
 
     /// True when the viewer lacks a layer of its size's newest rendering (or has none).
     private func lacksLayers(_ v: Viewer) -> Bool {
-        guard let size = v.size, let entry = cache.entry(size), v.sentSize == size else { return true }
         if v.modifierDirty || v.held[LayerID.modifier.index] != v.modifierLayer?.version { return true }
+        return lacksSharedLayers(v)
+    }
+
+    /// True when the viewer lacks a shared layer of its size's newest rendering.
+    private func lacksSharedLayers(_ v: Viewer) -> Bool {
+        guard let size = v.size, let entry = cache.entry(size), v.sentSize == size else { return true }
         for (id, layer) in entry.layers where v.held[id.index] != layer.version { return true }
         return false
     }
