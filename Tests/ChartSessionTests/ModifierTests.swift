@@ -341,3 +341,47 @@ import TestSupport
         #expect(consumes([PinchZoomModifier()]) == ["pinch"])
     }
 }
+
+extension ModifierTests {
+    @Test func crosshairStaysOnItsSeriesOrFloats() throws {
+        for mode in CrosshairModifier.Mode.allCases {
+            let crosshair = CrosshairModifier(mode: mode)
+            let rig = try Rig([crosshair], chart: Self.twoLines())
+            var moves: [ChartEvent] = []
+            rig.session.chart.addEventHandler { if case .crosshairMoved = $0 { moves.append($0) } }
+            let y = rig.session.layout(size: Fixtures.size).axis("y")!.calculator, plot = rig.plot
+            let v = rig.first
+            rig.pointer(.move, plot.midX, y.pixel(80), buttons: 0)     // nearer "high" (90)
+            _ = try rig.frame(v)
+            #expect(crosshair.target(for: v, layout: rig.session.layout(size: Fixtures.size))?.seriesId == "high")
+            let own = rig.own(v)
+            #expect(own.contains { if case let .text(_, _, t, _, _, _, _, _) = $0 { return t == "High" }; return false })
+            #expect(own.contains { if case let .text(_, _, t, _, _, _, _, _) = $0 { return t == "y: 90" }; return false })
+            rig.pointer(.move, plot.midX + 10, y.pixel(20), buttons: 0)   // now nearer "low" (10)
+            let now = crosshair.target(for: v, layout: rig.session.layout(size: Fixtures.size))?.seriesId
+            #expect(now == (mode == .singleSeries ? "high" : "low"), "\(mode)")
+            #expect(moves.count == 2)
+            #expect(rig.session.takeEvents().isEmpty, "a crosshair's moves are not sent to every viewer")
+            // Let go (the mouse leaves): a single-series crosshair picks afresh next time.
+            rig.pointer(.cancel, plot.midX, y.pixel(20), buttons: 0)
+            rig.pointer(.move, plot.midX, y.pixel(20), buttons: 0)
+            #expect(crosshair.target(for: v, layout: rig.session.layout(size: Fixtures.size))?.seriesId == "low")
+        }
+    }
+
+    @Test func crosshairInterpolatesAlongALine() throws {
+        var d = XYData()
+        try d.append(xs: [0, 10], ys: [0, 100])
+        let chart = Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 10))],
+                          yAxes: [AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 100))],
+                          series: [Series(id: "s", name: "S", color: "#000", xAxisId: "x", yAxisId: "y", data: d)])
+        let snap = CrosshairModifier(), smooth = CrosshairModifier(interpolatePoints: true)
+        let rig = try Rig([snap, smooth], chart: chart)
+        let layout = rig.session.layout(size: Fixtures.size)
+        let x = layout.axis("x")!.calculator, y = layout.axis("y")!.calculator
+        rig.pointer(.move, x.pixel(3), y.pixel(30), buttons: 0)
+        let a = try #require(snap.target(for: rig.first, layout: layout)), b = try #require(smooth.target(for: rig.first, layout: layout))
+        #expect(a.index == 0 && a.x == 0 && a.y == 0, "snapped to the nearest point")
+        #expect(b.index == nil && abs(b.x - 3) < 1e-9 && abs(b.y - 30) < 1e-9, "on the line under the pointer")
+    }
+}

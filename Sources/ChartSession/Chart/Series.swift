@@ -142,6 +142,9 @@ public struct Series: Sendable {
     /// Pie and donut: the slices drawn selected (pushed out by `protrusion`).
     public var selectedSlices: Set<Int> = []
 
+    /// The crosshair tracks this series (ShinobiCharts' `crosshairEnabled`).
+    public var crosshairEnabled = true
+
     /// Animate the series onto the plot when it is first drawn for a viewer or shown
     /// again, and off it when hidden (ShinobiCharts' `animationEnabled`).
     public var animationEnabled = false

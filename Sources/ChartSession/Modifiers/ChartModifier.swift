@@ -177,6 +177,11 @@ public enum ChartEvent: Equatable, Sendable {
     case rangesReset(viewer: ViewerID)
     case selectionToggled(viewer: ViewerID, series: String, point: Int?, selected: Bool)
     case visibilityToggled(viewer: ViewerID, series: String, hidden: Bool)
+    /// A viewer's crosshair moved to a point (Swift handlers only: it follows a hover).
+    case crosshairMoved(viewer: ViewerID, series: String, x: Double, y: Double)
+
+    /// Sent to every viewer of the session (not a crosshair's every move).
+    public var isBroadcast: Bool { if case .crosshairMoved = self { return false }; return true }
 
     public var name: String {
         switch self {
@@ -188,6 +193,7 @@ public enum ChartEvent: Equatable, Sendable {
         case .rangesReset: return "rangesReset"
         case .selectionToggled: return "selectionToggled"
         case .visibilityToggled: return "visibilityToggled"
+        case .crosshairMoved: return "crosshairMoved"
         }
     }
 
@@ -203,6 +209,8 @@ public enum ChartEvent: Equatable, Sendable {
             fields.append(("selected", .bool(selected)))
         case let .visibilityToggled(v, series, hidden):
             fields += [("viewer", .int(Int64(v))), ("series", .string(series)), ("hidden", .bool(hidden))]
+        case let .crosshairMoved(v, series, x, y):
+            fields += [("viewer", .int(Int64(v))), ("series", .string(series)), ("x", .number(x)), ("y", .number(y))]
         }
         return .object(fields)
     }

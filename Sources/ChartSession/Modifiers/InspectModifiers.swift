@@ -250,3 +250,121 @@ public final class LegendModifier: GestureModifierBase {
         return true
     }
 }
+
+/// The ShinobiCharts crosshair: a target circle on one data point with lines from it
+/// to the axes, and a tooltip with the point's values. A mouse shows it by hovering, a
+/// touch screen by a long press. It tracks the series with `crosshairEnabled`:
+/// `singleSeries` stays on the series it first picked until it is let go, `floating`
+/// follows the nearest point of any of them. With `interpolatePoints` it moves
+/// smoothly along a line between its points instead of snapping to them. Each viewer
+/// has its own, in its own layer.
+public final class CrosshairModifier: PointerTrackingModifier {
+    public enum Mode: String, CaseIterable, Sendable { case singleSeries, floating }
+    /// Where the crosshair sits: the series, the point (nil when interpolated between
+    /// two), and its values.
+    public struct Target: Equatable, Sendable {
+        public var seriesId: String
+        public var seriesName: String
+        public var index: Int?
+        public var x: Double
+        public var y: Double
+    }
+
+    public override var kind: String { "crosshair" }
+    public var mode: Mode
+    public var interpolatePoints: Bool
+    public var color = "#1d2029"
+    /// The tooltip's lines for a target (ShinobiCharts' replaceable tooltip): replace
+    /// it to show other text.
+    public var tooltip: (Target, Chart) -> [String] = { t, chart in
+        let s = chart.series.first { $0.id == t.seriesId }
+        return [t.seriesName,
+                "x: " + valueText(t.x, axis: s.flatMap { chart.axis($0.xAxisId)?.config }),
+                "y: " + valueText(t.y, axis: s.flatMap { chart.axis($0.yAxisId)?.config })]
+    }
+    /// The series each viewer's crosshair stays on (single-series mode).
+    private var locked: [ViewerID: String] = [:]
+
+    public init(mode: Mode = .singleSeries, interpolatePoints: Bool = false) {
+        self.mode = mode; self.interpolatePoints = interpolatePoints
+        super.init()
+    }
+
+    public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
+        let before = positions[args.viewer]
+        let handled = super.onGesture(gesture, args: args)
+        if positions[args.viewer] == nil { locked[args.viewer] = nil }
+        if positions[args.viewer] != before, let chart = parentSurface, let t = target(for: args.viewer, layout: args.layout) {
+            if mode == .singleSeries, locked[args.viewer] == nil { locked[args.viewer] = t.seriesId }
+            chart.emit(.crosshairMoved(viewer: args.viewer, series: t.seriesId, x: t.x, y: t.y))
+        }
+        return handled
+    }
+
+    public override func viewerLeft(_ viewer: ViewerID) { super.viewerLeft(viewer); locked[viewer] = nil }
+
+    /// Where viewer's crosshair is at `layout`, if it shows.
+    public func target(for viewer: ViewerID, layout: ChartLayout) -> Target? {
+        guard let p = positions[viewer], let chart = parentSurface else { return nil }
+        var best: (target: Target, distance: Double)?
+        for s in chart.series where s.crosshairEnabled && !s.isHidden && !s.kind.isRadial {
+            if mode == .singleSeries, let id = locked[viewer], id != s.id { continue }
+            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), xl.alignment.isHorizontal else { continue }
+            let data = s.plotted
+            guard !data.isEmpty else { continue }
+            let v = xl.calculator.value(p.x)
+            let i = data.lowerBound(v)
+            var candidate: (Target, Double)?
+            if interpolatePoints, [.line, .area, .band].contains(s.kind), i > 0, i < data.count,
+               data.y(i - 1).isFinite, data.y(i).isFinite {
+                // On the segment under the pointer, at the pointer's x.
+                let (x0, x1, y0, y1) = (data.x(i - 1), data.x(i), data.y(i - 1), data.y(i))
+                let y = x1 > x0 ? y0 + (y1 - y0) * (v - x0) / (x1 - x0) : y0
+                candidate = (Target(seriesId: s.id, seriesName: s.name, index: nil, x: v, y: y), abs(yl.calculator.pixel(y) - p.y))
+            } else {
+                // The nearest point on screen among the few about the pointer's x.
+                for j in max(0, i - 3)..<min(data.count, i + 3) where data.y(j).isFinite {
+                    let d = hypot(xl.calculator.pixel(data.x(j)) - p.x, yl.calculator.pixel(data.y(j)) - p.y)
+                    if d < candidate?.1 ?? .infinity {
+                        candidate = (Target(seriesId: s.id, seriesName: s.name, index: j, x: data.x(j), y: data.y(j)), d)
+                    }
+                }
+            }
+            if let (t, d) = candidate, d < best?.distance ?? .infinity { best = (t, d) }
+        }
+        return best?.target
+    }
+
+    public override func overlay(for viewer: ViewerID, layout: ChartLayout) -> [DrawCommand] {
+        guard let chart = parentSurface, let t = target(for: viewer, layout: layout),
+              let s = chart.series.first(where: { $0.id == t.seriesId }),
+              let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { return [] }
+        if mode == .singleSeries, locked[viewer] == nil { locked[viewer] = t.seriesId }
+        let plot = layout.plotRect
+        let px = xl.calculator.pixel(t.x), py = yl.calculator.pixel(t.y)
+        guard plot.contains(Point(x: px, y: py)) else { return [] }
+        // Lines from the point to the axes (wherever they are), and the target circle.
+        let toX = xl.alignment == .top ? plot.minY : plot.maxY, toY = yl.alignment == .right ? plot.maxX : plot.minX
+        var out: [DrawCommand] = [
+            .segments(coords: [Float(px), Float(py), Float(px), Float(toX), Float(px), Float(py), Float(toY), Float(py)],
+                      stroke: color, width: 1, dash: [3, 3]),
+            .markers(MarkerSet(style: MarkerStyle(shape: .circle, size: 14, fill: nil, stroke: color, lineWidth: 1.5),
+                               x0: Float(px), y0: Float(py), unit: 1, cells: [MarkerSet.Cell(x: 0, y: 0)])),
+        ]
+        // The tooltip beside it, inside the plot.
+        let lines = tooltip(t, chart)
+        let size = 11.0, lineHeight = 15.0
+        let style = TextStyle(size: size)
+        let width = (lines.map { chart.measurer?.width(of: $0, style: style) ?? Double($0.count) * size * 0.62 }.max() ?? 0) + 12
+        let height = Double(lines.count) * lineHeight + 8
+        let left = px + 12 + width > plot.maxX ? px - 12 - width : px + 12
+        let top = min(max(py - height - 8, plot.minY + 2), plot.maxY - height - 2)
+        out.append(.rect(x: Float(left), y: Float(top), w: Float(width), h: Float(height), fill: "rgba(255,255,255,0.92)", stroke: color, lineWidth: 1))
+        for (k, line) in lines.enumerated() {
+            out.append(.text(x: Float(left + 6), y: Float(top + 4 + Double(k) * lineHeight + size), text: line,
+                             font: (k == 0 ? "bold " : "") + "\(Int(size))px ChartWire Sans", fill: color, align: .left,
+                             baseline: .alphabetic, angle: 0))
+        }
+        return out
+    }
+}

@@ -89,7 +89,7 @@ public final class Session {
         self.maxFps = maxFps
         self.window = window
         chart.addEventHandler { [weak self] event in
-            guard let self, self.pendingEvents.count < Self.maxPendingEvents else { return }
+            guard let self, event.isBroadcast, self.pendingEvents.count < Self.maxPendingEvents else { return }
             self.pendingEvents.append(event.json)
         }
     }

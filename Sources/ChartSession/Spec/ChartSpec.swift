@@ -61,6 +61,7 @@ public struct SeriesSpec: Sendable {
     public var selectedStyle: SeriesStyle?
     public var selectedColor: String?
     public var animationEnabled = false
+    public var crosshairEnabled = true
     public var entryAnimation = SeriesAnimation.defaultEntry
     public var exitAnimation = SeriesAnimation.defaultExit
 }
@@ -76,8 +77,9 @@ public enum ModifierSpec: Equatable, Sendable {
     case selection(toggleSelection: Bool)
     case legend
     case rotateChart
+    case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool)
 
-    enum Kind: String, CaseIterable { case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend, rotateChart }
+    enum Kind: String, CaseIterable { case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend, rotateChart, crosshair }
 
     /// The modifiers of a spec that names none.
     public static let defaults: [ModifierSpec] = [.zoomPan(direction: .xy), .mouseWheelZoom(direction: .x, factor: 1.2), .zoomExtents()]
@@ -97,6 +99,7 @@ public enum ModifierSpec: Equatable, Sendable {
             return m
         case .legend: return LegendModifier()
         case .rotateChart: return RotateChartModifier()
+        case let .crosshair(mode, interpolate): return CrosshairModifier(mode: mode, interpolatePoints: interpolate)
         }
     }
 }
@@ -245,6 +248,9 @@ public enum ConfigSpec {
             case .selection: return .selection(toggleSelection: try m.bool("toggleSelection") ?? true)
             case .legend: return .legend
             case .rotateChart: return .rotateChart
+            case .crosshair:
+                return .crosshair(mode: try m.oneOf("mode", CrosshairModifier.Mode.self) ?? .singleSeries,
+                                  interpolatePoints: try m.bool("interpolatePoints") ?? false)
             }
         } ?? ModifierSpec.defaults
 
@@ -659,6 +665,7 @@ public enum ConfigSpec {
             throw JSONReadError(path: r.path, message: "sliceNames and selectedSlices are for pie and donut series")
         }
         spec.animationEnabled = try r.bool("animationEnabled") ?? false
+        spec.crosshairEnabled = try r.bool("crosshairEnabled") ?? true
         func animation(_ field: String, _ fallback: SeriesAnimation) throws -> SeriesAnimation {
             try r.object(field) { a in
                 SeriesAnimation(effect: try a.oneOf("type", SeriesAnimation.Effect.self) ?? fallback.effect,
@@ -933,6 +940,7 @@ extension SessionSpec {
             series.selectedColor = s.selectedColor
             series.selectedSlices = s.selectedSlices
             series.animationEnabled = s.animationEnabled
+            series.crosshairEnabled = s.crosshairEnabled
             series.entryAnimation = s.entryAnimation
             series.exitAnimation = s.exitAnimation
             return series
