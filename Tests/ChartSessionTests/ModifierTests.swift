@@ -229,7 +229,15 @@ import TestSupport
         rig.pointer(.up, plot.midX, plot.midY, dt: 50)
         rig.pointer(.down, plot.midX, plot.midY, dt: 100)
         rig.pointer(.up, plot.midX, plot.midY, dt: 50)
-        #expect(rig.x == home)
+        // It flies home on the session's clock (0.3 s, eased), every step a frame.
+        let away = rig.x
+        #expect(away != home)
+        rig.session.advance(to: 10)
+        rig.session.advance(to: 10.15)
+        let midway = rig.x
+        #expect(abs(midway.min - (away.min + home.min) / 2) < 1e-9 * home.span, "halfway at half time (ease in-out)")
+        rig.session.advance(to: 10.31)
+        #expect(rig.x == home && rig.session.chart.isFollowingData && !rig.session.needsClock)
         // The page's own dblclick message for the same double click changes nothing more.
         _ = rig.session.receive(.doubleClick(DoubleClickEvent(x: plot.midX, y: plot.midY, time: rig.t)), from: rig.first)
         #expect(rig.session.takeEvents().filter { $0["event"] == "rangesReset" }.count == 1)
@@ -383,5 +391,59 @@ extension ModifierTests {
         let a = try #require(snap.target(for: rig.first, layout: layout)), b = try #require(smooth.target(for: rig.first, layout: layout))
         #expect(a.index == 0 && a.x == 0 && a.y == 0, "snapped to the nearest point")
         #expect(b.index == nil && abs(b.x - 3) < 1e-9 && abs(b.y - 30) < 1e-9, "on the line under the pointer")
+    }
+}
+
+extension ModifierTests {
+    @Test func draggingAnAxisScalesOnlyThatAxis() throws {
+        let rig = try Rig([AxisDragModifier(), ZoomPanModifier()])
+        let layout = rig.session.layout(size: Fixtures.size)
+        let yAxis = try #require(layout.axis("y")), (x0, y0) = (rig.x, rig.y)
+        let p = Point(x: yAxis.rect.midX, y: yAxis.rect.midY)
+        rig.pointer(.down, p.x, p.y)
+        rig.pointer(.move, p.x, p.y - 30)     // up the Y axis, where its values grow
+        rig.pointer(.move, p.x, p.y - 60)
+        rig.pointer(.up, p.x, p.y - 60)
+        #expect(rig.x == x0, "the other axis stays")
+        #expect(rig.y.span < y0.span && abs(rig.y.min - y0.min) < 1e-9 * y0.span, "shrunk about its start")
+        // A drag in the plot still pans.
+        rig.pointer(.down, rig.plot.midX, rig.plot.midY, dt: 500)
+        rig.pointer(.move, rig.plot.midX + 40, rig.plot.midY, dt: 200)
+        rig.pointer(.up, rig.plot.midX + 40, rig.plot.midY, dt: 200)
+        #expect(rig.x != x0)
+    }
+
+    static func pie() -> Chart {
+        var d = XYData()
+        try! d.append(xs: [0, 1, 2, 3], ys: [1, 1, 1, 1])
+        return Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom)], yAxes: [AxisConfig(id: "y", alignment: .left)],
+                     series: [Series(id: "p", name: "Pie", kind: .pie, color: "#000", xAxisId: "x", yAxisId: "y", data: d)])
+    }
+
+    @Test func pieTurnsByDragAndSpinsOn() throws {
+        // 1,000°/s when let go, friction 20: it spins on about 50° more.
+        let rotate = PieRotationModifier(rotationFriction: 20)
+        let rig = try Rig([rotate], chart: Self.pie())
+        let plot = rig.plot, c = Point(x: plot.midX, y: plot.midY)
+        let r = min(plot.width, plot.height) / 4
+        // A quarter turn clockwise: from 12 o'clock to 3 o'clock, in steps.
+        rig.pointer(.down, c.x, c.y - r)
+        for k in 1...9 {
+            let a = Double(k) * 10 * .pi / 180
+            rig.pointer(.move, c.x + r * sin(a), c.y - r * cos(a), dt: 10)
+        }
+        #expect(abs(rig.session.chart.series[0].style.rotation - 90) < 1e-6)
+        rig.pointer(.up, c.x + r, c.y, dt: 5)
+        #expect(rig.session.needsClock, "released while turning: it spins on")
+        var clock = 0.0
+        while rig.session.needsClock && clock < 10 { rig.session.advance(to: clock); clock += 0.02 }
+        let settled = rig.session.chart.series[0].style.rotation
+        #expect(settled > 130 && settled < 145 && !rig.session.needsClock, "spun on clockwise, then stopped (\(settled))")
+
+        // ShinobiCharts' rotateSliceAtIndex:toAngle: and indexOfSliceAtAngle:.
+        rig.session.chart.rotateSlice("p", index: 2, toAngle: 0)
+        #expect(rig.session.chart.indexOfSlice("p", atAngle: 0) == 2)
+        #expect(rig.session.chart.indexOfSlice("p", atAngle: 90) == 3)
+        #expect(rig.session.chart.indexOfSlice("p", atAngle: -90) == 1)
     }
 }

@@ -278,8 +278,15 @@ import TestSupport
         s.advance(to: 1025)
         #expect(xRange(s) == held)   // new data does not move a view the user placed
         _ = s.receive(.doubleClick(DoubleClickEvent(x: plot.midX, y: plot.midY)), from: v)
+        // Zoom extents flies there in 0.3 s on the session's clock, then follows again.
+        #expect(!s.chart.isFollowingData && xRange(s) == held)
+        s.advance(to: 1025)
+        s.advance(to: 1025.15)
+        let midway = xRange(s)
+        #expect(midway.min > held.min && midway.max < 25.2)
+        s.advance(to: 1025.31)
         #expect(s.chart.isFollowingData)
-        #expect(xRange(s) == DoubleRange(15, 25))
+        #expect(abs(xRange(s).max - 25.3) < 1e-9 && abs(xRange(s).span - 10) < 1e-9)
     }
 
     /// A generator of Unix time counts from the wall clock the session started at, and

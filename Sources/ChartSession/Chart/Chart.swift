@@ -262,6 +262,36 @@ public final class Chart {
         touch()
     }
 
+    /// Turns a pie or donut by `degrees` (clockwise).
+    public func rotatePie(_ seriesId: String, by degrees: Double) {
+        guard let i = seriesIndex(seriesId), series[i].kind.isRadial, degrees.isFinite, degrees != 0 else { return }
+        var r = (series[i].style.rotation + degrees).truncatingRemainder(dividingBy: 360)
+        if r < 0 { r += 360 }
+        series[i].style.rotation = r
+        touch()
+    }
+
+    /// Turns a pie or donut so that the middle of slice `index` (a point index) is at
+    /// `angle` degrees clockwise from 12 o'clock (ShinobiCharts'
+    /// `rotateSliceAtIndex:toAngle:`).
+    public func rotateSlice(_ seriesId: String, index: Int, toAngle angle: Double) {
+        guard let i = seriesIndex(seriesId), series[i].kind.isRadial,
+              let slice = PieRenderer.slices(series[i], palette: theme.palette).first(where: { $0.index == index }) else { return }
+        rotatePie(seriesId, by: angle - (slice.a0 + slice.a1) / 2 * 180 / .pi)
+    }
+
+    /// The point index of the slice at `angle` degrees clockwise from 12 o'clock, or
+    /// nil (ShinobiCharts' `indexOfSliceAtAngle:`).
+    public func indexOfSlice(_ seriesId: String, atAngle angle: Double) -> Int? {
+        guard let i = seriesIndex(seriesId), series[i].kind.isRadial else { return nil }
+        let slices = PieRenderer.slices(series[i], palette: theme.palette)
+        guard let first = slices.first else { return nil }
+        var a = angle * .pi / 180
+        while a < first.a0 { a += 2 * .pi }
+        while a >= first.a0 + 2 * .pi { a -= 2 * .pi }
+        return slices.first { a >= $0.a0 && a < $0.a1 }?.index
+    }
+
     /// Measures text for modifiers' labels (the session sets the chart's font).
     public var measurer: TextMeasurer?
 

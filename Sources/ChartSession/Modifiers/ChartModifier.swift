@@ -40,6 +40,13 @@ public enum ModifierInput: Equatable, Sendable {
         case .doubleClick: return false
         }
     }
+    public var time: Double {
+        switch self {
+        case let .pointer(e): return e.time
+        case let .wheel(e): return e.time
+        case let .doubleClick(e): return e.time
+        }
+    }
     public var alt: Bool {
         switch self {
         case let .pointer(e): return e.alt
@@ -81,6 +88,8 @@ public final class ModifierEventArgs {
     /// rectangle of its row.
     public var legendEntries: () -> [LegendHitBox] = { [] }
     public var location: Point { input.location }
+    /// The event's time on the page's clock, ms.
+    public var time: Double { input.time }
 }
 
 /// A server-side interaction (SciChart's `SCIChartModifierBase`): attached to one

@@ -182,20 +182,63 @@ public final class PinchZoomModifier: GestureModifierBase {
 
 /// Double tap (or double click) zooms to the extents (SciChart's
 /// `ZoomExtentsModifier`): every axis back to its automatic range, the whole data or,
-/// on a scrolling chart, the window following the newest points. In `zoomIn` mode a
-/// double tap zooms in by 2 about the point instead (with shift: out).
+/// on a scrolling chart, the window following the newest points, in an animation of
+/// `duration` seconds the server runs (0: at once). In `zoomIn` mode a double tap zooms
+/// in by 2 about the point instead (with shift: out).
 public final class ZoomExtentsModifier: GestureModifierBase {
     public enum Mode: String, CaseIterable, Sendable { case extents, zoomIn }
     public override var kind: String { "zoomExtents" }
     public var mode: Mode
+    public var duration: Double
+    private var flight: (from: [String: DoubleRange], to: [String: DoubleRange], start: Double?)?
 
-    public init(mode: Mode = .extents) { self.mode = mode; super.init() }
+    public init(mode: Mode = .extents, duration: Double = 0.3) { self.mode = mode; self.duration = duration; super.init() }
+
+    public override var needsClock: Bool { super.needsClock || flight != nil }
+    public var isAnimating: Bool { flight != nil }
+
+    public override func onHandledElsewhere(_ args: ModifierEventArgs) {
+        super.onHandledElsewhere(args)
+        // Someone pans or zooms meanwhile: their gesture wins.
+        if case let .pointer(e) = args.input, e.phase == .move { flight = nil }
+        if case .wheel = args.input { flight = nil }
+    }
+
+    public override func onClock(_ now: Double) {
+        super.onClock(now)
+        guard var f = flight, let chart = parentSurface else { return }
+        let start = f.start ?? now
+        f.start = start
+        let t = SeriesAnimation.Curve.easeInOut((now - start) / max(duration, 1e-9))
+        if t >= 1 {
+            // There: back to the automatic ranges themselves (a scrolling chart follows again).
+            flight = nil
+            chart.resetUserRanges()
+            return
+        }
+        flight = f
+        chart.suspendUpdates {
+            for (id, a) in f.from {
+                guard let b = f.to[id], let axis = chart.axis(id) else { continue }
+                let log = axis.config.type == .logarithmic && a.min > 0 && b.min > 0
+                func mix(_ u: Double, _ v: Double) -> Double { log ? exp(Foundation.log(u) + (Foundation.log(v) - Foundation.log(u)) * t) : u + (v - u) * t }
+                chart.setUserRange(id, DoubleRange(mix(a.min, b.min), mix(a.max, b.max)))
+            }
+        }
+    }
 
     public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
         guard case let .doubleTap(p) = gesture, let chart = parentSurface else { return false }
         switch mode {
         case .extents:
+            let from = chart.resolvedRanges()
             chart.resetUserRanges()
+            let to = chart.resolvedRanges()
+            if duration > 0, from != to {
+                // Back where it was, then there step by step on the clock.
+                chart.suspendUpdates { for (id, r) in from { chart.setUserRange(id, r) } }
+                flight = (from, to, nil)
+            }
             chart.emit(.rangesReset(viewer: args.viewer))
         case .zoomIn:
             let layout = args.layout
@@ -290,4 +333,113 @@ public final class RubberBandXyZoomModifier: GestureModifierBase {
     }
 
     public override func viewerLeft(_ viewer: ViewerID) { super.viewerLeft(viewer); boxes[viewer] = nil }
+}
+
+/// Drag along an axis to scale it (SciChart's `AxisDragModifier`): the axis' range
+/// stretches or shrinks about its start (`scale`), or moves (`pan`); the others stay.
+public final class AxisDragModifier: GestureModifierBase {
+    public enum DragMode: String, CaseIterable, Sendable { case scale, pan }
+    public override var kind: String { "axisDrag" }
+    public var dragMode: DragMode
+    /// Range factor per 100 px of drag (scale mode).
+    public var factor = 2.0
+    private var drags: [ViewerID: String] = [:]
+
+    public init(dragMode: DragMode = .scale) { self.dragMode = dragMode; super.init() }
+
+    public override var consumes: Set<ConsumedInput> { [.drag] }
+
+    public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
+        guard case let .pan(phase, _, translation, start) = gesture, let chart = parentSurface else { return false }
+        let layout = args.layout
+        if phase == .began {
+            guard let hit = layout.axes.first(where: { $0.rect.contains(start) && chart.axis($0.id) != nil }) else { return false }
+            drags[args.viewer] = hit.id
+        }
+        guard let id = drags[args.viewer], let l = layout.axis(id) else { return false }
+        if phase == .ended || phase == .cancelled { drags[args.viewer] = nil }
+        let horizontal = l.alignment.isHorizontal
+        // Along the axis, in the direction its values grow.
+        let d = horizontal ? translation.x : translation.y
+        guard d != 0 else { return true }
+        switch dragMode {
+        case .scale:
+            let grows = (l.calculator.pixelEnd - l.calculator.pixelStart) * d > 0
+            let f = pow(factor, (grows ? -1 : 1) * abs(d) / 100)
+            chart.setUserRange(id, l.calculator.range(zoomedBy: f, aboutPixel: l.calculator.pixelStart))
+        case .pan:
+            chart.setUserRange(id, l.calculator.range(pannedFrom: 0, to: d))
+        }
+        return true
+    }
+
+    public override func viewerLeft(_ viewer: ViewerID) { super.viewerLeft(viewer); drags[viewer] = nil }
+}
+
+/// Drag a pie or donut round its centre to turn it (ShinobiCharts' radial
+/// `gesturePanningEnabled`); released while turning, it spins on and slows by
+/// `rotationFriction` (its speed falls by e^(-friction · seconds)).
+public final class PieRotationModifier: GestureModifierBase {
+    public override var kind: String { "pieRotation" }
+    public var rotationFriction: Double
+    private var turning: [ViewerID: (seriesId: String, last: Point, centre: Point, rate: Double, time: Double)] = [:]
+    private var spins: [String: (rate: Double, last: Double?)] = [:]
+
+    public init(rotationFriction: Double = 3) { self.rotationFriction = rotationFriction; super.init() }
+
+    public override var consumes: Set<ConsumedInput> { [.drag] }
+    public override var needsClock: Bool { super.needsClock || !spins.isEmpty }
+
+    public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
+        guard let chart = parentSurface else { return false }
+        switch gesture {
+        case let .pan(.began, location, _, start):
+            let plot = args.layout.plotRect
+            guard let s = chart.series.first(where: { $0.kind.isRadial && !$0.isHidden }),
+                  PieRenderer.slice(at: start, series: s, plot: plot, palette: chart.theme.palette) != nil else { return false }
+            spins[s.id] = nil
+            turning[args.viewer] = (s.id, start, Point(x: plot.midX, y: plot.midY), 0, args.input.time)
+            return turn(args.viewer, to: location, time: args.input.time)
+        case let .pan(.changed, location, _, _):
+            return turn(args.viewer, to: location, time: args.input.time)
+        case .pan(.ended, _, _, _), .pan(.cancelled, _, _, _):
+            guard let t = turning.removeValue(forKey: args.viewer) else { return false }
+            if abs(t.rate) > 30 { spins[t.seriesId] = (t.rate, nil) }
+            return true
+        case .fling:
+            return false
+        default:
+            return false
+        }
+    }
+
+    /// Turns by the angle the pointer swept about the centre; returns whether it did.
+    private func turn(_ viewer: ViewerID, to p: Point, time: Double) -> Bool {
+        guard var t = turning[viewer], let chart = parentSurface else { return false }
+        let a0 = atan2(t.last.x - t.centre.x, -(t.last.y - t.centre.y)), a1 = atan2(p.x - t.centre.x, -(p.y - t.centre.y))
+        var delta = (a1 - a0) * 180 / .pi
+        if delta > 180 { delta -= 360 } else if delta < -180 { delta += 360 }
+        chart.rotatePie(t.seriesId, by: delta)
+        let dt = (time - t.time) / 1000
+        if dt > 0 { t.rate = delta / dt }
+        t.last = p; t.time = time
+        turning[viewer] = t
+        return true
+    }
+
+    public override func onClock(_ now: Double) {
+        super.onClock(now)
+        guard let chart = parentSurface else { return }
+        for (id, var s) in spins {
+            guard let last = s.last else { s.last = now; spins[id] = s; continue }
+            let dt = min(0.1, max(0, now - last))
+            let decay = exp(-rotationFriction * dt)
+            chart.rotatePie(id, by: s.rate * (1 - decay) / max(rotationFriction, 1e-9))
+            s.rate *= decay
+            s.last = now
+            spins[id] = abs(s.rate) < 5 ? nil : s
+        }
+    }
+
+    public override func viewerLeft(_ viewer: ViewerID) { super.viewerLeft(viewer); turning[viewer] = nil }
 }

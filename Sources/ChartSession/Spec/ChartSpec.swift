@@ -69,7 +69,7 @@ public struct SeriesSpec: Sendable {
 public enum ModifierSpec: Equatable, Sendable {
     case zoomPan(direction: ModifierDirection, momentum: Bool = true)
     case mouseWheelZoom(direction: ModifierDirection, factor: Double)
-    case zoomExtents(mode: ZoomExtentsModifier.Mode = .extents)
+    case zoomExtents(mode: ZoomExtentsModifier.Mode = .extents, duration: Double = 0.3)
     case pinchZoom(direction: ModifierDirection, aspectLock: Bool)
     case rubberBandZoom(direction: ModifierDirection, key: RubberBandXyZoomModifier.Key)
     case rollover
@@ -78,8 +78,13 @@ public enum ModifierSpec: Equatable, Sendable {
     case legend
     case rotateChart
     case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool)
+    case axisDrag(mode: AxisDragModifier.DragMode)
+    case pieRotation(friction: Double)
 
-    enum Kind: String, CaseIterable { case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend, rotateChart, crosshair }
+    enum Kind: String, CaseIterable {
+        case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend, rotateChart, crosshair
+        case axisDrag, pieRotation
+    }
 
     /// The modifiers of a spec that names none.
     public static let defaults: [ModifierSpec] = [.zoomPan(direction: .xy), .mouseWheelZoom(direction: .x, factor: 1.2), .zoomExtents()]
@@ -88,7 +93,7 @@ public enum ModifierSpec: Equatable, Sendable {
         switch self {
         case let .zoomPan(d, momentum): return ZoomPanModifier(direction: d, momentum: momentum)
         case let .mouseWheelZoom(d, f): return MouseWheelZoomModifier(direction: d, stepFactor: f)
-        case let .zoomExtents(mode): return ZoomExtentsModifier(mode: mode)
+        case let .zoomExtents(mode, duration): return ZoomExtentsModifier(mode: mode, duration: duration)
         case let .pinchZoom(d, lock): return PinchZoomModifier(direction: d, aspectLock: lock)
         case let .rubberBandZoom(d, key): return RubberBandXyZoomModifier(direction: d, key: key)
         case .rollover: return RolloverModifier()
@@ -100,6 +105,8 @@ public enum ModifierSpec: Equatable, Sendable {
         case .legend: return LegendModifier()
         case .rotateChart: return RotateChartModifier()
         case let .crosshair(mode, interpolate): return CrosshairModifier(mode: mode, interpolatePoints: interpolate)
+        case let .axisDrag(mode): return AxisDragModifier(dragMode: mode)
+        case let .pieRotation(friction): return PieRotationModifier(rotationFriction: friction)
         }
     }
 }
@@ -236,7 +243,8 @@ public enum ConfigSpec {
                 return .mouseWheelZoom(direction: try m.oneOf("direction", ModifierDirection.self) ?? .x,
                                        factor: try m.number("factor", min: 1.01, max: 10) ?? 1.2)
             case .zoomExtents:
-                return .zoomExtents(mode: try m.oneOf("mode", ZoomExtentsModifier.Mode.self) ?? .extents)
+                return .zoomExtents(mode: try m.oneOf("mode", ZoomExtentsModifier.Mode.self) ?? .extents,
+                                    duration: try m.number("duration", min: 0, max: 5) ?? 0.3)
             case .pinchZoom:
                 return .pinchZoom(direction: try m.oneOf("direction", ModifierDirection.self) ?? .xy,
                                   aspectLock: try m.bool("aspectLock") ?? false)
@@ -251,6 +259,10 @@ public enum ConfigSpec {
             case .crosshair:
                 return .crosshair(mode: try m.oneOf("mode", CrosshairModifier.Mode.self) ?? .singleSeries,
                                   interpolatePoints: try m.bool("interpolatePoints") ?? false)
+            case .axisDrag:
+                return .axisDrag(mode: try m.oneOf("dragMode", AxisDragModifier.DragMode.self) ?? .scale)
+            case .pieRotation:
+                return .pieRotation(friction: try m.number("rotationFriction", min: 0, max: 100) ?? 3)
             }
         } ?? ModifierSpec.defaults
 
