@@ -447,3 +447,43 @@ extension ModifierTests {
         #expect(rig.session.chart.indexOfSlice("p", atAngle: -90) == 1)
     }
 }
+
+extension ModifierTests {
+    @Test func pointSelectionMarksOnePointAtATime() throws {
+        let selection = SeriesSelectionModifier()
+        selection.mode = .point
+        let rig = try Rig([selection], chart: Self.twoLines())
+        let layout = rig.session.layout(size: Fixtures.size)
+        let x = layout.axis("x")!.calculator, y = layout.axis("y")!.calculator
+        func tap(_ i: Int, _ value: Double) {
+            rig.pointer(.down, x.pixel(Double(i)) + 2, y.pixel(value) - 2, dt: 1000)
+            rig.pointer(.up, x.pixel(Double(i)) + 2, y.pixel(value) - 2, dt: 50)
+        }
+        tap(50, 90)
+        #expect(rig.session.chart.series.map(\.selectedPoints) == [[], [50]])
+        _ = try rig.frame(rig.first)
+        let rings = rig.viewers[rig.first]!.layers[.series]!.commands.compactMap { c -> MarkerSet? in
+            if case let .markers(m) = c { return m }; return nil
+        }
+        #expect(rings.count == 1)
+        #expect(abs(Double(rings[0].x0) - x.pixel(50)) <= 1 && abs(Double(rings[0].y0) - y.pixel(90)) <= 1)
+        tap(20, 10)
+        #expect(rig.session.chart.series.map(\.selectedPoints) == [[20], []], "togglePointSelection: one point at a time")
+        tap(20, 10)
+        #expect(rig.session.chart.series.map(\.selectedPoints) == [[], []])
+        let events = rig.session.takeEvents().compactMap { $0["point"]?.doubleValue }
+        #expect(events == [50, 20, 20])
+    }
+}
+
+extension ModifierTests {
+    @Test func renderAndDataEventsReachSwiftOnly() throws {
+        let rig = try Rig([ZoomPanModifier()])
+        var seen: [ChartEvent] = []
+        rig.session.chart.addEventHandler { seen.append($0) }
+        try rig.session.append(seriesId: "s", xs: [500], ys: [1])
+        _ = try rig.frame(rig.first)
+        #expect(seen == [.dataLoaded(series: "s", points: 1), .renderStarted, .renderFinished(fullRedraw: true)], "the X range grew: axes redrawn")
+        #expect(rig.session.takeEvents().isEmpty)
+    }
+}

@@ -245,6 +245,7 @@ public final class Chart {
                 }
             }
         }
+        copy.selectedPoints = []
         series[i] = copy
         updateStacks()
         touch()
@@ -259,6 +260,19 @@ public final class Chart {
         if selected { slices.insert(slice) } else { slices.remove(slice) }
         guard slices != series[i].selectedSlices else { return }
         series[i].selectedSlices = slices
+        touch()
+    }
+
+    /// Selects or deselects point `index` (an index into the series' points now) of an
+    /// XY series; `exclusive`: every other selected point of every series is deselected.
+    public func setPointSelected(_ seriesId: String, index: Int, _ selected: Bool, exclusive: Bool = false) {
+        guard let i = seriesIndex(seriesId), index >= 0, index < series[i].data.count else { return }
+        let seq = series[i].data.firstSequence + index
+        if exclusive, selected { for j in series.indices where j != i { series[j].selectedPoints = [] } }
+        var points = exclusive && selected ? [] : series[i].selectedPoints
+        if selected { points.insert(seq) } else { points.remove(seq) }
+        guard points != series[i].selectedPoints || exclusive else { return }
+        series[i].selectedPoints = points
         touch()
     }
 

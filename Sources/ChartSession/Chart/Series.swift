@@ -137,6 +137,11 @@ public struct Series: Sendable {
     public var selectedStyle: SeriesStyle?
     public var selectedColor: String?
 
+    /// Points drawn selected (ShinobiCharts' point selection), by sequence number (the
+    /// count of points appended before them, so they stay put as a FIFO drops old
+    /// points). A change other than an append forgets them.
+    public var selectedPoints: Set<Int> = []
+
     /// Pie and donut: the name of each slice (point), in order (missing: "Slice n").
     public var sliceNames: [String] = []
     /// Pie and donut: the slices drawn selected (pushed out by `protrusion`).

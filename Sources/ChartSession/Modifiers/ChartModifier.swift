@@ -188,9 +188,22 @@ public enum ChartEvent: Equatable, Sendable {
     case visibilityToggled(viewer: ViewerID, series: String, hidden: Bool)
     /// A viewer's crosshair moved to a point (Swift handlers only: it follows a hover).
     case crosshairMoved(viewer: ViewerID, series: String, x: Double, y: Double)
+    /// A publication is about to render the chart, and has (Swift handlers only):
+    /// `fullRedraw` when the background (axes, layout) changed, not only the data.
+    case renderStarted
+    case renderFinished(fullRedraw: Bool)
+    /// Points arrived for a series (an append or another data operation; Swift
+    /// handlers only): ShinobiCharts' data load start and finish in one.
+    case dataLoaded(series: String, points: Int)
 
-    /// Sent to every viewer of the session (not a crosshair's every move).
-    public var isBroadcast: Bool { if case .crosshairMoved = self { return false }; return true }
+    /// Sent to every viewer of the session (not a crosshair's every move, nor the
+    /// server's own bookkeeping).
+    public var isBroadcast: Bool {
+        switch self {
+        case .crosshairMoved, .renderStarted, .renderFinished, .dataLoaded: return false
+        default: return true
+        }
+    }
 
     public var name: String {
         switch self {
@@ -203,6 +216,9 @@ public enum ChartEvent: Equatable, Sendable {
         case .selectionToggled: return "selectionToggled"
         case .visibilityToggled: return "visibilityToggled"
         case .crosshairMoved: return "crosshairMoved"
+        case .renderStarted: return "renderStarted"
+        case .renderFinished: return "renderFinished"
+        case .dataLoaded: return "dataLoaded"
         }
     }
 
@@ -220,6 +236,12 @@ public enum ChartEvent: Equatable, Sendable {
             fields += [("viewer", .int(Int64(v))), ("series", .string(series)), ("hidden", .bool(hidden))]
         case let .crosshairMoved(v, series, x, y):
             fields += [("viewer", .int(Int64(v))), ("series", .string(series)), ("x", .number(x)), ("y", .number(y))]
+        case .renderStarted:
+            break
+        case let .renderFinished(full):
+            fields.append(("fullRedraw", .bool(full)))
+        case let .dataLoaded(series, points):
+            fields += [("series", .string(series)), ("points", .int(Int64(points)))]
         }
         return .object(fields)
     }

@@ -156,9 +156,15 @@ public final class CursorModifier: PointerTrackingModifier {
 /// deselected. A pie or donut toggles the slice tapped. Every viewer sees the
 /// selection: it is the chart's state.
 public final class SeriesSelectionModifier: GestureModifierBase {
+    /// ShinobiCharts' `selectionMode`: whole series, or single points.
+    public enum Mode: String, CaseIterable, Sendable { case series, point }
     public override var kind: String { "selection" }
+    public var mode = Mode.series
     public var hitRadius = 12.0
     public var toggleSelection = true
+    /// Point mode: selecting a point deselects every other (ShinobiCharts'
+    /// `togglePointSelection`).
+    public var togglePointSelection = true
 
     public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
         guard case let .tap(p) = gesture, let chart = parentSurface else { return false }
@@ -172,6 +178,14 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             chart.emit(.selectionToggled(viewer: args.viewer, series: id, point: slice, selected: selected))
             return true
         }
+        if mode == .point {
+            guard let (i, index) = nearestPoint(to: p, chart: chart, layout: layout) else { return false }
+            let s = chart.series[i]
+            let selected = !s.selectedPoints.contains(s.data.firstSequence + index)
+            chart.setPointSelected(s.id, index: index, selected, exclusive: togglePointSelection)
+            chart.emit(.selectionToggled(viewer: args.viewer, series: s.id, point: index, selected: selected))
+            return true
+        }
         guard let hit = nearestSeries(to: p, chart: chart, layout: layout) else { return false }
         let s = chart.series[hit]
         let selected = !s.isSelected
@@ -181,6 +195,24 @@ public final class SeriesSelectionModifier: GestureModifierBase {
         }
         chart.emit(.selectionToggled(viewer: args.viewer, series: s.id, point: nil, selected: selected))
         return true
+    }
+
+    /// The series and index of the point nearest `p` (screen px), within `hitRadius`.
+    func nearestPoint(to p: Point, chart: Chart, layout: ChartLayout) -> (Int, Int)? {
+        var best: (series: Int, index: Int, distance: Double)?
+        for (i, s) in chart.series.enumerated() where !s.isHidden && !s.kind.isRadial {
+            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
+            let across = xl.alignment.isHorizontal, data = s.plotted
+            let along = across ? p.x : p.y
+            let v1 = xl.calculator.value(along - hitRadius), v2 = xl.calculator.value(along + hitRadius)
+            let lo = data.lowerBound(min(v1, v2)), hi = data.upperBound(max(v1, v2))
+            for j in lo..<min(hi, lo + 4000) where data.y(j).isFinite {
+                let a = xl.calculator.pixel(data.x(j)), b = yl.calculator.pixel(data.y(j))
+                let d = across ? hypot(a - p.x, b - p.y) : hypot(b - p.x, a - p.y)
+                if d <= hitRadius, d < best?.distance ?? .infinity { best = (i, j, d) }
+            }
+        }
+        return best.map { ($0.series, $0.index) }
     }
 
     /// The series with a point nearest `p` (screen px), within `hitRadius`.

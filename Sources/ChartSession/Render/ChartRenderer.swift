@@ -334,6 +334,30 @@ public struct ChartRenderer: Sendable {
                                           plot: plot, style: marker, dedupe: reducesLines), !set.cells.isEmpty {
             out.append(.markers(set))
         }
+        out += selectedPointCommands(s, xl: xl, yl: yl, plot: plot, dpr: dpr)
+        return out
+    }
+
+    /// A marker on each selected point in view: the `selectedStyle`'s marker, or a ring
+    /// in the selected colour.
+    func selectedPointCommands(_ s: Series, xl: AxisLayout, yl: AxisLayout, plot: Rect, dpr: Double) -> [DrawCommand] {
+        guard !s.selectedPoints.isEmpty else { return [] }
+        let data = s.plotted, across = xl.alignment.isHorizontal
+        let color = s.selectedColor ?? s.color
+        var style = s.selectedStyle?.marker ?? MarkerStyle(shape: .circle, size: 11, fill: color, stroke: "#ffffff", lineWidth: 2)
+        if style.fill == nil, style.stroke == nil { style.fill = color }
+        var out: [DrawCommand] = []
+        for seq in s.selectedPoints.sorted() {
+            let i = seq - data.firstSequence
+            guard i >= 0, i < data.count, data.y(i).isFinite else { continue }
+            let a = xl.calculator.pixel(data.x(i)), b = yl.calculator.pixel(data.y(i))
+            let (px, py) = across ? (a, b) : (b, a)
+            guard px >= plot.minX - style.reach, px <= plot.maxX + style.reach, py >= plot.minY - style.reach, py <= plot.maxY + style.reach else { continue }
+            // On the device pixel under the point, as series markers are.
+            out.append(.markers(MarkerSet(style: style, x0: Float(((px * dpr).rounded(.down) + 0.5) / dpr),
+                                          y0: Float(((py * dpr).rounded(.down) + 0.5) / dpr), unit: Float(1 / dpr),
+                                          cells: [MarkerSet.Cell(x: 0, y: 0)])))
+        }
         return out
     }
 

@@ -268,9 +268,14 @@ public final class Session {
         let step = 1 / maxFps
         lastPublish = now - lastPublish < step + Self.timerSlack ? lastPublish + step : now
 
+        chart.emit(.renderStarted)
+        var fullRedraw = false
         for size in liveSizes {
-            cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
+            let before = cache.entry(size)?.layers[.background]?.version
+            let after = cache.render(chart, size: size, renderer: renderer, dataTime: dataTime).layers[.background]?.version
+            if before != after { fullRedraw = true }
         }
+        chart.emit(.renderFinished(fullRedraw: fullRedraw))
         // A viewer this publication left behind waits from the first change it shows.
         viewersOwed = 0
         for v in viewers.values {
@@ -397,7 +402,7 @@ public final class Session {
             throw .badAppend(.tooMany(count: xs.count, limit: Self.maxAppendPoints))
         }
         do { try chart.append(seriesId: seriesId, xs: xs, values: values) } catch { throw .badAppend(error) }
-        if !xs.isEmpty { dataArrived = true }
+        if !xs.isEmpty { dataArrived = true; chart.emit(.dataLoaded(series: seriesId, points: xs.count)) }
         return xs.count
     }
 
@@ -409,6 +414,7 @@ public final class Session {
         guard chart.seriesIndex(seriesId) != nil else { throw .unknownSeries(seriesId) }
         do { try chart.change(seriesId: seriesId, change) } catch { throw .badAppend(error) }
         dataArrived = true
+        chart.emit(.dataLoaded(series: seriesId, points: chart.series[chart.seriesIndex(seriesId)!].data.count))
     }
 
     /// Advances the session's clock (seconds, any origin): generators add the points

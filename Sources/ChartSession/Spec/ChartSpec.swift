@@ -74,7 +74,7 @@ public enum ModifierSpec: Equatable, Sendable {
     case rubberBandZoom(direction: ModifierDirection, key: RubberBandXyZoomModifier.Key)
     case rollover
     case cursor
-    case selection(toggleSelection: Bool)
+    case selection(mode: SeriesSelectionModifier.Mode, toggleSelection: Bool, togglePointSelection: Bool)
     case legend
     case rotateChart
     case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool)
@@ -98,9 +98,11 @@ public enum ModifierSpec: Equatable, Sendable {
         case let .rubberBandZoom(d, key): return RubberBandXyZoomModifier(direction: d, key: key)
         case .rollover: return RolloverModifier()
         case .cursor: return CursorModifier()
-        case let .selection(toggle):
+        case let .selection(mode, toggle, togglePoints):
             let m = SeriesSelectionModifier()
+            m.mode = mode
             m.toggleSelection = toggle
+            m.togglePointSelection = togglePoints
             return m
         case .legend: return LegendModifier()
         case .rotateChart: return RotateChartModifier()
@@ -253,7 +255,10 @@ public enum ConfigSpec {
                                        key: try m.oneOf("key", RubberBandXyZoomModifier.Key.self) ?? .shift)
             case .rollover: return .rollover
             case .cursor: return .cursor
-            case .selection: return .selection(toggleSelection: try m.bool("toggleSelection") ?? true)
+            case .selection:
+                return .selection(mode: try m.oneOf("selectionMode", SeriesSelectionModifier.Mode.self) ?? .series,
+                                  toggleSelection: try m.bool("toggleSelection") ?? true,
+                                  togglePointSelection: try m.bool("togglePointSelection") ?? true)
             case .legend: return .legend
             case .rotateChart: return .rotateChart
             case .crosshair:
