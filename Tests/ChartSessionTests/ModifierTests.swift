@@ -487,3 +487,37 @@ extension ModifierTests {
         #expect(rig.session.takeEvents().isEmpty)
     }
 }
+
+extension ModifierTests {
+    @Test func pinchReleasedWhileSpreadingZoomsOn() throws {
+        let pinch = PinchZoomModifier(direction: .x)
+        let rig = try Rig([pinch])
+        let plot = rig.plot
+        rig.pointer(.down, plot.midX - 40, plot.midY, id: 1, type: .touch)
+        rig.pointer(.down, plot.midX + 40, plot.midY, id: 2, type: .touch, dt: 5)
+        for k in 1...6 {
+            rig.pointer(.move, plot.midX + 40 + Double(k) * 12, plot.midY, id: 2, type: .touch, dt: 10)
+        }
+        let released = rig.x.span
+        rig.pointer(.up, plot.midX + 112, plot.midY, id: 2, type: .touch, dt: 5)
+        #expect(rig.session.needsClock, "it zooms on")
+        var clock = 0.0
+        while rig.session.needsClock && clock < 5 { rig.session.advance(to: clock); clock += 0.02 }
+        #expect(rig.x.span < released * 0.95, "zoomed in further after the fingers left")
+        #expect(!rig.session.needsClock)
+    }
+
+    @Test func aSelectedSliceTurnsToItsPosition() throws {
+        let chart = Self.pie()
+        chart.setStyle("p") { $0.selectedPosition = 90 }
+        let rotation = PieRotationModifier()
+        let rig = try Rig([rotation, SeriesSelectionModifier()], chart: chart)
+        let plot = rig.plot, r = min(plot.width, plot.height) / 4
+        // Slice 0 spans 12 to 3 o'clock: tap it at half past one.
+        rig.pointer(.down, plot.midX + r * 0.7, plot.midY - r * 0.7, type: .touch)
+        rig.pointer(.up, plot.midX + r * 0.7, plot.midY - r * 0.7, type: .touch, dt: 50)
+        #expect(rig.session.chart.series[0].selectedSlices == [0])
+        #expect(rig.session.chart.indexOfSlice("p", atAngle: 90) == 0, "turned to 3 o'clock")
+        #expect(abs(rig.session.chart.series[0].style.rotation - 45) < 1e-9)
+    }
+}

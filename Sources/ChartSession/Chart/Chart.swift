@@ -276,6 +276,15 @@ public final class Chart {
         touch()
     }
 
+    /// Changes a series' style (its colours, widths, markers, pie fields).
+    public func setStyle(_ seriesId: String, _ change: (inout SeriesStyle) -> Void) {
+        guard let i = seriesIndex(seriesId) else { return }
+        var style = series[i].style
+        change(&style)
+        series[i].style = style
+        touch()
+    }
+
     /// Turns a pie or donut by `degrees` (clockwise).
     public func rotatePie(_ seriesId: String, by degrees: Double) {
         guard let i = seriesIndex(seriesId), series[i].kind.isRadial, degrees.isFinite, degrees != 0 else { return }

@@ -83,6 +83,9 @@ public struct SeriesStyle: Equatable, Sendable {
     /// a selected slice stands out (`protrusion`, CSS px); what each slice's label shows;
     /// slice colours (nil: the theme's palette in turn).
     public var rotation = 0.0
+    /// Where a slice turns to when selected, degrees clockwise from 12 o'clock
+    /// (ShinobiCharts' `selectedPosition`); nil: it stays.
+    public var selectedPosition: Double?
     public var innerRadius = 0.0
     public var protrusion = 10.0
     public var sliceLabels = SliceLabel.percent

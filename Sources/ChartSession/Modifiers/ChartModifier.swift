@@ -177,6 +177,9 @@ public enum ConsumedInput: String, CaseIterable, Sendable {
 /// `{"type":"event",...}` message (docs/modifiers.md).
 public enum ChartEvent: Equatable, Sendable {
     case panStarted(viewer: ViewerID)
+    /// Each step of a pan, a pinch (Swift handlers only: they follow every move).
+    case panning(viewer: ViewerID)
+    case zooming(viewer: ViewerID)
     case panEnded(viewer: ViewerID)
     case zoomStarted(viewer: ViewerID)
     case zoomEnded(viewer: ViewerID)
@@ -200,7 +203,7 @@ public enum ChartEvent: Equatable, Sendable {
     /// server's own bookkeeping).
     public var isBroadcast: Bool {
         switch self {
-        case .crosshairMoved, .renderStarted, .renderFinished, .dataLoaded: return false
+        case .crosshairMoved, .renderStarted, .renderFinished, .dataLoaded, .panning, .zooming: return false
         default: return true
         }
     }
@@ -208,6 +211,8 @@ public enum ChartEvent: Equatable, Sendable {
     public var name: String {
         switch self {
         case .panStarted: return "panStarted"
+        case .panning: return "panning"
+        case .zooming: return "zooming"
         case .panEnded: return "panEnded"
         case .zoomStarted: return "zoomStarted"
         case .zoomEnded: return "zoomEnded"
@@ -226,7 +231,8 @@ public enum ChartEvent: Equatable, Sendable {
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [("type", "event"), ("event", .string(name))]
         switch self {
-        case let .panStarted(v), let .panEnded(v), let .zoomStarted(v), let .zoomEnded(v), let .zoomed(v), let .rangesReset(v):
+        case let .panStarted(v), let .panEnded(v), let .zoomStarted(v), let .zoomEnded(v), let .zoomed(v), let .rangesReset(v),
+             let .panning(v), let .zooming(v):
             fields.append(("viewer", .int(Int64(v))))
         case let .selectionToggled(v, series, point, selected):
             fields += [("viewer", .int(Int64(v))), ("series", .string(series))]

@@ -174,7 +174,11 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             guard let slice = PieRenderer.slice(at: p, series: chart.series[pie], plot: layout.plotRect, palette: chart.theme.palette) else { return false }
             let id = chart.series[pie].id
             let selected = !chart.series[pie].selectedSlices.contains(slice)
-            chart.setSelectedSlice(id, slice, selected, exclusive: toggleSelection)
+            chart.suspendUpdates {
+                chart.setSelectedSlice(id, slice, selected, exclusive: toggleSelection)
+                // ShinobiCharts' selectedPosition: the selected slice turns to it.
+                if selected, let angle = chart.series[pie].style.selectedPosition { chart.rotateSlice(id, index: slice, toAngle: angle) }
+            }
             chart.emit(.selectionToggled(viewer: args.viewer, series: id, point: slice, selected: selected))
             return true
         }

@@ -45,6 +45,7 @@ public final class ZoomPanModifier: GestureModifierBase {
         case let .pan(.changed, _, translation, _):
             guard drags.contains(viewer) else { return false }
             pan(by: translation, layout: args.layout)
+            parentSurface?.emit(.panning(viewer: viewer))
             return true
         case let .pan(phase, _, translation, _):
             guard drags.remove(viewer) != nil else { return false }
@@ -135,7 +136,14 @@ public final class PinchZoomModifier: GestureModifierBase {
     public override var kind: String { "pinchZoom" }
     public var direction: ModifierDirection
     public var aspectLock: Bool
-    private var pinches: Set<ViewerID> = []
+    /// Zoom on after the fingers leave while spreading or closing fast (ShinobiCharts'
+    /// zoom momentum), slowing by e^(-friction · s).
+    public var momentum = true
+    public var friction = 6.0
+    /// Per viewer: the pinch under way, its centre, and how fast its scale changed
+    /// (natural log a second, the page's clock).
+    private var pinches: [ViewerID: (centre: Point, rate: Double, time: Double?)] = [:]
+    private var glides: [ViewerID: (centre: Point, rate: Double, last: Double?, layout: () -> ChartLayout)] = [:]
 
     public init(direction: ModifierDirection = .xy, aspectLock: Bool = false) {
         self.direction = direction; self.aspectLock = aspectLock
@@ -143,41 +151,73 @@ public final class PinchZoomModifier: GestureModifierBase {
     }
 
     public override var consumes: Set<ConsumedInput> { [.pinch] }
+    public override var needsClock: Bool { super.needsClock || !glides.isEmpty }
+
+    public override func onClock(_ now: Double) {
+        super.onClock(now)
+        for (viewer, var g) in glides {
+            guard let last = g.last else { g.last = now; glides[viewer] = g; continue }
+            let dt = min(0.1, max(0, now - last))
+            let decay = exp(-friction * dt)
+            let logScale = g.rate * (1 - decay) / friction
+            zoom(scale: exp(logScale), scaleX: exp(logScale), scaleY: exp(logScale), about: g.centre, moved: Point(x: 0, y: 0),
+                 layout: g.layout())
+            g.rate *= decay
+            g.last = now
+            glides[viewer] = abs(g.rate) < 0.05 ? nil : g
+        }
+    }
+
+    private func zoom(scale: Double, scaleX: Double, scaleY: Double, about centre: Point, moved translation: Point, layout: ChartLayout) {
+        guard let chart = parentSurface else { return }
+        for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) {
+            guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }
+            let across = l.alignment.isHorizontal
+            let s = aspectLock ? scale : (across ? scaleX : scaleY)
+            // Zoom about where the centre was, then follow its move.
+            let c = across ? centre.x : centre.y, d = across ? translation.x : translation.y
+            var range = l.calculator.range(zoomedBy: 1 / max(0.2, min(5, s)), aboutPixel: c - d)
+            if d != 0 {
+                let zoomed = CoordinateCalculator(range: range, pixelStart: l.calculator.pixelStart, pixelEnd: l.calculator.pixelEnd,
+                                                  logBase: l.calculator.logBase, breaks: l.calculator.breaks)
+                range = zoomed.range(pannedFrom: 0, to: d)
+            }
+            chart.setUserRange(axis.id, range)
+        }
+    }
 
     public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
         guard case let .pinch(phase, centre, scale, scaleX, scaleY, translation) = gesture, let chart = parentSurface else { return false }
+        let time = args.input.time / 1000
         switch phase {
         case .began:
             guard args.layout.plotRect.contains(centre) else { return false }
-            pinches.insert(args.viewer)
+            glides[args.viewer] = nil
+            pinches[args.viewer] = (centre, 0, time)
             chart.emit(.zoomStarted(viewer: args.viewer))
             return true
         case .changed:
-            guard pinches.contains(args.viewer) else { return false }
-            let layout = args.layout
-            for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) {
-                guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }
-                let across = l.alignment.isHorizontal
-                let s = aspectLock ? scale : (across ? scaleX : scaleY)
-                // Zoom about where the centre was, then follow its move.
-                let c = across ? centre.x : centre.y, d = across ? translation.x : translation.y
-                var range = l.calculator.range(zoomedBy: 1 / max(0.2, min(5, s)), aboutPixel: c - d)
-                if d != 0 {
-                    let zoomed = CoordinateCalculator(range: range, pixelStart: l.calculator.pixelStart, pixelEnd: l.calculator.pixelEnd,
-                                                      logBase: l.calculator.logBase, breaks: l.calculator.breaks)
-                    range = zoomed.range(pannedFrom: 0, to: d)
-                }
-                chart.setUserRange(axis.id, range)
+            guard var p = pinches[args.viewer] else { return false }
+            zoom(scale: scale, scaleX: scaleX, scaleY: scaleY, about: centre, moved: translation, layout: args.layout)
+            if let t0 = p.time, time - t0 > 0.001 {
+                // Smoothed: recent steps count most.
+                p.rate = 0.5 * p.rate + 0.5 * log(max(0.2, min(5, scale))) / (time - t0)
             }
+            p.centre = centre; p.time = time
+            pinches[args.viewer] = p
+            chart.emit(.zooming(viewer: args.viewer))
             return true
         case .ended, .cancelled:
-            guard pinches.remove(args.viewer) != nil else { return false }
+            guard let p = pinches.removeValue(forKey: args.viewer) else { return false }
+            if phase == .ended, momentum, abs(p.rate) > 0.5, let t0 = p.time, time - t0 < 0.1 {
+                glides[args.viewer] = (p.centre, p.rate, nil, args.layoutProvider)
+            }
             chart.emit(.zoomEnded(viewer: args.viewer))
             return true
         }
     }
 
-    public override func viewerLeft(_ viewer: ViewerID) { super.viewerLeft(viewer); pinches.remove(viewer) }
+    public override func viewerLeft(_ viewer: ViewerID) { super.viewerLeft(viewer); pinches[viewer] = nil; glides[viewer] = nil }
 }
 
 /// Double tap (or double click) zooms to the extents (SciChart's
@@ -382,6 +422,9 @@ public final class AxisDragModifier: GestureModifierBase {
 public final class PieRotationModifier: GestureModifierBase {
     public override var kind: String { "pieRotation" }
     public var rotationFriction: Double
+    /// A tap on a spinning pie selects a slice too (ShinobiCharts'
+    /// `selectionEnabledDuringPanning`); otherwise it only stops the spin.
+    public var selectionEnabledDuringPanning = false
     private var turning: [ViewerID: (seriesId: String, last: Point, centre: Point, rate: Double, time: Double)] = [:]
     private var spins: [String: (rate: Double, last: Double?)] = [:]
 
@@ -406,8 +449,11 @@ public final class PieRotationModifier: GestureModifierBase {
             guard let t = turning.removeValue(forKey: args.viewer) else { return false }
             if abs(t.rate) > 30 { spins[t.seriesId] = (t.rate, nil) }
             return true
-        case .fling:
-            return false
+        case .tap:
+            // A tap stops a spin (and selects only when allowed during panning).
+            guard !spins.isEmpty else { return false }
+            spins = [:]
+            return !selectionEnabledDuringPanning
         default:
             return false
         }

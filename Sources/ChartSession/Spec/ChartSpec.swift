@@ -79,7 +79,7 @@ public enum ModifierSpec: Equatable, Sendable {
     case rotateChart
     case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool)
     case axisDrag(mode: AxisDragModifier.DragMode)
-    case pieRotation(friction: Double)
+    case pieRotation(friction: Double, selectionEnabledDuringPanning: Bool)
 
     enum Kind: String, CaseIterable {
         case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend, rotateChart, crosshair
@@ -108,7 +108,10 @@ public enum ModifierSpec: Equatable, Sendable {
         case .rotateChart: return RotateChartModifier()
         case let .crosshair(mode, interpolate): return CrosshairModifier(mode: mode, interpolatePoints: interpolate)
         case let .axisDrag(mode): return AxisDragModifier(dragMode: mode)
-        case let .pieRotation(friction): return PieRotationModifier(rotationFriction: friction)
+        case let .pieRotation(friction, selecting):
+            let m = PieRotationModifier(rotationFriction: friction)
+            m.selectionEnabledDuringPanning = selecting
+            return m
         }
     }
 }
@@ -267,7 +270,8 @@ public enum ConfigSpec {
             case .axisDrag:
                 return .axisDrag(mode: try m.oneOf("dragMode", AxisDragModifier.DragMode.self) ?? .scale)
             case .pieRotation:
-                return .pieRotation(friction: try m.number("rotationFriction", min: 0, max: 100) ?? 3)
+                return .pieRotation(friction: try m.number("rotationFriction", min: 0, max: 100) ?? 3,
+                                    selectionEnabledDuringPanning: try m.bool("selectionEnabledDuringPanning") ?? false)
             }
         } ?? ModifierSpec.defaults
 
@@ -838,9 +842,10 @@ public enum ConfigSpec {
         } else if let field = ["scale", "biggestBubbleDiameterForAutoScaling"].first(where: { r.value[$0] != nil }) {
             throw JSONReadError(path: "\(r.path).\(field)", message: "\(field) is for bubble series")
         }
-        let radialFields = ["rotation", "innerRadius", "protrusion", "sliceLabels", "sliceColors"]
+        let radialFields = ["rotation", "innerRadius", "protrusion", "sliceLabels", "sliceColors", "selectedPosition"]
         if kind.isRadial {
             spec.rotation = try r.number("rotation", min: -360, max: 360) ?? 0
+            spec.selectedPosition = try r.number("selectedPosition", min: -360, max: 360)
             spec.innerRadius = try r.number("innerRadius", min: 0, max: 0.95) ?? (kind == .donut ? 0.5 : 0)
             if kind == .pie, spec.innerRadius > 0 {
                 throw JSONReadError(path: "\(r.path).innerRadius", message: "a pie has no hole; use type \"donut\"")
