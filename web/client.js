@@ -95,7 +95,9 @@
     state.layers = {};
     state.size = size;
     unacked = 0;
-    send({ type: "hello", width: size.width, height: size.height, dpr: size.dpr });
+    // A session that needs a token gets it from the page's address: /s/ID?token=...
+    const token = new URLSearchParams(location.search).get("token");
+    send(Object.assign({ type: "hello", width: size.width, height: size.height, dpr: size.dpr }, token ? { token } : {}));
   }
 
   function dropped() {

@@ -38,7 +38,15 @@ struct ServerResources {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw StartupError(message: "--config: cannot read \(file)")
             }
-            specs += try decodeSpec(String(decoding: data, as: UTF8.self), source: file)
+            var fromFile = try decodeSpec(String(decoding: data, as: UTF8.self), source: file)
+            // Token files are named relative to the config file.
+            let dir = (file as NSString).deletingLastPathComponent
+            for i in fromFile.indices {
+                guard let name = fromFile[i].access.tokensFile else { continue }
+                let path = name.hasPrefix("/") ? name : (dir.isEmpty ? name : dir + "/" + name)
+                try loadTokens(path, into: &fromFile[i].access, session: fromFile[i].id)
+            }
+            specs += fromFile
         }
         let hub = SessionHub()
         for spec in specs {
@@ -50,6 +58,26 @@ struct ServerResources {
         let webFonts = WebFonts.load(webDir: webDir, fonts: fonts)
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
                                webFonts: webFonts, fontWarnings: fonts.missing, hub: hub)
+    }
+
+    /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.
+    /// Errors name the file and the field, never a token.
+    static func loadTokens(_ path: String, into access: inout SessionAccess, session: String) throws(StartupError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StartupError(message: "session \"\(session)\": cannot read tokensFile \(path)")
+        }
+        let json: JSONValue
+        do { json = try Jansson.parse(String(decoding: data, as: UTF8.self)) } catch {
+            throw StartupError(message: "session \"\(session)\": tokensFile \(path) is not JSON")
+        }
+        for (key, role) in [("viewerTokens", SessionAccess.Role.viewer), ("controllerTokens", .controller)] {
+            guard let value = json[key] else { continue }
+            guard let list = value.arrayValue?.compactMap(\.stringValue), list.count == value.arrayValue?.count,
+                  list.allSatisfy({ SessionAccess.tokenLengths.contains($0.utf8.count) }) else {
+                throw StartupError(message: "session \"\(session)\": tokensFile \(path): \(key) must be strings of 8 to 256 bytes")
+            }
+            if role == .viewer { access.viewerTokens += list } else { access.controllerTokens += list }
+        }
     }
 
     static func decodeSpec(_ text: String, source: String) throws(StartupError) -> [SessionSpec] {

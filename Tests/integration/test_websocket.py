@@ -313,3 +313,45 @@ def test_entry_animation_frames(demo_server):
     assert len(alphas) >= 10, alphas
     assert alphas == sorted(alphas) and 0 < alphas[0] < 0.5 and alphas[-1] == 1.0, alphas
     assert tallest == sorted(tallest) and tallest[0] < tallest[-1] / 2, tallest
+
+
+def test_tokens_roles_and_read_only_viewers(tmp_path):
+    """A session with access: tokens from the config and from a tokens file; a wrong
+    token is refused and the connection stays; a viewer token watches and is told it
+    cannot steer; a controller token steers."""
+    from conftest import Server
+    (tmp_path / "tokens.json").write_text(json.dumps({"controllerTokens": ["file-controller-1"]}))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"sessions": [{
+        "id": "guarded", "access": {"viewerTokens": ["viewer-token-1"], "tokensFile": "tokens.json"},
+        "chart": {"series": [{"id": "s", "data": {"x": list(range(100)), "y": list(range(100))}}]}}]}))
+    srv = Server("--config", str(config)).start()
+    try:
+        ws = connect(srv, "guarded")
+        for token in [None, "wrong-token-1"]:
+            ws.send(json.dumps({"type": "hello", "width": 800, "height": 500, **({"token": token} if token else {})}))
+            reply = json.loads(ws.recv())
+            assert reply["type"] == "error" and reply["code"] == "unauthorized", reply
+            assert "wrong-token-1" not in reply["message"]
+        # Still connected: the right token now.
+        welcome = hello(ws, token="viewer-token-1")
+        assert welcome["role"] == "viewer" and welcome["consumes"] == []
+        frame, _ = next_frame(ws)
+        before = cwframe.visible_x_range(layer(frame, "background"))
+        x, y, w, h = cwframe.plot_rect(layer(frame, "background"))
+        ws.send(json.dumps({"type": "wheel", "x": x + w / 2, "y": y + h / 2, "deltaY": -300, "time": 1000}))
+        assert next_text(ws)["code"] == "read_only"
+
+        c = connect(srv, "guarded")
+        assert hello(c, token="file-controller-1")["role"] == "controller"
+        next_frame(c)
+        c.send(json.dumps({"type": "wheel", "x": x + w / 2, "y": y + h / 2, "deltaY": -300, "time": 1000}))
+        f, _ = next_frame(c)
+        assert cwframe.visible_x_range(layer(f, "background")) != before
+        # The viewer sees the controller's zoom.
+        f, _ = next_frame(ws)
+        assert cwframe.visible_x_range(layer(f, "background")) != before
+        ws.close(); c.close()
+        assert srv.alive()
+    finally:
+        srv.stop()

@@ -141,6 +141,11 @@ open class ChartModifierBase {
     /// The gestures the modifier acts on, so the page lets the others through (a page
     /// scrolls over a chart that consumes no drag).
     open var consumes: Set<ConsumedInput> { [] }
+    /// It changes the shared chart (ranges, selection, visibility), so viewers with a
+    /// viewer token do not reach it; a modifier that only draws in the viewer's own
+    /// layer (a rollover, a cursor) says false. Custom modifiers change the chart
+    /// unless they say otherwise.
+    open var changesChart: Bool { true }
     /// The viewer left: forget what it had under way.
     open func viewerLeft(_ viewer: ViewerID) {}
 
@@ -256,8 +261,8 @@ public enum ChartEvent: Equatable, Sendable {
 extension Chart {
     /// Offers an event to the modifiers in order (SciChart's rule: once handled, only
     /// modifiers that `receiveHandledEvents` see it).
-    func dispatch(_ args: ModifierEventArgs) {
-        for m in modifiers where m.isEnabled {
+    func dispatch(_ args: ModifierEventArgs, steering: Bool = true) {
+        for m in modifiers where m.isEnabled && (steering || !m.changesChart) {
             if args.isHandled && !m.receiveHandledEvents { m.onHandledElsewhere(args) } else { m.onEvent(args) }
         }
     }

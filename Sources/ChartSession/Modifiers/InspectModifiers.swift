@@ -22,6 +22,9 @@ func valueText(_ v: Double, axis: AxisConfig?) -> String {
 public class PointerTrackingModifier: GestureModifierBase {
     var positions: [ViewerID: Point] = [:]
 
+    /// It only draws in the viewer's own layer.
+    public override var changesChart: Bool { false }
+
     /// The viewer's pointer over the plot, if it is there.
     public func position(of viewer: ViewerID) -> Point? { positions[viewer] }
 

@@ -109,6 +109,10 @@ public struct ProtocolError: Error, Equatable, CustomStringConvertible, Sendable
         case unexpectedAck = "unexpected_ack"
         /// A binary message: clients send JSON text only.
         case unsupported = "unsupported"
+        /// A `hello` without the token the session needs, or with one it does not know.
+        case unauthorized = "unauthorized"
+        /// A viewer-token viewer's gesture that would change the shared chart.
+        case readOnly = "read_only"
     }
     public let code: Code
     public let message: String

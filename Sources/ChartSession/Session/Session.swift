@@ -40,6 +40,10 @@ public final class Session {
         var modifierPrevious: Layer?
         var modifierDirty = true
         var modifierVersions: UInt32 = 0
+        /// What its hello's token allows (nil before an accepted hello).
+        var role: SessionAccess.Role?
+        /// When it was last told it cannot steer (one `read_only` error a second).
+        var lastReadOnlyError = -Double.infinity
         init(id: ViewerID) { self.id = id }
         /// The versions of the shared layers it holds (`LayerID.shared` order).
         var sharedHeld: [UInt32?] { Array(held.prefix(LayerID.shared.count)) }
@@ -48,6 +52,8 @@ public final class Session {
     }
 
     private var viewers: [ViewerID: Viewer] = [:]
+    /// Who may watch and steer (spec `access`; open by default).
+    public var access = SessionAccess.open
     /// Chart events (`ChartEvent`) not yet handed to the transport, which sends them
     /// to every viewer.
     private var pendingEvents: [JSONValue] = []
@@ -125,7 +131,16 @@ public final class Session {
     /// frames that follow are collected with `nextFrame`).
     public func receive(_ message: ClientMessage, from viewerID: ViewerID) -> [Outgoing] {
         guard let viewer = viewers[viewerID] else { return [] }
-        if case let .hello(size, format, _) = message {
+        if case let .hello(size, format, token) = message {
+            switch access.role(for: token) {
+            case let .failure(refusal):
+                // Refused: it holds nothing and is sent nothing, and may say hello again.
+                viewer.role = nil
+                viewer.size = nil
+                return [.text(ProtocolError(.unauthorized, refusal.message).json)]
+            case let .success(role):
+                viewer.role = role
+            }
             viewer.size = size
             viewer.format = format
             viewer.sentSize = nil
@@ -146,7 +161,8 @@ public final class Session {
             let args = ModifierEventArgs(input: input, viewer: viewerID, source: chart,
                                          isInSourceBounds: layout().plotRect.contains(input.location), layout: layout)
             args.legendEntries = { self.renderer.legendHitBoxes(self.chart, layout: layout()) }
-            chart.suspendUpdates { chart.dispatch(args) }
+            let steering = viewer.role == .controller
+            chart.suspendUpdates { chart.dispatch(args, steering: steering) }
             // The sender's own drawing follows its input; others' only when told.
             viewer.modifierDirty = true
             collectOverlayInvalidations()
@@ -165,7 +181,25 @@ public final class Session {
         case let .wheel(e): dispatch(.wheel(e))
         case let .doubleClick(e): dispatch(.doubleClick(e))
         }
+        if viewer.role == .viewer, let refusal = readOnlyRefusal(message, viewer) { return [.text(refusal.json)] }
         return []
+    }
+
+    /// The error a viewer-token viewer gets for a gesture that would steer: a press, a
+    /// wheel turn or a double click that a chart-changing modifier acts on (at most one
+    /// a second; hovering for a rollover gets none).
+    private func readOnlyRefusal(_ message: ClientMessage, _ viewer: Viewer) -> ProtocolError? {
+        let kinds = Set(chart.modifiers.filter { $0.isEnabled && $0.changesChart }.flatMap(\.consumes))
+        let steers: Bool, time: Double
+        switch message {
+        case let .pointer(e): steers = e.phase == .down && (kinds.contains(.drag) || chart.modifiers.contains { $0.isEnabled && $0.changesChart && $0.consumes.isEmpty }); time = e.time
+        case let .wheel(e): steers = kinds.contains(.wheel); time = e.time
+        case let .doubleClick(e): steers = chart.modifiers.contains { $0.isEnabled && $0.changesChart }; time = e.time
+        default: return nil
+        }
+        guard steers, time / 1000 - viewer.lastReadOnlyError >= 1 || time == 0 else { return nil }
+        viewer.lastReadOnlyError = time / 1000
+        return ProtocolError(.readOnly, "this viewer watches: steering \"\(title)\" needs a controller token")
     }
 
     /// Marks the viewers whose modifier drawing the modifiers said changed.
@@ -218,8 +252,10 @@ public final class Session {
             ("title", .string(title)), ("viewer", .int(Int64(viewer.id))),
             ("format", .string(viewer.format.rawValue)),
             ("layers", .array(LayerID.allCases.map { .string($0.rawValue) })),
-            ("consumes", .array(ConsumedInput.allCases.filter { c in chart.modifiers.contains { $0.isEnabled && $0.consumes.contains(c) } }
-                .map { .string($0.rawValue) })),
+            ("role", .string((viewer.role ?? .viewer).rawValue)),
+            ("consumes", .array(ConsumedInput.allCases.filter { c in
+                chart.modifiers.contains { $0.isEnabled && $0.consumes.contains(c) && (viewer.role == .controller || !$0.changesChart) }
+            }.map { .string($0.rawValue) })),
             ("series", .array(chart.series.map { .object([("id", .string($0.id)), ("name", .string($0.name))]) })),
             ("window", .int(Int64(window))), ("maxFps", .number(maxFps)),
         ] + (heartbeat.map { [("heartbeat", JSONValue.number($0))] } ?? []))

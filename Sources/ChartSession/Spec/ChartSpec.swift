@@ -11,6 +11,8 @@ public struct SessionSpec: Sendable {
     public var chart: ChartSpec
     /// A sentence for the index and gallery pages.
     public var description: String? = nil
+    /// Who may watch and steer.
+    public var access = SessionAccess.open
 }
 
 public struct ChartSpec: Sendable {
@@ -151,7 +153,33 @@ public enum ConfigSpec {
         let maxFps = try r.number("maxFps", min: 1, max: 240) ?? Session.defaultMaxFps
         guard let chart = try r.object("chart", readChart) else { throw r.fail("field \"chart\" is required") }
         let description = try r.string("description")
-        return SessionSpec(id: id, title: title, maxFps: maxFps, chart: chart, description: description)
+        var spec = SessionSpec(id: id, title: title, maxFps: maxFps, chart: chart, description: description)
+        spec.access = try r.object("access", readAccess) ?? .open
+        return spec
+    }
+
+    /// `access`: tokens for viewers and controllers, and what a viewer without one gets.
+    static func readAccess(_ r: inout JSONReader) throws -> SessionAccess {
+        func tokens(_ key: String) throws -> [String] {
+            let list = try r.strings(key) ?? []
+            for (i, t) in list.enumerated() where !SessionAccess.tokenLengths.contains(t.utf8.count) {
+                throw JSONReadError(path: "\(r.path).\(key)[\(i)]", message: "a token is 8 to 256 bytes")   // never the token itself
+            }
+            return list
+        }
+        var access = SessionAccess(viewerTokens: try tokens("viewerTokens"), controllerTokens: try tokens("controllerTokens"))
+        access.tokensFile = try r.string("tokensFile")
+        // Without a token: "none" (refused), "viewer" or "controller"; default none.
+        switch try r.string("anonymous") ?? "none" {
+        case "none": access.anonymous = nil
+        case "viewer": access.anonymous = .viewer
+        case "controller": access.anonymous = .controller
+        default: throw JSONReadError(path: "\(r.path).anonymous", message: #"expected "none", "viewer" or "controller""#)
+        }
+        if access.anonymous == nil, access.viewerTokens.isEmpty, access.controllerTokens.isEmpty, access.tokensFile == nil {
+            throw JSONReadError(path: r.path, message: "no token and no anonymous access: nobody could watch")
+        }
+        return access
     }
 
     static func readChart(_ r: inout JSONReader) throws -> ChartSpec {
@@ -981,6 +1009,7 @@ extension SessionSpec {
         }
         let session = Session(id: id, title: title, chart: c, measurer: measurer, maxFps: maxFps)
         session.description = description
+        session.access = access
         return session
     }
 }

@@ -34,6 +34,7 @@ public enum DemoSpec {
     {
       "id": "monitor",
       "title": "Plant monitor (two Y axes)",
+      "access": { "anonymous": "viewer" },
       "chart": {
         "title": "Plant monitor",
         "xAxes": [
@@ -60,6 +61,7 @@ public enum DemoSpec {
     {
       "id": "axes",
       "title": "Shifted axes (axes inside the plot, pinned at 0)",
+      "access": { "anonymous": "viewer", "controllerTokens": ["demo-controller"] },
       "chart": {
         "title": "Shifted axes",
         "xAxes": [
