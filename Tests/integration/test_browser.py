@@ -386,3 +386,21 @@ def test_modifiers_in_the_page(demo_server, driver, artifacts):
     wait_for(driver, "return window.chartwire.events.some(e => e.event === 'visibilityToggled' && e.series === 'b' && e.hidden)",
              message="legend toggled the series")
     assert driver.execute_script("return window.chartwire.errors.length") == 0
+
+
+def test_a_viewer_token_window_cannot_pan(demo_server, driver):
+    """The demo's read-only session: the page watches, a drag moves nothing and the
+    page is told why; the page still scrolls over it (it consumes no drag)."""
+    driver.get(f"{demo_server.http}/s/monitor")
+    wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+    assert driver.execute_script("return window.chartwire.welcome.role") == "viewer"
+    assert driver.execute_script("return window.chartwire.welcome.consumes") == []
+    canvas = driver.find_element(By.CSS_SELECTOR, "canvas[data-layer=modifier]")
+    x, y, w, h = plot_rect(driver)
+    box = canvas.rect
+    before = driver.execute_script("return window.chartwire.events.length")
+    ActionChains(driver).move_to_element_with_offset(canvas, int(x + w / 2 - box["x"] - box["width"] / 2),
+                                                     int(y + h / 2 - box["y"] - box["height"] / 2)) \
+        .click_and_hold().move_by_offset(-80, 0).move_by_offset(-80, 0).release().perform()
+    wait_for(driver, "return window.chartwire.errors.some(e => e.code === 'read_only')", message="read_only error")
+    assert driver.execute_script("return window.chartwire.events.length") == before, "no pan happened"
