@@ -287,7 +287,7 @@ def test_entry_animation_runs_on_the_server_and_images_draw(demo_server, driver,
         alphas = driver.execute_script(
             "const l = window.chartwire.layers.series;"
             "return l ? l.commands.filter(c => c.op === 'opacity').map(c => c.alpha) : [];")
-        seen.update(round(a, 2) for a in alphas if a < 1)
+        seen.update(round(a, 4) for a in alphas if a < 1)
         time.sleep(0.03)
     # Every frame's steps are checked over a WebSocket (test_websocket.py); the page,
     # polled, sees at least one of them.
