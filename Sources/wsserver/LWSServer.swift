@@ -140,9 +140,10 @@ final class LWSServer {
     fileprivate func tick() {
         let now = ProcessInfo.processInfo.systemUptime
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
+        // A modifier's clock work (a long press) changed what it draws for some viewers.
+        let redraw = Set(hub.sessions.filter { $0.takeViewerLayersChangedByClock() }.map(ObjectIdentifier.init))
         for (wsi, client) in clients {
-            // A modifier's clock work (a long press) may have changed what it draws.
-            if client.wantsWrite { lws_callback_on_writable(wsi) }
+            if !redraw.isEmpty, redraw.contains(ObjectIdentifier(client.session)), client.wantsWrite { lws_callback_on_writable(wsi) }
             if options.heartbeat > 0, client.outbox.isEmpty, now - client.lastWrite >= options.heartbeat {
                 client.outbox.append(.text(["type": "heartbeat"]))
                 lws_callback_on_writable(wsi)

@@ -462,8 +462,17 @@ public final class Session {
         if chart.runGenerators(elapsed: now - startTime!, startedAt: startUnixTime) > 0 { dataArrived = true }
         chart.advanceAnimations(to: now, watched: !viewers.isEmpty)
         for m in chart.modifiers where m.isEnabled && m.needsClock { chart.suspendUpdates { m.onClock(now) } }
+        if chart.overlaysInvalidated != nil { viewerLayersChangedByClock = true }
         collectOverlayInvalidations()
     }
+
+    /// A modifier's clock work (a long press) changed what it draws for some viewer
+    /// since the transport last asked: their frames are due without a publication.
+    public func takeViewerLayersChangedByClock() -> Bool {
+        defer { viewerLayersChangedByClock = false }
+        return viewerLayersChangedByClock
+    }
+    private var viewerLayersChangedByClock = false
 
     /// The session's clock must run often (every frame): it generates data, or a
     /// series animation is under way (or waits for the viewer now watching).
