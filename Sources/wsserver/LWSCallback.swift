@@ -27,6 +27,7 @@ extension LWSServer {
             ex.path = input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: len), as: UTF8.self) } ?? "/"
             ex.method = Self.methods.first { header(wsi, $0.token) != nil }?.name ?? "UNKNOWN"
             ex.query = queryArguments(wsi)
+            ex.authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
             exchanges[wsi] = ex
             if ["POST", "PUT", "PATCH"].contains(ex.method) { return 0 }  // the body follows
             return respond(wsi, ex)
@@ -169,7 +170,7 @@ extension LWSServer {
         let method = ex.method == "HEAD" ? "GET" : ex.method
         let response: HTTPResponse = ex.bodyTooLarge
             ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
-            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body))
+            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization))
         ex.body = []
         ex.response = response
         if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }

@@ -209,6 +209,7 @@ final class HTTPExchange {
     var method = "GET"
     var path = "/"
     var query: [String: String] = [:]
+    var authorization: String?
     var body: [UInt8] = []
     var bodyTooLarge = false
     var response: HTTPResponse?

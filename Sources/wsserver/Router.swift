@@ -7,6 +7,8 @@ struct HTTPRequest {
     var path: String
     var query: [String: String]
     var body: [UInt8]
+    /// The `Authorization` header, if any (`Bearer <token>`).
+    var authorization: String? = nil
 }
 
 struct HTTPResponse: Equatable {
@@ -59,8 +61,10 @@ struct Router {
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch (req.method, parts.count) {
         case ("POST", 6) where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "series" && parts[5] == "append":
+            if let refused = authorize(req, session: parts[2]) { return refused }
             return append(session: parts[2], series: parts[4], body: req.body)
         case ("POST", 6) where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "series" && Self.dataOps.contains(parts[5]):
+            if let refused = authorize(req, session: parts[2]) { return refused }
             return change(parts[5], session: parts[2], series: parts[4], body: req.body)
         case ("POST", _):
             return .error(req.path.hasPrefix("/api/") ? 404 : 405, "no POST route \(req.path)")
@@ -102,6 +106,31 @@ struct Router {
             return staticFile(parts[0])
         default:
             return .error(404, "not found: \(req.path)")
+        }
+    }
+
+    /// A session with access (docs/config.md, "Access") takes data only from a
+    /// controller: `Authorization: Bearer <controller token>`. nil: go ahead. The
+    /// answer never repeats the token.
+    func authorize(_ req: HTTPRequest, session id: String) -> HTTPResponse? {
+        guard let session = hub.session(id), !session.access.isOpen else { return nil }
+        let token: String?
+        if let header = req.authorization {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                return .error(401, "Authorization must be \"Bearer <token>\"")
+            }
+            token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        } else {
+            token = nil
+        }
+        switch session.access.role(for: token) {
+        case .success(.controller): return nil
+        case .success(.viewer) where token == nil:
+            return .error(401, "session \"\(id)\" takes data from controllers: send Authorization: Bearer <token>")
+        case .success(.viewer): return .error(403, "a viewer token watches session \"\(id)\"; changing its data needs a controller token")
+        case .failure(.tokenRequired): return .error(401, "session \"\(id)\" takes data from controllers: send Authorization: Bearer <token>")
+        case .failure(.unknownToken): return .error(403, "the token is not one of session \"\(id)\"'s")
         }
     }
 

@@ -352,6 +352,22 @@ def test_tokens_roles_and_read_only_viewers(tmp_path):
         f, _ = next_frame(ws)
         assert cwframe.visible_x_range(layer(f, "background")) != before
         ws.close(); c.close()
+        # Data goes in with a controller token only (Authorization: Bearer).
+        import urllib.error
+        import urllib.request
+        def append(auth):
+            req = urllib.request.Request(f"{srv.http}/api/sessions/guarded/series/s/append", method="POST",
+                                         data=json.dumps({"x": [200], "y": [1]}).encode(),
+                                         headers={"Authorization": auth} if auth else {})
+            try:
+                with urllib.request.urlopen(req) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read())
+        assert append(None)[0] == 401
+        status, body = append("Bearer viewer-token-1")
+        assert status == 403 and "viewer-token-1" not in body["error"]
+        assert append("Bearer file-controller-1") == (200, {"accepted": 1})
         assert srv.alive()
     finally:
         srv.stop()

@@ -156,4 +156,28 @@ import TestSupport
             #expect(!specs.isEmpty, "\(file)")
         }
     }
+
+    @Test func aGuardedSessionTakesDataOnlyFromControllers() throws {
+        let specs = try ConfigSpec.decode(try Jansson.parse(#"""
+            {"sessions":[{"id":"g","access":{"anonymous":"viewer","viewerTokens":["viewer-token-1"],"controllerTokens":["steer-token-1"]},
+              "chart":{"series":[{"id":"a","data":{"x":[0],"y":[1]}}]}}]}
+            """#))
+        let hub = SessionHub(sessions: specs.map { $0.makeSession(measurer: TestFonts.measurer) })
+        let router = Router(hub: hub, webDir: "/nonexistent", fonts: [:], measurer: TestFonts.measurer)
+        func post(_ auth: String?) -> HTTPResponse {
+            router.handle(HTTPRequest(method: "POST", path: "/api/sessions/g/series/a/append", query: [:],
+                                      body: Array(#"{"x":[1],"y":[2]}"#.utf8), authorization: auth))
+        }
+        #expect(post(nil).status == 401)
+        #expect(post("Basic abc").status == 401)
+        let viewer = post("Bearer viewer-token-1")
+        #expect(viewer.status == 403 && !viewer.bodyText.contains("viewer-token-1"))
+        let wrong = post("Bearer wrong-token-9")
+        #expect(wrong.status == 403 && !wrong.bodyText.contains("wrong-token-9"))
+        #expect(hub.session("g")!.chart.series[0].data.count == 1, "nothing refused was applied")
+        #expect(post("Bearer steer-token-1").status == 200)
+        #expect(hub.session("g")!.chart.series[0].data.count == 2)
+        // Reading stays open to whoever may watch.
+        #expect(router.handle(HTTPRequest(method: "GET", path: "/api/sessions/g/frame.json", query: [:], body: [])).status == 200)
+    }
 }
