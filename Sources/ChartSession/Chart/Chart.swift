@@ -307,12 +307,7 @@ public final class Chart {
     /// nil (ShinobiCharts' `indexOfSliceAtAngle:`).
     public func indexOfSlice(_ seriesId: String, atAngle angle: Double) -> Int? {
         guard let i = seriesIndex(seriesId), series[i].kind.isRadial else { return nil }
-        let slices = PieRenderer.slices(series[i], palette: theme.palette)
-        guard let first = slices.first else { return nil }
-        var a = angle * .pi / 180
-        while a < first.a0 { a += 2 * .pi }
-        while a >= first.a0 + 2 * .pi { a -= 2 * .pi }
-        return slices.first { a >= $0.a0 && a < $0.a1 }?.index
+        return PieRenderer.slice(atAngle: angle * .pi / 180, in: PieRenderer.slices(series[i], palette: theme.palette))
     }
 
     /// Measures text for modifiers' labels (the session sets the chart's font).

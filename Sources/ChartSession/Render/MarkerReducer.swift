@@ -120,10 +120,19 @@ public enum MarkerReducer {
 
     /// Sets the bit of each point's device pixel (`d = v · a + b` across and down) in a
     /// column-major bitmap whose last word (after `w` columns of `perColumn` words)
-    /// takes the points off the grid and NaN. Four points at a time, without a branch:
-    /// the floor comes from adding 1.5 · 2^52 (which rounds to an integer in the low
-    /// bits) and stepping down where that rounded up; valid for 0 <= d < 2^31, which
-    /// the grid test guarantees for the points kept.
+    /// takes the points off the grid and NaN. Four points at a time, without a branch
+    /// (`floor4`; the grid test keeps the points placed within its range).
+    /// `floor(v)` for 0 <= v < 2^31 without a branch or a checked conversion: adding
+    /// 1.5 · 2^52 rounds to an integer in the low bits; step down where that rounded up.
+    @inline(__always)
+    static func floor4(_ v: SIMD4<Double>) -> SIMD4<Int64> {
+        let magic = SIMD4<Double>(repeating: 6_755_399_441_055_744)   // 1.5 · 2^52
+        let t = v + magic
+        var i = unsafeBitCast(t, to: SIMD4<Int64>.self) & SIMD4<Int64>(repeating: 0xFFFF_FFFF)
+        i.replace(with: i &- SIMD4<Int64>(repeating: 1), where: t - magic .> v)
+        return i
+    }
+
     static func setCells(
         _ hs: UnsafeBufferPointer<Double>, _ vs: UnsafeBufferPointer<Double>,
         _ ha: Double, _ hb: Double, _ va: Double, _ vb: Double,
@@ -132,8 +141,6 @@ public enum MarkerReducer {
         guard let xp = hs.baseAddress, let yp = vs.baseAddress, let b = bits.baseAddress else { return }
         let n = min(hs.count, vs.count), fw = Double(w), fh = Double(h)
         let trash = Int64(w * perColumn) * 64
-        let magic = SIMD4<Double>(repeating: 6_755_399_441_055_744)   // 1.5 · 2^52
-        let low = SIMD4<Int64>(repeating: 0xFFFF_FFFF), one = SIMD4<Int64>(repeating: 1)
         let perColumnBits = SIMD4<Int64>(repeating: Int64(perColumn) * 64)
         let xr = UnsafeRawPointer(xp), yr = UnsafeRawPointer(yp)
         @inline(__always) func set(_ bit: Int64) {
@@ -144,13 +151,8 @@ public enum MarkerReducer {
             let fx = xr.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Double>.self) * ha + hb
             let fy = yr.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Double>.self) * va + vb
             let onGrid = (fx .>= 0) .& (fx .< fw) .& (fy .>= 0) .& (fy .< fh)
-            let tx = fx + magic, ty = fy + magic
-            var cx = unsafeBitCast(tx, to: SIMD4<Int64>.self) & low
-            var cy = unsafeBitCast(ty, to: SIMD4<Int64>.self) & low
-            cx.replace(with: cx &- one, where: tx - magic .> fx)
-            cy.replace(with: cy &- one, where: ty - magic .> fy)
             // Bit index: column-major, each column `perColumn` words.
-            var bit = cx &* perColumnBits &+ cy
+            var bit = floor4(fx) &* perColumnBits &+ floor4(fy)
             bit.replace(with: trash, where: .!onGrid)
             set(bit[0]); set(bit[1]); set(bit[2]); set(bit[3])
             i &+= 4
@@ -175,8 +177,6 @@ public enum MarkerReducer {
     ) {
         guard let xp = xs.baseAddress, let yp = ys.baseAddress, let b = bits.baseAddress else { return }
         let n = min(xs.count, ys.count), fw = Double(w), fh = Double(h)
-        let magic = SIMD4<Double>(repeating: 6_755_399_441_055_744)   // 1.5 · 2^52
-        let low = SIMD4<Int64>(repeating: 0xFFFF_FFFF), one = SIMD4<Int64>(repeating: 1)
         let yr = UnsafeRawPointer(yp)
         // One column's bytes, and a spare byte past them for points off the grid.
         let stride = perColumn * 64 + 8
@@ -217,9 +217,7 @@ public enum MarkerReducer {
             while j &+ 4 <= e {
                 let fy = yr.loadUnaligned(fromByteOffset: j &* 8, as: SIMD4<Double>.self) * va + vb
                 let onGrid = (fy .>= 0) .& (fy .< fh)
-                let ty = fy + magic
-                var cy = unsafeBitCast(ty, to: SIMD4<Int64>.self) & low
-                cy.replace(with: cy &- one, where: ty - magic .> fy)
+                var cy = floor4(fy)
                 cy.replace(with: trashV, where: .!onGrid)
                 m[Int(truncatingIfNeeded: cy[0])] = 1; m[Int(truncatingIfNeeded: cy[1])] = 1
                 m[Int(truncatingIfNeeded: cy[2])] = 1; m[Int(truncatingIfNeeded: cy[3])] = 1

@@ -37,18 +37,28 @@ enum PieRenderer {
 
     /// The point index of the slice under `p` in a pie or donut drawn in `plot`, or nil.
     static func slice(at p: Point, series s: Series, plot: Rect, palette: [String]) -> Int? {
-        let slices = slices(s, palette: palette)
-        guard let first = slices.first else { return nil }
-        let room = s.selectedSlices.isEmpty ? 0 : s.style.protrusion
-        let r1 = (min(plot.width, plot.height) / 2 - room - 4).rounded(.down)
-        let r0 = (r1 * s.style.innerRadius).rounded(.down)
+        let (room, r0, r1) = radii(s, plot: plot)
         let dx = p.x - plot.midX, dy = p.y - plot.midY, r = hypot(dx, dy)
         guard r <= r1 + room, r >= r0 else { return nil }
-        // Radians clockwise from 12 o'clock, within the turn the slices start.
-        var a = atan2(dx, -dy)
+        return slice(atAngle: atan2(dx, -dy), in: slices(s, palette: palette))
+    }
+
+    /// The point index of the slice at `angle` (radians clockwise from 12 o'clock), or nil.
+    static func slice(atAngle angle: Double, in slices: [Slice]) -> Int? {
+        guard let first = slices.first else { return nil }
+        // Within the turn the slices start.
+        var a = angle
         while a < first.a0 { a += 2 * .pi }
         while a >= first.a0 + 2 * .pi { a -= 2 * .pi }
         return slices.first { a >= $0.a0 && a < $0.a1 }?.index
+    }
+
+    /// The room kept for a selected slice's protrusion, and the ring's inner and outer
+    /// radii in `plot` (`grow`: an entry or exit animation's scale).
+    static func radii(_ s: Series, plot: Rect, grow: Double = 1) -> (room: Double, r0: Double, r1: Double) {
+        let room = s.selectedSlices.isEmpty ? 0 : s.style.protrusion
+        let r1 = ((min(plot.width, plot.height) / 2 - room - 4) * grow).rounded(.down)
+        return (room, (r1 * s.style.innerRadius).rounded(.down), r1)
     }
 
     /// The name of slice `i`.
@@ -60,11 +70,9 @@ enum PieRenderer {
                          grow: Double = 1, shift: Double = 0) -> [DrawCommand] {
         let slices = slices(s, palette: theme.palette)
         guard !slices.isEmpty else { return [] }
-        let room = s.selectedSlices.isEmpty ? 0 : s.style.protrusion
+        let (room, r0, r1) = radii(s, plot: plot, grow: grow)
         let protrusion = room * grow
-        let r1 = ((min(plot.width, plot.height) / 2 - room - 4) * grow).rounded(.down)
         guard r1 > 2 else { return [] }
-        let r0 = (r1 * s.style.innerRadius).rounded(.down)
         let cx = plot.midX, cy = plot.midY + shift
         var out: [DrawCommand] = [.wedges(WedgeSet(
             cx: Float(cx), cy: Float(cy), r0: Float(r0), r1: Float(r1),
