@@ -83,6 +83,7 @@ extension LWSServer {
 
         case LWS_CALLBACK_RECEIVE:
             guard let client = clients[wsi] else { return -1 }
+            if client.closing { return 0 }
             if lws_is_first_fragment(wsi) != 0 {
                 client.rx.removeAll(keepingCapacity: true)
                 client.rxTooLarge = false
@@ -104,8 +105,12 @@ extension LWSServer {
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let client = clients[wsi] else { return 0 }
+            if client.closing && client.outbox.isEmpty {
+                lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, nil, 0)
+                return -1
+            }
             let owedBefore = client.session.viewersOwed
-            let next: Outgoing? = client.outbox.isEmpty
+            let next: Outgoing? = client.outbox.isEmpty && !client.closing
                 ? client.session.nextFrame(for: client.viewer, now: ProcessInfo.processInfo.systemUptime)
                 : client.outbox.removeFirst()
             if let next {

@@ -8,7 +8,7 @@ import Foundation
 /// of the server.
 final class LWSServer {
     let options: Options
-    let router: Router
+    var router: Router
     let hub: SessionHub
     private(set) var context: OpaquePointer?
     private var protocols: UnsafeMutablePointer<lws_protocols>?
@@ -16,6 +16,8 @@ final class LWSServer {
     private var tickTimer: UnsafeMutablePointer<lws_sorted_usec_list_t>?
     /// Fires when the earliest session publication falls due (see `pump`).
     private var publishTimer: UnsafeMutablePointer<lws_sorted_usec_list_t>?
+    /// `hub.removals` when last looked at, to notice removed sessions.
+    private var seenRemovals = 0
     /// The chart version each session had when last looked at, to notice changes.
     private var seenVersions: [ObjectIdentifier: UInt64] = [:]
     private var hostCString: UnsafeMutablePointer<CChar>?
@@ -49,6 +51,9 @@ final class LWSServer {
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
                              fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
                              measurer: resources.measurer, webFonts: resources.webFonts)
+        router.controlToken = resources.controlToken
+        router.defaultTheme = options.theme
+        router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }
         for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log("wsserver: \(warning)") }
     }
@@ -163,6 +168,7 @@ final class LWSServer {
         // may need the fast clock now rather than at the next idle tick.
         if tickPeriod != Self.tickMicros, hub.needsClock { scheduleTick() }
         publishDeadline = .max
+        if hub.removals != seenRemovals { seenRemovals = hub.removals; closeRemoved() }
         let now = ProcessInfo.processInfo.systemUptime
         var earliest = Double.infinity
         for session in hub.sessions {
@@ -198,6 +204,18 @@ final class LWSServer {
         }
     }
 
+    /// Tells the viewers of sessions no longer hosted, and closes their connections
+    /// once that is written.
+    private func closeRemoved() {
+        let hosted = Set(hub.sessions.map(ObjectIdentifier.init))
+        for (wsi, client) in clients where !hosted.contains(ObjectIdentifier(client.session)) && !client.closing {
+            client.closing = true
+            client.outbox = [.text(ProtocolError(.sessionRemoved, "session \"\(client.session.id)\" was removed").json)]
+            lws_callback_on_writable(wsi)
+        }
+        seenVersions = seenVersions.filter { hosted.contains($0.key) }
+    }
+
     func log(_ line: String) {
         guard !options.quiet else { return }
         FileHandle.standardError.write(Data((line + "\n").utf8))
@@ -224,12 +242,14 @@ final class WSClient {
     var rxTooLarge = false
     var rxBinary = false
     var outbox: [Outgoing] = []
+    /// Its session was removed: the connection closes once the outbox is written.
+    var closing = false
     /// When something was last written to this viewer (system uptime, seconds).
     var lastWrite = ProcessInfo.processInfo.systemUptime
 
     init(session: Session, viewer: ViewerID) { self.session = session; self.viewer = viewer }
 
-    var wantsWrite: Bool { !outbox.isEmpty || session.wantsFrame(viewer) }
+    var wantsWrite: Bool { !outbox.isEmpty || closing || session.wantsFrame(viewer) }
 }
 
 private func lwsTick(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {

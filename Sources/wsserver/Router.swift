@@ -11,7 +11,7 @@ struct HTTPRequest {
     var authorization: String? = nil
 }
 
-struct HTTPResponse: Equatable {
+struct HTTPResponse: Equatable, Error {
     var status: Int
     var contentType: String
     var body: [UInt8]
@@ -37,6 +37,14 @@ struct Router {
     let fonts: [String: [UInt8]]
     let measurer: TextMeasurer
     var webFonts = WebFonts()
+    /// The server's control token (`CHARTWIRE_CONTROL_TOKEN`): creating sessions needs
+    /// it, and it opens every session's control and data routes. nil: creating
+    /// sessions is open (sessions with access still need their controller token).
+    var controlToken: String? = nil
+    /// The theme of charts whose spec names none (`--theme`).
+    var defaultTheme = "light"
+    /// Seconds of silence before a heartbeat, for sessions made at runtime (`--heartbeat`).
+    var heartbeat: Double? = nil
 
     /// Largest request body of an append: room for any batch within the point limit
     /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
@@ -54,12 +62,42 @@ struct Router {
     /// The body limit for a request, known from its method and path before the body.
     static func bodyLimit(method: String, path: String) -> Int {
         let parts = path.split(separator: "/")
-        return method == "POST" && parts.count == 6 && parts[0] == "api" && pointsOps.contains(String(parts[5])) ? maxAppendBody : maxBody
+        let points = method == "POST" && parts.count == 6 && parts[0] == "api" && pointsOps.contains(String(parts[5]))
+        // A whole spec may carry its series' points.
+        let spec = (method == "POST" && parts.count == 2 || method == "PUT" && parts.count == 3) && parts.first == "api" && parts[1] == "sessions"
+        return points || spec ? maxAppendBody : maxBody
     }
 
     func handle(_ req: HTTPRequest) -> HTTPResponse {
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let isSession = parts.count >= 3 && parts[0] == "api" && parts[1] == "sessions"
         switch (req.method, parts.count) {
+        case ("POST", 2) where parts[0] == "api" && parts[1] == "sessions":
+            if let refused = authorizeControl(req) { return refused }
+            return createSession(body: req.body)
+        case ("PUT", 3) where isSession:
+            if hub.session(parts[2]) == nil {
+                if let refused = authorizeControl(req) { return refused }
+            } else if let refused = authorizeDefinition(req, session: parts[2]) {
+                return refused
+            }
+            return putSession(parts[2], body: req.body)
+        case ("PATCH", 3) where isSession:
+            if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
+            return patchSession(parts[2], body: req.body)
+        case ("DELETE", 3) where isSession:
+            if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
+            guard hub.remove(parts[2]) != nil else { return .error(404, "no session \"\(parts[2])\"") }
+            return .json(200, .object([("removed", .string(parts[2]))]))
+        case ("GET", 4) where isSession && parts[3] == "spec":
+            if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
+            guard let session = hub.session(parts[2]) else { return .error(404, "no session \"\(parts[2])\"") }
+            guard let spec = session.liveSpec(includeData: ["1", "true"].contains(req.query["data"] ?? "")) else {
+                return .error(409, "session \"\(parts[2])\" was built in Swift and has no spec")
+            }
+            return .json(200, spec)
+        case ("PUT", _), ("PATCH", _), ("DELETE", _):
+            return .error(req.path.hasPrefix("/api/") ? 404 : 405, "no \(req.method) route \(req.path)")
         case ("POST", 6) where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "series" && parts[5] == "append":
             if let refused = authorize(req, session: parts[2]) { return refused }
             return append(session: parts[2], series: parts[4], body: req.body)
@@ -115,15 +153,11 @@ struct Router {
     func authorize(_ req: HTTPRequest, session id: String) -> HTTPResponse? {
         guard let session = hub.session(id), !session.access.isOpen else { return nil }
         let token: String?
-        if let header = req.authorization {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-                return .error(401, "Authorization must be \"Bearer <token>\"")
-            }
-            token = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        } else {
-            token = nil
+        switch bearer(req) {
+        case let .failure(refused): return refused
+        case let .success(t): token = t
         }
+        if let token, let control = controlToken, SessionAccess.same(control, token) { return nil }
         switch session.access.role(for: token) {
         case .success(.controller): return nil
         case .success(.viewer) where token == nil:
@@ -131,6 +165,103 @@ struct Router {
         case .success(.viewer): return .error(403, "a viewer token watches session \"\(id)\"; changing its data needs a controller token")
         case .failure(.tokenRequired): return .error(401, "session \"\(id)\" takes data from controllers: send Authorization: Bearer <token>")
         case .failure(.unknownToken): return .error(403, "the token is not one of session \"\(id)\"'s")
+        }
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header (nil: no header).
+    func bearer(_ req: HTTPRequest) -> Result<String?, HTTPResponse> {
+        guard let header = req.authorization else { return .success(nil) }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            return .failure(.error(401, "Authorization must be \"Bearer <token>\""))
+        }
+        return .success(String(parts[1]).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Redefining, removing or reading back a session: a session with access needs one
+    /// of its controller tokens (or the control token); an open one the control token,
+    /// when the server has one.
+    func authorizeDefinition(_ req: HTTPRequest, session id: String) -> HTTPResponse? {
+        guard let session = hub.session(id) else { return nil }
+        return session.access.isOpen ? authorizeControl(req) : authorize(req, session: id)
+    }
+
+    /// Creating a session needs the server's control token when it has one.
+    func authorizeControl(_ req: HTTPRequest) -> HTTPResponse? {
+        guard let control = controlToken else { return nil }
+        switch bearer(req) {
+        case let .failure(refused): return refused
+        case .success(nil): return .error(401, "creating sessions needs the server's control token: send Authorization: Bearer <token>")
+        case let .success(token?):
+            return SessionAccess.same(control, token) ? nil : .error(403, "the token is not the server's control token")
+        }
+    }
+
+    // MARK: Live control (docs/feeding.md)
+
+    /// A session spec from a request body, checked as at start-up (errors name the
+    /// JSON path of the fault).
+    func readSessionSpec(_ body: [UInt8], id: String? = nil) -> Result<SessionSpec, HTTPResponse> {
+        var json: JSONValue
+        do { json = try Jansson.parse(body) } catch { return .failure(.error(400, "\(error)")) }
+        if let id {
+            guard case var .object(members) = json else { return .failure(.error(400, "$: expected an object (a session's spec)")) }
+            if let given = json["id"] {
+                guard given == .string(id) else { return .failure(.error(400, "$.id: the body's id must be the path's (\"\(id)\") or left out")) }
+            } else {
+                members.insert(("id", .string(id)), at: 0)
+                json = .object(members)
+            }
+        }
+        do { return .success(try ConfigSpec.decodeSession(json, runtime: true)) } catch { return .failure(.error(400, error.description)) }
+    }
+
+    func makeSession(_ spec: SessionSpec) -> Session {
+        let session = spec.makeSession(measurer: measurer, defaultTheme: defaultTheme)
+        session.heartbeat = heartbeat
+        return session
+    }
+
+    /// `POST /api/sessions`: a new session from a spec.
+    func createSession(body: [UInt8]) -> HTTPResponse {
+        let spec: SessionSpec
+        switch readSessionSpec(body) {
+        case let .failure(refused): return refused
+        case let .success(s): spec = s
+        }
+        guard hub.session(spec.id) == nil else {
+            return .error(409, "session \"\(spec.id)\" exists: PUT /api/sessions/\(spec.id) replaces it, PATCH changes it")
+        }
+        hub.add(makeSession(spec))
+        return .json(201, .object([("id", .string(spec.id)), ("created", .bool(true))]))
+    }
+
+    /// `PUT /api/sessions/{s}`: creates the session or replaces its whole definition
+    /// (its viewers stay connected).
+    func putSession(_ id: String, body: [UInt8]) -> HTTPResponse {
+        let spec: SessionSpec
+        switch readSessionSpec(body, id: id) {
+        case let .failure(refused): return refused
+        case let .success(s): spec = s
+        }
+        guard let session = hub.session(id) else {
+            hub.add(makeSession(spec))
+            return .json(201, .object([("id", .string(id)), ("created", .bool(true))]))
+        }
+        do { try session.replace(with: spec) } catch { return .error(400, error.description) }
+        return .json(200, .object([("id", .string(id)), ("replaced", .bool(true)), ("version", .int(Int64(truncatingIfNeeded: session.chart.version)))]))
+    }
+
+    /// `PATCH /api/sessions/{s}`: a partial spec over the session's (docs/feeding.md).
+    func patchSession(_ id: String, body: [UInt8]) -> HTTPResponse {
+        guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
+        let patch: JSONValue
+        do { patch = try Jansson.parse(body) } catch { return .error(400, "\(error)") }
+        do {
+            let version = try session.applyPatch(patch)
+            return .json(200, .object([("id", .string(id)), ("version", .int(Int64(truncatingIfNeeded: version)))]))
+        } catch {
+            return .error(400, error.description)
         }
     }
 

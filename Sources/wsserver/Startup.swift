@@ -19,6 +19,8 @@ struct ServerResources {
     /// Fallback fonts that are not installed.
     var fontWarnings: [String]
     var hub: SessionHub
+    /// `CHARTWIRE_CONTROL_TOKEN`: creates sessions, and opens every session's control.
+    var controlToken: String?
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         let fonts: ChartFonts
@@ -56,8 +58,15 @@ struct ServerResources {
             hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
         }
         let webFonts = WebFonts.load(webDir: webDir, fonts: fonts)
+        var controlToken: String? = nil
+        if let token = ProcessInfo.processInfo.environment["CHARTWIRE_CONTROL_TOKEN"], !token.isEmpty {
+            guard SessionAccess.tokenLengths.contains(token.utf8.count) else {
+                throw StartupError(message: "CHARTWIRE_CONTROL_TOKEN must be 8 to 256 bytes")
+            }
+            controlToken = token
+        }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
-                               webFonts: webFonts, fontWarnings: fonts.missing, hub: hub)
+                               webFonts: webFonts, fontWarnings: fonts.missing, hub: hub, controlToken: controlToken)
     }
 
     /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.

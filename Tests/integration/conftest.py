@@ -24,13 +24,15 @@ def server_binary():
 
 
 class Server:
-    def __init__(self, *args, port=0):
+    def __init__(self, *args, port=0, env=None):
         self.args = [server_binary(), "--port", str(port), "--quiet", *args]
+        self.env = {**os.environ, **env} if env else None
         self.proc = None
         self.port = None
 
     def start(self):
-        self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=self.env)
         ready, _, _ = select.select([self.proc.stdout], [], [], 20)
         if not ready:
             self.stop()

@@ -35,6 +35,9 @@ public struct AxisConfig: Equatable, Sendable {
     public var window: Double?
     /// The range for `.fixed`, and the range used before any data arrives.
     public var range: DoubleRange?
+    /// The range the axis is zoomed to when the chart is made (a user range, as a
+    /// zoom sets; zooming to extents leaves it).
+    public var visibleRange: DoubleRange?
     /// Padding added below and above an automatic range, as fractions of its span.
     public var growBy: (lower: Double, upper: Double)
     public var labelSize: Double

@@ -186,8 +186,8 @@ public final class Chart {
     public init(title: String?, xAxes: [AxisConfig], yAxes: [AxisConfig], series: [Series],
                 legend: LegendConfig? = LegendConfig(), theme: Theme = Theme(), modifiers: [ChartModifierBase] = []) {
         self.title = title
-        self.axes = xAxes.map { Axis(config: $0, userRange: nil, isXAxis: true) }
-            + yAxes.map { Axis(config: $0, userRange: nil, isXAxis: false) }
+        self.axes = xAxes.map { Axis(config: $0, userRange: $0.visibleRange, isXAxis: true) }
+            + yAxes.map { Axis(config: $0, userRange: $0.visibleRange, isXAxis: false) }
         self.series = series
         self.legend = legend
         self.theme = theme
@@ -317,6 +317,76 @@ public final class Chart {
         guard let i = seriesIndex(seriesId), series[i].isSelected != selected else { return }
         series[i].isSelected = selected
         touch()
+    }
+
+    // MARK: Redefinition (live control)
+
+    /// Carries state of `old`'s series into this chart's (a chart just made from a
+    /// changed spec): `carry` gets each series of this chart with its namesake of the
+    /// same type in `old`.
+    func carrySeries(from old: Chart, _ carry: (inout Series, Series) -> Void) {
+        for i in series.indices {
+            guard let j = old.seriesIndex(series[i].id), old.series[j].kind == series[i].kind else { continue }
+            carry(&series[i], old.series[j])
+        }
+        updateStacks()
+    }
+
+    /// Why the stacks as defined cannot be drawn (members that do not share their x),
+    /// or nil.
+    func stackConflict() -> String? {
+        for group in stackGroups {
+            let first = series[group[0]].data
+            for j in group.dropFirst() {
+                let other = series[j].data
+                let lo = max(other.firstSequence, first.firstSequence), hi = min(other.endSequence, first.endSequence)
+                for seq in stride(from: lo, to: hi, by: 1) where first.x(seq - first.firstSequence) != other.x(seq - other.firstSequence) {
+                    return "series \"\(series[j].id)\" and \"\(series[group[0]].id)\" are stacked but do not share their x (point \(seq - other.firstSequence) of \"\(series[j].id)\")"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Takes every definition of `other` (a chart just made from a changed spec) in
+    /// place of its own, keeping this chart's identity: its event handlers and, with
+    /// `keepModifiers`, its modifiers and their state. An axis whose configuration is
+    /// unchanged keeps its zoom. Viewers see the change in one frame.
+    func adopt(_ other: Chart, keepModifiers: Bool) {
+        suspendUpdates {
+            var newAxes = other.axes
+            for i in newAxes.indices {
+                guard let old = axis(newAxes[i].id), old.config == newAxes[i].config, old.isXAxis == newAxes[i].isXAxis else {
+                    shownAutoRanges[newAxes[i].id] = nil
+                    presentedLabelExtents[newAxes[i].id] = nil
+                    continue
+                }
+                newAxes[i].userRange = old.userRange
+            }
+            let ids = Set(newAxes.map(\.id))
+            shownAutoRanges = shownAutoRanges.filter { ids.contains($0.key) }
+            presentedLabelExtents = presentedLabelExtents.filter { ids.contains($0.key) }
+            axes = newAxes
+            series = other.series
+            stackMembers = [:]
+            updateStacks()
+            title = other.title
+            legend = other.legend
+            theme = other.theme
+            layoutManager = other.layoutManager
+            axisSpacing = other.axisSpacing
+            clipSeries = other.clipSeries
+            annotations = other.annotations
+            images = other.images
+            margins = other.margins
+            if !keepModifiers {
+                let fresh = other.modifiers
+                other.modifiers = []
+                modifiers = fresh
+            }
+            invalidateModifierLayers()
+            touch()
+        }
     }
 
     // MARK: Stacks

@@ -184,6 +184,32 @@ public struct Series: Sendable {
         self.style = Self.withDefaults(style, kind: kind, color: color)
     }
 
+    /// Takes state from `old`, its namesake before the chart was redefined: its
+    /// points (kept under this series' capacity), its generator's progress, whether it
+    /// is shown (with any animation under way), its selection, a pie's turn.
+    mutating func carry(from old: Series, data keepData: Bool, generator: Bool, visibility: Bool, selection: Bool, rotation: Bool) {
+        if keepData {
+            if old.data.capacity == data.capacity {
+                data = old.data
+                more = old.more
+            } else {
+                try! replaceAll(xs: old.data.arrays.xs, values: ([old.data] + old.more).map(\.arrays.ys))
+            }
+        }
+        if generator { self.generator = old.generator }
+        if visibility {
+            isHidden = old.isHidden
+            hasEntered = old.hasEntered
+            animation = old.animation
+        }
+        if selection {
+            isSelected = old.isSelected
+            selectedSlices = old.selectedSlices
+            if keepData { selectedPoints = old.selectedPoints }
+        }
+        if rotation { style.rotation = old.style.rotation }
+    }
+
     /// The values named `field` (one of `kind.valueFields`).
     public func values(_ field: String) -> XYData? {
         guard let k = kind.valueFields.firstIndex(of: field) else { return nil }

@@ -49,7 +49,7 @@ public struct SessionAccess: Equatable, Sendable {
     }
 
     /// Equal strings, compared in time that depends only on their lengths.
-    static func same(_ a: String, _ b: String) -> Bool {
+    public static func same(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         var diff = UInt8(truncatingIfNeeded: x.count ^ y.count)
         for i in 0..<max(x.count, y.count) {

@@ -21,8 +21,10 @@ public enum ClientMessage: Equatable, Sendable {
     case doubleClick(DoubleClickEvent)
     /// The client drew a frame (one per frame, in order): flow control.
     case ack
+    /// A controller changes the chart with a partial spec (as `PATCH`).
+    case patch(JSONValue)
 
-    public static let types = ["hello", "resize", "pointer", "wheel", "dblclick", "ack"]
+    public static let types = ["hello", "resize", "pointer", "wheel", "dblclick", "ack", "patch"]
 
     /// Decodes one message. Errors carry a protocol error code and the JSON path.
     public static func decode(_ json: JSONValue) throws(ProtocolError) -> ClientMessage {
@@ -60,6 +62,11 @@ public enum ClientMessage: Equatable, Sendable {
                                             alt: try r.bool("alt") ?? false))
             case "ack":
                 message = .ack
+            case "patch":
+                guard try r.has("spec"), let spec = json["spec"], case .object = spec else {
+                    throw r.fail("field \"spec\" (an object: the fields of the session's spec to change) is required")
+                }
+                message = .patch(spec)
             case "dblclick":
                 let (x, y) = try readPoint(&r)
                 message = .doubleClick(DoubleClickEvent(x: x, y: y, time: try r.number("time") ?? 0))
@@ -113,6 +120,10 @@ public struct ProtocolError: Error, Equatable, CustomStringConvertible, Sendable
         case unauthorized = "unauthorized"
         /// A viewer-token viewer's gesture that would change the shared chart.
         case readOnly = "read_only"
+        /// A patch that does not make a valid spec (nothing of it applied).
+        case badPatch = "bad_patch"
+        /// The session was removed (live control); the connection closes.
+        case sessionRemoved = "session_removed"
     }
     public let code: Code
     public let message: String

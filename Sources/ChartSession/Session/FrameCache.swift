@@ -117,6 +117,13 @@ struct FrameCache {
         return layout
     }
 
+    /// Forgets what renders lend the next (the chart was redefined: a series id may
+    /// now name another series).
+    mutating func forgetMemos() {
+        for size in entries.keys { entries[size]!.memo = ChartRenderer.Memo() }
+        layouts = [:]
+    }
+
     /// Drops sizes no viewer has, keeping a few spares.
     mutating func trim(keeping live: Set<ViewerSize>) {
         layouts = layouts.filter { live.contains($0.key) }

@@ -13,7 +13,7 @@ public enum Outgoing: Equatable, Sendable {
 /// does no I/O and reads no clock, so tests drive it directly.
 public final class Session {
     public let id: String
-    public let title: String
+    public internal(set) var title: String
     /// A sentence about the session for index pages (spec `description`).
     public var description: String?
     public let chart: Chart
@@ -44,6 +44,13 @@ public final class Session {
         var role: SessionAccess.Role?
         /// When it was last told it cannot steer (one `read_only` error a second).
         var lastReadOnlyError = -Double.infinity
+        /// The token of its hello, to check again when the session's access changes.
+        var token: String?
+        /// The session was redefined: a new `welcome` goes before its next frame.
+        var welcomeOwed = false
+        /// Messages for this viewer alone that go before anything else (an access
+        /// change that shut it out).
+        var notices: [JSONValue] = []
         init(id: ViewerID) { self.id = id }
         /// The versions of the shared layers it holds (`LayerID.shared` order).
         var sharedHeld: [UInt32?] { Array(held.prefix(LayerID.shared.count)) }
@@ -51,7 +58,7 @@ public final class Session {
         static let holdsNothing = [UInt32?](repeating: nil, count: LayerID.allCases.count)
     }
 
-    private var viewers: [ViewerID: Viewer] = [:]
+    var viewers: [ViewerID: Viewer] = [:]
     /// Who may watch and steer (spec `access`; open by default).
     public var access = SessionAccess.open
     /// Chart events (`ChartEvent`) not yet handed to the transport, which sends them
@@ -64,14 +71,14 @@ public final class Session {
         return pendingEvents
     }
     private var nextViewer: ViewerID = 1
-    private var cache = FrameCache()
+    var cache = FrameCache()
     /// Clock reading (seconds) when the session started, for its generators.
     private var startTime: Double?
 
     /// Most frames a viewer is sent before it acknowledges them (announced in `welcome`).
     public let window: Int
     /// Most publications (frames) per second.
-    public let maxFps: Double
+    public internal(set) var maxFps: Double
     private var publishedVersion: UInt64 = 0
     private var lastPublish = -Double.infinity
     /// When the first change since the last publication happened (clock seconds).
@@ -79,6 +86,10 @@ public final class Session {
     /// Wall-clock milliseconds of the newest data (`noteChange`), sent in frame headers.
     public private(set) var dataTime: Double = 0
     public private(set) var stats = SessionStats()
+    /// The spec the session was made from, with every patch since (nil: built in Swift).
+    public internal(set) var specJSON: JSONValue?
+    /// The theme preset of a redefined chart whose spec names none (the server's).
+    public var defaultTheme = "light"
 
     public static let defaultWindow = 2
     public static let defaultMaxFps = 60.0
@@ -141,6 +152,8 @@ public final class Session {
             case let .success(role):
                 viewer.role = role
             }
+            viewer.token = token
+            viewer.welcomeOwed = false
             viewer.size = size
             viewer.format = format
             viewer.sentSize = nil
@@ -180,6 +193,16 @@ public final class Session {
         case let .pointer(e): dispatch(.pointer(e))
         case let .wheel(e): dispatch(.wheel(e))
         case let .doubleClick(e): dispatch(.doubleClick(e))
+        case let .patch(spec):
+            guard viewer.role == .controller else {
+                return [.text(ProtocolError(.readOnly, "this viewer watches: changing \"\(title)\" needs a controller token").json)]
+            }
+            do {
+                let version = try applyPatch(spec)
+                return [.text(.object([("type", "patched"), ("version", .int(Int64(truncatingIfNeeded: version)))]))]
+            } catch {
+                return [.text(ProtocolError(.badPatch, error.description).json)]
+            }
         }
         if viewer.role == .viewer, let refusal = readOnlyRefusal(message, viewer) { return [.text(refusal.json)] }
         return []
@@ -246,7 +269,7 @@ public final class Session {
         }
     }
 
-    private func welcome(_ viewer: Viewer) -> JSONValue {
+    func welcome(_ viewer: Viewer) -> JSONValue {
         .object([
             ("type", "welcome"), ("protocol", "chartwire.v1"), ("session", .string(id)),
             ("title", .string(title)), ("viewer", .int(Int64(viewer.id))),
@@ -343,8 +366,10 @@ public final class Session {
     /// something of the last publication (or has none at its size yet). Cheap: the
     /// transport asks this before asking for writability.
     public func wantsFrame(_ viewerID: ViewerID) -> Bool {
-        guard let v = viewers[viewerID], v.size != nil, v.unacked < window else { return false }
-        return lacksLayers(v)
+        guard let v = viewers[viewerID] else { return false }
+        guard v.notices.isEmpty else { return true }
+        guard v.size != nil else { return false }
+        return v.welcomeOwed || (v.unacked < window && lacksLayers(v))
     }
 
     /// True when the viewer lacks a layer of its size's newest rendering (or has none).
@@ -365,7 +390,14 @@ public final class Session {
     /// A viewer at a size not yet rendered gets one rendered now, whole. `now` (clock
     /// seconds) dates the frame for `stats`.
     public func nextFrame(for viewerID: ViewerID, now: Double = 0) -> Outgoing? {
-        guard let v = viewers[viewerID], let size = v.size, v.unacked < window else { return nil }
+        guard let v = viewers[viewerID] else { return nil }
+        if !v.notices.isEmpty { return .text(v.notices.removeFirst()) }
+        guard let size = v.size else { return nil }
+        if v.welcomeOwed {
+            v.welcomeOwed = false
+            return .text(welcome(v))
+        }
+        guard v.unacked < window else { return nil }
         if v.owed { v.owed = false; viewersOwed -= 1 }
         if cache.entry(size) == nil {
             if stats.publications == 0 { publish(now: now) }

@@ -11,6 +11,19 @@ public final class SessionHub {
         sessions.append(session)
     }
 
+    /// Stops hosting a session; its viewers are told and disconnected by the transport
+    /// (which notices through `removals`).
+    @discardableResult
+    public func remove(_ id: String) -> Session? {
+        guard let i = sessions.firstIndex(where: { $0.id == id }) else { return nil }
+        removals &+= 1
+        return sessions.remove(at: i)
+    }
+
+    /// Counts removals, so the transport can tell cheaply when to look for viewers of
+    /// sessions no longer hosted.
+    public private(set) var removals = 0
+
     /// Advances every session's clock.
     public func advance(to now: Double, unixTime: Double = 0) {
         for s in sessions { s.advance(to: now, unixTime: unixTime) }

@@ -13,6 +13,8 @@ public struct SessionSpec: Sendable {
     public var description: String? = nil
     /// Who may watch and steer.
     public var access = SessionAccess.open
+    /// The JSON this spec was read from (live control patches it; nil when built in Swift).
+    public var json: JSONValue? = nil
 }
 
 public struct ChartSpec: Sendable {
@@ -147,6 +149,25 @@ public enum ConfigSpec {
         return id
     }
 
+    /// One session's spec (an element of `sessions`), as the live-control routes take
+    /// it. `runtime`: sent over the network, so it may not name files to read
+    /// (`access.tokensFile`).
+    public static func decodeSession(_ json: JSONValue, runtime: Bool = true) throws(JSONReadError) -> SessionSpec {
+        do {
+            var r = JSONReader(json)
+            let spec = try readSession(&r)
+            try r.finish()
+            if runtime, spec.access.tokensFile != nil {
+                throw JSONReadError(path: "$.access.tokensFile", message: "token files are read at start-up only; give viewerTokens and controllerTokens")
+            }
+            return spec
+        } catch let e as JSONReadError {
+            throw e
+        } catch {
+            throw JSONReadError(path: "$", message: "\(error)")
+        }
+    }
+
     static func readSession(_ r: inout JSONReader) throws -> SessionSpec {
         let id = try identifier(&r, "id")
         let title = try r.string("title") ?? id
@@ -155,6 +176,7 @@ public enum ConfigSpec {
         let description = try r.string("description")
         var spec = SessionSpec(id: id, title: title, maxFps: maxFps, chart: chart, description: description)
         spec.access = try r.object("access", readAccess) ?? .open
+        spec.json = r.value
         return spec
     }
 
@@ -582,6 +604,17 @@ public enum ConfigSpec {
             }
             withCategories.panLimits = DoubleRange(p[0], p[1])
         }
+        // Where the axis is zoomed to when the chart starts (the state a saved live
+        // spec keeps, `GET /api/sessions/{s}/spec`); zooming to extents leaves it.
+        if let v = try r.numbers("visibleRange") {
+            guard v.count == 2, v[0] < v[1] else {
+                throw JSONReadError(path: "\(r.path).visibleRange", message: "expected [min, max] with min < max")
+            }
+            if type == .logarithmic, v[0] <= 0 {
+                throw JSONReadError(path: "\(r.path).visibleRange", message: "a logarithmic axis shows positive values only")
+            }
+            withCategories.visibleRange = DoubleRange(v[0], v[1])
+        }
         return (withCategories, gridLines, auto)
     }
 
@@ -969,10 +1002,19 @@ public enum ConfigSpec {
 }
 
 extension SessionSpec {
-    /// Builds the live session.
     /// Builds the live session; `defaultTheme` names the preset for charts whose spec
     /// names none (the server's `--theme`).
     public func makeSession(measurer: TextMeasurer, defaultTheme: String = "light") -> Session {
+        let session = Session(id: id, title: title, chart: makeChart(defaultTheme: defaultTheme), measurer: measurer, maxFps: maxFps)
+        session.description = description
+        session.access = access
+        session.specJSON = json
+        session.defaultTheme = defaultTheme
+        return session
+    }
+
+    /// The chart this spec describes, with its initial data.
+    public func makeChart(defaultTheme: String = "light") -> Chart {
         let theme = chart.themeSpec.resolve(default: defaultTheme)
         let palette = theme.palette
         let series = chart.series.enumerated().map { i, s in
@@ -1007,10 +1049,7 @@ extension SessionSpec {
             for side in chart.stackedSides { manager.outer[side] = StackedAlongAxisLayoutStrategy(side) }
             c.layoutManager = manager
         }
-        let session = Session(id: id, title: title, chart: c, measurer: measurer, maxFps: maxFps)
-        session.description = description
-        session.access = access
-        return session
+        return c
     }
 }
 
