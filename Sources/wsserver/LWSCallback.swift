@@ -63,11 +63,14 @@ extension LWSServer {
         case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
             exchanges[wsi] = nil
             if let c = clients.removeValue(forKey: wsi) { c.session.disconnect(c.viewer) }
+            publishers[wsi] = nil
             return 0
 
         // MARK: WebSocket
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            // Refuse the upgrade unless the path names a hosted session.
+            // Refuse the upgrade unless the path names a hosted session (and, for a
+            // publisher, a series of it and a controller's Authorization).
+            if isPublisher(wsi) { return filterPublisher(wsi) }
             guard sessionForUpgrade(wsi) != nil else {
                 _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), "no such session")
                 return 1
@@ -75,6 +78,12 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_ESTABLISHED:
+            if isPublisher(wsi) {
+                guard let (session, series) = publishTarget(wsi) else { return -1 }
+                publishers[wsi] = Publisher(session: session, series: series)
+                log("publisher open \(session.id)/\(series)")
+                return 0
+            }
             guard let session = sessionForUpgrade(wsi) else { return -1 }
             let client = WSClient(session: session, viewer: session.connect())
             clients[wsi] = client
@@ -82,6 +91,7 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_RECEIVE:
+            if let p = publishers[wsi] { return receivePublisher(wsi, p, input: input, len: len) }
             guard let client = clients[wsi] else { return -1 }
             if client.closing { return 0 }
             if lws_is_first_fragment(wsi) != 0 {
@@ -104,6 +114,7 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
+            if let p = publishers[wsi] { return writePublisher(wsi, p) }
             guard let client = clients[wsi] else { return 0 }
             if client.closing && client.outbox.isEmpty {
                 lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, nil, 0)
@@ -130,6 +141,9 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_CLOSED:
+            if let p = publishers.removeValue(forKey: wsi) {
+                log("publisher close \(p.session.id)/\(p.series) after \(p.batches) batches")
+            }
             if let c = clients.removeValue(forKey: wsi) {
                 c.session.disconnect(c.viewer)
                 log("ws close \(c.session.id) viewer \(c.viewer)")
@@ -166,6 +180,113 @@ extension LWSServer {
         }
         client.rx.removeAll(keepingCapacity: client.rx.capacity <= 4096)
         client.outbox.append(contentsOf: replies.prefix(max(0, Self.maxOutbox - client.outbox.count)))
+    }
+
+    // MARK: Publishers (docs/feeding.md)
+
+    private func isPublisher(_ wsi: OpaquePointer) -> Bool {
+        guard let proto = lws_get_protocol(wsi), let name = proto.pointee.name else { return false }
+        return String(cString: name) == Self.publisherProtocol
+    }
+
+    /// `/publish/{session}/{series}`, when both exist.
+    private func publishTarget(_ wsi: OpaquePointer) -> (Session, String)? {
+        guard let path = header(wsi, WSI_TOKEN_GET_URI) else { return nil }
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count == 3, parts[0] == "publish", let session = hub.session(parts[1]),
+              session.chart.seriesIndex(parts[2]) != nil else { return nil }
+        return (session, parts[2])
+    }
+
+    /// A publisher's upgrade: the series must exist and, for a session with access,
+    /// `Authorization: Bearer <controller token>` must come with it (as for appends).
+    private func filterPublisher(_ wsi: OpaquePointer) -> Int32 {
+        guard let path = header(wsi, WSI_TOKEN_GET_URI) else { return 1 }
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count == 3, parts[0] == "publish" else {
+            _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), "publishers connect to /publish/{session}/{series}")
+            return 1
+        }
+        guard publishTarget(wsi) != nil else {
+            _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), "no such session or series")
+            return 1
+        }
+        let req = HTTPRequest(method: "POST", path: path, query: [:], body: [], authorization: header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION))
+        if let refused = router.authorize(req, session: parts[1]) {
+            _ = lws_return_http_status(wsi, UInt32(refused.status), refused.bodyText)
+            log("publisher refused \(path) -> \(refused.status)")
+            return 1
+        }
+        return 0
+    }
+
+    private func receivePublisher(_ wsi: OpaquePointer, _ p: Publisher, input: UnsafeMutableRawPointer?, len: Int) -> Int32 {
+        if p.closing { return 0 }
+        if lws_is_first_fragment(wsi) != 0 {
+            p.rx.removeAll(keepingCapacity: p.rx.capacity <= Self.maxMessage)
+            p.rxTooLarge = false
+            p.rxBinary = lws_frame_is_binary(wsi) != 0
+        }
+        if let input, !p.rxTooLarge {
+            if p.rx.count + len > Self.maxBatch {
+                p.rxTooLarge = true
+                p.rx = []
+            } else {
+                p.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
+            }
+        }
+        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        p.batches += 1
+        p.outbox.append(applyBatch(p))
+        p.rx.removeAll(keepingCapacity: p.rx.capacity <= Self.maxMessage)
+        if p.outbox.count >= Self.maxPublisherOutbox, !p.paused {
+            // Stop reading until the acknowledgements are written.
+            p.paused = true
+            lws_rx_flow_control(wsi, 0)
+        }
+        lws_callback_on_writable(wsi)
+        pump()  // the batch may be due for publication at once
+        return 0
+    }
+
+    /// Stores one batch atomically; the acknowledgement or the error that says why
+    /// nothing of it was stored.
+    private func applyBatch(_ p: Publisher) -> JSONValue {
+        func refuse(_ code: ProtocolError.Code, _ message: String) -> JSONValue {
+            .object([("type", "error"), ("batch", .int(Int64(p.batches))), ("code", .string(code.rawValue)), ("message", .string(message))])
+        }
+        if p.rxTooLarge { return refuse(.tooLarge, "a batch is limited to \(Self.maxBatch) bytes") }
+        guard let index = p.session.chart.seriesIndex(p.series) else {
+            return refuse(.badField, "session \"\(p.session.id)\" has no series \"\(p.series)\" any more")
+        }
+        let kind = p.session.chart.series[index].kind
+        if p.rxBinary && !AppendBody.isBinary(p.rx) {
+            return refuse(.badMessage, "a binary batch starts with \"CWA1\" (the binary append body)")
+        }
+        do {
+            let points = try Router.readPoints(p.rx, kind: kind)
+            let n = try p.session.append(seriesId: p.series, xs: points.xs, values: points.values)
+            return .object([("type", "ack"), ("batch", .int(Int64(p.batches))), ("accepted", .int(Int64(n)))])
+        } catch let e as Router.BodyError {
+            return refuse(.badMessage, e.message)
+        } catch {
+            return refuse(.badField, "\(error)")
+        }
+    }
+
+    private func writePublisher(_ wsi: OpaquePointer, _ p: Publisher) -> Int32 {
+        guard !p.outbox.isEmpty else {
+            if p.closing { lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, nil, 0); return -1 }
+            return 0
+        }
+        let message = p.outbox.removeFirst()
+        guard write(wsi, Jansson.serialize(message, realPrecision: 17), mode: LWS_WRITE_TEXT) else { return -1 }
+        if p.paused, p.outbox.count < Self.maxPublisherOutbox / 2 {
+            p.paused = false
+            lws_rx_flow_control(wsi, 1)
+        }
+        if !p.outbox.isEmpty || p.closing { lws_callback_on_writable(wsi) }
+        return 0
     }
 
     // MARK: HTTP helpers

@@ -25,11 +25,20 @@ final class LWSServer {
     /// State of HTTP exchanges and WebSocket viewers, by connection.
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var clients: [OpaquePointer: WSClient] = [:]
+    /// Publisher connections (`/publish/{session}/{series}`), by connection.
+    var publishers: [OpaquePointer: Publisher] = [:]
     /// Reused for every write (see `write`).
     var scratch: [UInt8] = []
 
     /// Largest WebSocket message accepted from a client.
     static let maxMessage = 64 * 1024
+    /// Largest batch a publisher may send: a whole append body.
+    static let maxBatch = Router.maxAppendBody
+    /// Acknowledgements queued for a publisher before the server stops reading from
+    /// it until they are written (so a publisher that does not read cannot grow them).
+    static let maxPublisherOutbox = 256
+    static let viewerProtocol = "chartwire.v1"
+    static let publisherProtocol = "chartwire.publish.v1"
     /// Replies queued for one client before further ones are dropped.
     static let maxOutbox = 64
     /// Period of the session clock while some series has a data generator or an
@@ -66,10 +75,10 @@ final class LWSServer {
     /// Creates the context and starts listening; returns the bound port.
     func start() throws(ListenError) -> Int {
         cw_lws_set_log_level(Int32(LLL_ERR))
-        let names: [UnsafeMutablePointer<CChar>] = ["http", "chartwire.v1"].map { (s: String) in strdup(s)! }
+        let names: [UnsafeMutablePointer<CChar>] = ["http", Self.viewerProtocol, Self.publisherProtocol].map { (s: String) in strdup(s)! }
         protocolNames = names
-        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 3)
-        table.initialize(repeating: lws_protocols(), count: 3)
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: names.count + 1)
+        table.initialize(repeating: lws_protocols(), count: names.count + 1)
         for (i, name) in names.enumerated() {
             table[i].name = UnsafePointer(name)
             table[i].callback = lwsCallback
@@ -213,6 +222,11 @@ final class LWSServer {
             client.outbox = [.text(ProtocolError(.sessionRemoved, "session \"\(client.session.id)\" was removed").json)]
             lws_callback_on_writable(wsi)
         }
+        for (wsi, p) in publishers where !hosted.contains(ObjectIdentifier(p.session)) && !p.closing {
+            p.closing = true
+            p.outbox.append(ProtocolError(.sessionRemoved, "session \"\(p.session.id)\" was removed").json)
+            lws_callback_on_writable(wsi)
+        }
         seenVersions = seenVersions.filter { hosted.contains($0.key) }
     }
 
@@ -232,6 +246,23 @@ final class HTTPExchange {
     var bodyTooLarge = false
     var response: HTTPResponse?
     var sent = 0
+}
+
+/// One publisher connection: batches in, one acknowledgement (or error) per batch out.
+final class Publisher {
+    let session: Session
+    let series: String
+    var rx: [UInt8] = []
+    var rxTooLarge = false
+    var rxBinary = false
+    /// Batches received so far (the number the next acknowledgement carries).
+    var batches = 0
+    var outbox: [JSONValue] = []
+    /// Reading is paused until the outbox drains.
+    var paused = false
+    var closing = false
+
+    init(session: Session, series: String) { self.session = session; self.series = series }
 }
 
 /// One WebSocket viewer.
