@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "cwload", targets: ["cwload"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "ChartSession", targets: ["ChartSession"]),
+        // The server as a library: a Swift program hosts sessions in-process (docs/feeding.md).
+        .library(name: "ChartWireServer", targets: ["ChartWireServer"]),
     ],
     targets: [
         // C libraries, found through pkg-config. Macros and variadic functions Swift
@@ -42,11 +44,17 @@ let package = Package(
         // Charts, series, modifiers, sessions and viewers; display lists and encodings.
         .target(name: "ChartSession", dependencies: ["LayoutEngine"]),
 
-        // The server: libwebsockets transport, HTTP routes, JSON through jansson.
-        .executableTarget(
-            name: "wsserver",
+        // The server: libwebsockets transport, HTTP routes, JSON through jansson. All of
+        // the server's C interop lives here (and in the C targets).
+        .target(
+            name: "ChartWireServer",
             dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson"]
         ),
+        // The command-line server (INTERFACE.md).
+        .executableTarget(name: "wsserver", dependencies: ["ChartWireServer"]),
+        // A Swift program hosting its own sessions, with no JSON (docs/feeding.md, "Embedding").
+        .executableTarget(name: "embedded-example", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine"],
+                          path: "examples/embedded"),
 
         // Native load client for the benchmark's live and fan-out figures (C, epoll).
         .executableTarget(name: "cwload", path: "bench/cwload", linkerSettings: [.linkedLibrary("m")]),
@@ -67,6 +75,6 @@ let package = Package(
             name: "ChartSessionTests", dependencies: ["ChartSession", "LayoutEngine", "TestSupport"],
             exclude: ["Golden"]  // stored display lists, read by GoldenTests
         ),
-        .testTarget(name: "wsserverTests", dependencies: ["wsserver", "ChartSession", "TestSupport"]),
+        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartSession", "TestSupport"]),
     ]
 )

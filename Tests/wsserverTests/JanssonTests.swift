@@ -1,6 +1,6 @@
 import Testing
 import ChartSession
-@testable import wsserver
+@testable import ChartWireServer
 
 @Suite struct JanssonTests {
     @Test func roundTripsEveryKind() throws {

@@ -1,5 +1,5 @@
 import Testing
-@testable import wsserver
+@testable import ChartWireServer
 
 @Suite struct OptionsTests {
     @Test func defaults() throws {

@@ -3,7 +3,7 @@ import Testing
 import ChartSession
 import LayoutEngine
 import TestSupport
-@testable import wsserver
+@testable import ChartWireServer
 
 /// The routes driven in-process, without sockets.
 @Suite struct RouterTests {

@@ -319,6 +319,87 @@ public final class Chart {
         touch()
     }
 
+    // MARK: Views (independent view mode)
+
+    /// What a viewer's own view may hold apart from the session's chart: each axis'
+    /// zoom and each series' visibility and selection.
+    struct ViewState: Equatable {
+        var ranges: [DoubleRange?]
+        var series: [SeriesView]
+    }
+    struct SeriesView: Equatable {
+        var id: String
+        var isHidden: Bool
+        var isSelected: Bool
+        var selectedPoints: Set<Int>
+        var selectedSlices: Set<Int>
+        var rotation: Double
+        init(_ s: Series) {
+            id = s.id; isHidden = s.isHidden; isSelected = s.isSelected
+            selectedPoints = s.selectedPoints; selectedSlices = s.selectedSlices; rotation = s.style.rotation
+        }
+        func apply(to s: inout Series) {
+            s.isHidden = isHidden; s.isSelected = isSelected
+            s.selectedPoints = selectedPoints; s.selectedSlices = selectedSlices; s.style.rotation = rotation
+        }
+    }
+    var viewState: ViewState { ViewState(ranges: axes.map(\.userRange), series: series.map(SeriesView.init)) }
+
+    /// A view of this chart for one viewer: the same definition, data and state as
+    /// now, with `modifiers` of its own.
+    func makeView(modifiers: [ChartModifierBase]) -> Chart {
+        let view = Chart(title: title, xAxes: [], yAxes: [], series: [], legend: legend, theme: theme, modifiers: [])
+        view.measurer = measurer
+        view.imagePath = imagePath
+        view.copyDefinition(from: self)
+        view.axes = axes
+        view.series = series
+        view.stackMembers = stackMembers
+        view.shownAutoRanges = shownAutoRanges
+        view.presentedLabelExtents = presentedLabelExtents
+        view.modifiers = modifiers
+        return view
+    }
+
+    /// Takes the session chart's new data and definition into this view, keeping the
+    /// view's own zoom (on axes whose definition is unchanged), visibility and selection.
+    func syncView(from model: Chart) {
+        suspendUpdates {
+            let own = Dictionary(series.map { ($0.id, SeriesView($0)) }, uniquingKeysWith: { a, _ in a })
+            var newAxes = model.axes
+            for i in newAxes.indices {
+                if let old = axis(newAxes[i].id), old.config == newAxes[i].config { newAxes[i].userRange = old.userRange }
+            }
+            axes = newAxes
+            let stacksBefore = series.map { ($0.id, $0.isHidden) }
+            series = model.series
+            for i in series.indices { own[series[i].id]?.apply(to: &series[i]) }
+            // The model's stacked sums hold while the same series are shown.
+            if series.map({ ($0.id, $0.isHidden) }).elementsEqual(model.series.map { ($0.id, $0.isHidden) }, by: ==) {
+                stackMembers = model.stackMembers
+            } else if !series.map({ ($0.id, $0.isHidden) }).elementsEqual(stacksBefore, by: ==) {
+                stackMembers = [:]
+            }
+            updateStacks()
+            copyDefinition(from: model)
+            touch()
+        }
+    }
+
+    /// Title, legend, theme, layout and annotations: everything of a definition but
+    /// the axes, series and modifiers.
+    private func copyDefinition(from other: Chart) {
+        title = other.title
+        legend = other.legend
+        theme = other.theme
+        if layoutManagerGeneration != other.layoutManagerGeneration { layoutManager = other.layoutManager; layoutManagerGeneration = other.layoutManagerGeneration }
+        axisSpacing = other.axisSpacing
+        clipSeries = other.clipSeries
+        annotations = other.annotations
+        images = other.images
+        margins = other.margins
+    }
+
     // MARK: Redefinition (live control)
 
     /// Carries state of `old`'s series into this chart's (a chart just made from a

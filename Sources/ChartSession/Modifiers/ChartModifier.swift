@@ -18,6 +18,18 @@ public enum ModifierInput: Equatable, Sendable {
     case wheel(WheelEvent)
     case doubleClick(DoubleClickEvent)
 
+    /// A press, a wheel turn or a double click: input that may change the chart.
+    var mayStartSteering: Bool {
+        if case let .pointer(e) = self { return e.phase == .down }
+        return true
+    }
+
+    /// A release, a wheel turn or a double click: a gesture may be over after it.
+    var endsGesture: Bool {
+        if case let .pointer(e) = self { return e.phase == .up || e.phase == .cancel }
+        return true
+    }
+
     /// Where it happened, CSS px from the canvas' top left.
     public var location: Point {
         switch self {

@@ -67,10 +67,16 @@ extension Session {
 
         // Checked: from here on nothing fails.
         chart.adopt(fresh, keepModifiers: keepModifiers)
-        cache.forgetMemos()
+        main.cache.forgetMemos()
+        viewMode = spec.viewMode
+        let modifiers = spec.chart.modifiers
+        modifierFactory = { modifiers.map { $0.make() } }
+        // Viewers' own views start again from the new definition.
+        for v in viewers.values where v.view != nil { leaveView(v) }
         title = spec.title
         description = spec.description
         maxFps = spec.maxFps
+        lineProtocol = spec.lineProtocol
         let accessChanged = access != spec.access
         access = spec.access
         for v in viewers.values where v.size != nil || v.role != nil {

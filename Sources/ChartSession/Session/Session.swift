@@ -19,8 +19,23 @@ public final class Session {
     public let chart: Chart
     let renderer: ChartRenderer
 
+    /// A chart with its rendered frames: the session's own (`main`), or a viewer's own
+    /// view in the independent view mode, which shares the session's data and definition
+    /// and keeps its own ranges, visibility, selection and modifiers.
+    final class Surface {
+        let chart: Chart
+        var cache = FrameCache()
+        /// The chart version last published.
+        var publishedVersion: UInt64 = 0
+        /// The session chart's version this view last took its data from.
+        var syncedVersion: UInt64 = 0
+        init(chart: Chart) { self.chart = chart }
+    }
+
     final class Viewer {
         let id: ViewerID
+        /// Its own view (independent mode, once it steered); nil: the session's chart.
+        var view: Surface?
         var size: ViewerSize?
         var format: FrameFormat = .binary
         /// What this viewer holds: the size it was last sent frames for, and the
@@ -71,7 +86,23 @@ public final class Session {
         return pendingEvents
     }
     private var nextViewer: ViewerID = 1
-    var cache = FrameCache()
+    /// The session's chart and its frames.
+    let main: Surface
+    /// Shared: one pan, zoom and selection, seen by everyone. Independent: each viewer
+    /// pans, zooms, selects and hides series in a view of its own over the shared data
+    /// (spec `viewMode`, docs/config.md).
+    public enum ViewMode: String, CaseIterable, Sendable { case shared, independent }
+    public var viewMode = ViewMode.shared {
+        didSet { if viewMode == .shared { for v in viewers.values where v.view != nil { leaveView(v) } } }
+    }
+    /// Makes the modifiers of a viewer's own view (independent mode): the session's
+    /// spec sets it; a session built in Swift sets it to offer steering to independent
+    /// viewers (without it they watch the shared view).
+    public var modifierFactory: (() -> [ChartModifierBase])?
+    /// The surface a viewer sees.
+    func surface(_ v: Viewer) -> Surface { v.view ?? main }
+    /// The viewers' own views now.
+    var views: [Surface] { viewers.values.compactMap(\.view) }
     /// Clock reading (seconds) when the session started, for its generators.
     private var startTime: Double?
 
@@ -79,7 +110,6 @@ public final class Session {
     public let window: Int
     /// Most publications (frames) per second.
     public internal(set) var maxFps: Double
-    private var publishedVersion: UInt64 = 0
     private var lastPublish = -Double.infinity
     /// When the first change since the last publication happened (clock seconds).
     private var pendingChangeAt: Double?
@@ -88,6 +118,8 @@ public final class Session {
     public private(set) var stats = SessionStats()
     /// The spec the session was made from, with every patch since (nil: built in Swift).
     public internal(set) var specJSON: JSONValue?
+    /// How InfluxDB line protocol feeds the chart (`write`); nil: it takes none.
+    public var lineProtocol: LineProtocolMapping?
     /// The theme preset of a redefined chart whose spec names none (the server's).
     public var defaultTheme = "light"
 
@@ -100,6 +132,7 @@ public final class Session {
         self.id = id
         self.title = title
         self.chart = chart
+        self.main = Surface(chart: chart)
         chart.imagePath = "/api/sessions/\(id)/images/"
         chart.measurer = measurer
         self.renderer = ChartRenderer(measurer: measurer)
@@ -131,12 +164,13 @@ public final class Session {
     public func disconnect(_ viewer: ViewerID) {
         guard let v = viewers.removeValue(forKey: viewer) else { return }
         if v.owed { viewersOwed -= 1 }
-        for m in chart.modifiers { m.viewerLeft(viewer) }
+        for m in surface(v).chart.modifiers { m.viewerLeft(viewer) }
         chart.overlaysInvalidated = []
-        cache.trim(keeping: liveSizes)
+        main.cache.trim(keeping: liveSizes)
     }
 
-    private var liveSizes: Set<ViewerSize> { Set(viewers.values.compactMap(\.size)) }
+    /// Sizes of the viewers of the session's own chart.
+    private var liveSizes: Set<ViewerSize> { Set(viewers.values.filter { $0.view == nil }.compactMap(\.size)) }
 
     /// Handles one decoded message; returns the replies to send to that viewer (the
     /// frames that follow are collected with `nextFrame`).
@@ -162,6 +196,7 @@ public final class Session {
             viewer.modifierLayer = nil
             viewer.modifierPrevious = nil
             viewer.modifierDirty = true
+            if viewer.view != nil { leaveView(viewer) }
             return [.text(welcome(viewer))]
         }
         guard let size = viewer.size else {
@@ -170,15 +205,25 @@ public final class Session {
         // Modifiers run one after another, and one may change the chart: each reads the
         // layout (at the sender's size) as it is when its turn comes.
         func dispatch(_ input: ModifierInput) {
-            let layout = { self.cache.layout(self.chart, size: size, renderer: self.renderer) }
-            let args = ModifierEventArgs(input: input, viewer: viewerID, source: chart,
+            // Independent: a press, a wheel turn or a double click moves the viewer into a
+            // view of its own first (hovering needs none), and it steers only that.
+            let independent = viewMode == .independent && modifierFactory != nil
+            if independent, viewer.view == nil, input.mayStartSteering { enterView(viewer) }
+            let s = surface(viewer)
+            let layout = { s.cache.layout(s.chart, size: size, renderer: self.renderer) }
+            let args = ModifierEventArgs(input: input, viewer: viewerID, source: s.chart,
                                          isInSourceBounds: layout().plotRect.contains(input.location), layout: layout)
-            args.legendEntries = { self.renderer.legendHitBoxes(self.chart, layout: layout()) }
-            let steering = viewer.role == .controller
-            chart.suspendUpdates { chart.dispatch(args, steering: steering) }
+            args.legendEntries = { self.renderer.legendHitBoxes(s.chart, layout: layout()) }
+            let steering = viewer.role == .controller || viewer.view != nil
+            s.chart.suspendUpdates { s.chart.dispatch(args, steering: steering) }
             // The sender's own drawing follows its input; others' only when told.
             viewer.modifierDirty = true
             collectOverlayInvalidations()
+            // Back to the shared view once its own shows the same again (zoomed home).
+            if let view = viewer.view, input.endsGesture, !view.chart.modifiers.contains(where: { $0.isEnabled && $0.needsClock }),
+               view.chart.viewState == chart.viewState {
+                leaveView(viewer)
+            }
         }
         switch message {
         case .hello: break
@@ -189,7 +234,8 @@ public final class Session {
             viewer.unacked -= 1
         case let .resize(newSize):
             viewer.size = newSize
-            cache.trim(keeping: liveSizes)
+            main.cache.trim(keeping: liveSizes)
+            if let view = viewer.view { view.cache.trim(keeping: [newSize]) }
         case let .pointer(e): dispatch(.pointer(e))
         case let .wheel(e): dispatch(.wheel(e))
         case let .doubleClick(e): dispatch(.doubleClick(e))
@@ -204,8 +250,32 @@ public final class Session {
                 return [.text(ProtocolError(.badPatch, error.description).json)]
             }
         }
-        if viewer.role == .viewer, let refusal = readOnlyRefusal(message, viewer) { return [.text(refusal.json)] }
+        if viewer.role == .viewer, viewer.view == nil, let refusal = readOnlyRefusal(message, viewer) { return [.text(refusal.json)] }
         return []
+    }
+
+    /// Gives a viewer a view of its own: the session's chart as it is now, with
+    /// modifiers of its own. It is sent whole layers from then on.
+    private func enterView(_ v: Viewer) {
+        guard let factory = modifierFactory else { return }
+        for m in chart.modifiers { m.viewerLeft(v.id) }
+        let view = Surface(chart: chart.makeView(modifiers: factory()))
+        view.syncedVersion = chart.version
+        v.view = view
+        v.held = Viewer.holdsNothing
+        v.sentSize = nil
+        v.modifierDirty = true
+    }
+
+    /// Back to the session's chart (its own view showed the same, or the mode changed).
+    func leaveView(_ v: Viewer) {
+        guard let view = v.view else { return }
+        for m in view.chart.modifiers { m.viewerLeft(v.id) }
+        view.chart.modifiers = []
+        v.view = nil
+        v.held = Viewer.holdsNothing
+        v.sentSize = nil
+        v.modifierDirty = true
     }
 
     /// The error a viewer-token viewer gets for a gesture that would steer: a press, a
@@ -227,9 +297,15 @@ public final class Session {
 
     /// Marks the viewers whose modifier drawing the modifiers said changed.
     private func collectOverlayInvalidations() {
-        guard let which = chart.overlaysInvalidated else { return }
-        chart.overlaysInvalidated = []
-        for v in viewers.values where which.isEmpty || which.contains(v.id) { v.modifierDirty = true }
+        if let which = chart.overlaysInvalidated {
+            chart.overlaysInvalidated = []
+            for v in viewers.values where v.view == nil && (which.isEmpty || which.contains(v.id)) { v.modifierDirty = true }
+        }
+        for v in viewers.values {
+            guard let view = v.view, view.chart.overlaysInvalidated != nil else { continue }
+            view.chart.overlaysInvalidated = nil
+            v.modifierDirty = true
+        }
     }
 
     /// Brings a viewer's `modifier` layer up to date with what the modifiers draw for
@@ -237,7 +313,7 @@ public final class Session {
     private func refreshModifierLayer(_ v: Viewer, layout: ChartLayout) {
         guard v.modifierDirty else { return }
         v.modifierDirty = false
-        let commands = chart.modifiers.filter(\.isEnabled).flatMap { $0.overlay(for: v.id, layout: layout) }
+        let commands = surface(v).chart.modifiers.filter(\.isEnabled).flatMap { $0.overlay(for: v.id, layout: layout) }
         // (The first time, an empty layer is made too: every viewer holds a version of
         // every layer.)
         if let current = v.modifierLayer, current.commands == commands { return }
@@ -277,10 +353,11 @@ public final class Session {
             ("layers", .array(LayerID.allCases.map { .string($0.rawValue) })),
             ("role", .string((viewer.role ?? .viewer).rawValue)),
             ("consumes", .array(ConsumedInput.allCases.filter { c in
-                chart.modifiers.contains { $0.isEnabled && $0.consumes.contains(c) && (viewer.role == .controller || !$0.changesChart) }
+                chart.modifiers.contains { $0.isEnabled && $0.consumes.contains(c)
+                    && (viewer.role == .controller || !$0.changesChart || (viewMode == .independent && modifierFactory != nil)) }
             }.map { .string($0.rawValue) })),
             ("series", .array(chart.series.map { .object([("id", .string($0.id)), ("name", .string($0.name))]) })),
-            ("window", .int(Int64(window))), ("maxFps", .number(maxFps)),
+            ("window", .int(Int64(window))), ("maxFps", .number(maxFps)), ("viewMode", .string(viewMode.rawValue)),
         ] + (heartbeat.map { [("heartbeat", JSONValue.number($0))] } ?? []))
     }
 
@@ -296,7 +373,7 @@ public final class Session {
     /// instead of some viewers getting every frame and others every other one. Viewers
     /// whose window is full are not waited for: a slow viewer holds back nobody.
     public func publishDue(now: Double) -> Double? {
-        guard chart.version != publishedVersion else { return nil }
+        guard chart.version != main.publishedVersion || views.contains(where: { $0.chart.version != $0.publishedVersion }) else { return nil }
         let due = lastPublish + 1 / maxFps
         return max(now, viewersOwed > 0 ? max(due, lastPublish + Self.maxHold) : due)
     }
@@ -319,7 +396,7 @@ public final class Session {
         chart.commitRanges()
         let changedAt = pendingChangeAt ?? now
         pendingChangeAt = nil
-        publishedVersion = chart.version
+        main.publishedVersion = chart.version
         // A publication held back by the pacing goes when the transport's timer fires,
         // a little late: count it on the pacing grid, so the lateness does not add up
         // from one frame to the next (input at maxFps then locks to the grid instead of
@@ -330,9 +407,20 @@ public final class Session {
         chart.emit(.renderStarted)
         var fullRedraw = false
         for size in liveSizes {
-            let before = cache.entry(size)?.layers[.background]?.version
-            let after = cache.render(chart, size: size, renderer: renderer, dataTime: dataTime).layers[.background]?.version
+            let before = main.cache.entry(size)?.layers[.background]?.version
+            let after = main.cache.render(chart, size: size, renderer: renderer, dataTime: dataTime).layers[.background]?.version
             if before != after { fullRedraw = true }
+        }
+        // Each viewer's own view: the session's new data and definition, its own ranges.
+        for v in viewers.values {
+            guard let view = v.view, let size = v.size else { continue }
+            if view.syncedVersion != chart.version {
+                view.chart.syncView(from: chart)
+                view.syncedVersion = chart.version
+            }
+            view.chart.commitRanges()
+            view.publishedVersion = view.chart.version
+            view.cache.render(view.chart, size: size, renderer: renderer, dataTime: dataTime)
         }
         chart.emit(.renderFinished(fullRedraw: fullRedraw))
         // A viewer this publication left behind waits from the first change it shows.
@@ -355,7 +443,7 @@ public final class Session {
     /// generated points, not a gesture), frames carry `wallMs` as their data time, so
     /// clients can tell how fresh what they show is.
     public func noteChange(at now: Double, wallMs: Double) {
-        if pendingChangeAt == nil, chart.version != publishedVersion { pendingChangeAt = now }
+        if pendingChangeAt == nil, chart.version != main.publishedVersion { pendingChangeAt = now }
         if dataArrived { dataTime = wallMs }
         dataArrived = false
     }
@@ -380,7 +468,7 @@ public final class Session {
 
     /// True when the viewer lacks a shared layer of its size's newest rendering.
     private func lacksSharedLayers(_ v: Viewer) -> Bool {
-        guard let size = v.size, let entry = cache.entry(size), v.sentSize == size else { return true }
+        guard let size = v.size, let entry = surface(v).cache.entry(size), v.sentSize == size else { return true }
         for (id, layer) in entry.layers where v.held[id.index] != layer.version { return true }
         return false
     }
@@ -399,11 +487,16 @@ public final class Session {
         }
         guard v.unacked < window else { return nil }
         if v.owed { v.owed = false; viewersOwed -= 1 }
-        if cache.entry(size) == nil {
+        let surface = surface(v)
+        if surface.cache.entry(size) == nil {
             if stats.publications == 0 { publish(now: now) }
-            cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
+            if surface !== main, surface.syncedVersion != chart.version {
+                surface.chart.syncView(from: chart)
+                surface.syncedVersion = chart.version
+            }
+            surface.cache.render(surface.chart, size: size, renderer: renderer, dataTime: dataTime)
         }
-        guard let entry = cache.entry(size) else { return nil }
+        guard let entry = surface.cache.entry(size) else { return nil }
         if v.sentSize != size { v.held = Viewer.holdsNothing; v.modifierDirty = true }
         v.sentSize = size
         refreshModifierLayer(v, layout: entry.layout)
@@ -415,17 +508,17 @@ public final class Session {
         case .binary:
             if let own {
                 // This viewer's own layer changed: its frame is its own.
-                let shared = cache.lacking(size: size, held: held)
+                let shared = surface.cache.lacking(size: size, held: held)
                 out = .binary(BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime,
                                                 encodedLayers: shared.map(\.bytes) + [own.bytes]))
                 sent = shared.map(\.layer) + [own.layer]
             } else {
-                guard let frame = cache.binaryFrame(size: size, held: held) else { return nil }
+                guard let frame = surface.cache.binaryFrame(size: size, held: held) else { return nil }
                 out = .binary(frame.bytes)
                 sent = frame.layers
             }
         case .json:
-            let layers = cache.lacking(size: size, held: held).map(\.layer) + (own.map { [$0.layer] } ?? [])
+            let layers = surface.cache.lacking(size: size, held: held).map(\.layer) + (own.map { [$0.layer] } ?? [])
             guard !layers.isEmpty else { return nil }
             let frame = Frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime, layers: layers)
             guard case let .object(fields) = frame.json else { return nil }
@@ -443,14 +536,14 @@ public final class Session {
 
     /// The whole display list a viewer of this size would get now (frame.json).
     public func displayList(size: ViewerSize) -> DisplayList {
-        let rendered = cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
-        defer { cache.trim(keeping: liveSizes) }
+        let rendered = main.cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
+        defer { main.cache.trim(keeping: liveSizes) }
         return DisplayList(width: size.width, height: size.height, dpr: size.dpr,
                            layers: LayerID.shared.compactMap { rendered.layers[$0] })
     }
 
     /// The layout at a size (tests, tools).
-    public func layout(size: ViewerSize) -> ChartLayout { cache.layout(chart, size: size, renderer: renderer) }
+    public func layout(size: ViewerSize) -> ChartLayout { main.cache.layout(chart, size: size, renderer: renderer) }
 
     // MARK: Data and time
 
@@ -495,6 +588,19 @@ public final class Session {
         chart.advanceAnimations(to: now, watched: !viewers.isEmpty)
         for m in chart.modifiers where m.isEnabled && m.needsClock { chart.suspendUpdates { m.onClock(now) } }
         if chart.overlaysInvalidated != nil { viewerLayersChangedByClock = true }
+        for v in viewers.values {
+            guard let view = v.view else { continue }
+            view.chart.advanceAnimations(to: now, watched: true)
+            let clocked = view.chart.modifiers.filter { $0.isEnabled && $0.needsClock }
+            for m in clocked { view.chart.suspendUpdates { m.onClock(now) } }
+            if view.chart.overlaysInvalidated != nil { viewerLayersChangedByClock = true }
+            // A glide home (zoom extents) that ended where the session's chart is.
+            if !clocked.isEmpty, !view.chart.modifiers.contains(where: { $0.isEnabled && $0.needsClock }),
+               view.chart.viewState == chart.viewState {
+                leaveView(v)
+                viewerLayersChangedByClock = true
+            }
+        }
         collectOverlayInvalidations()
     }
 
@@ -511,6 +617,7 @@ public final class Session {
     public var needsClock: Bool {
         chart.hasGenerators || chart.isAnimating || (!viewers.isEmpty && chart.hasPendingEntries)
             || chart.modifiers.contains { $0.isEnabled && $0.needsClock }
+            || views.contains { $0.chart.isAnimating || $0.chart.modifiers.contains { $0.isEnabled && $0.needsClock } }
     }
     private var startUnixTime = 0.0
 }

@@ -15,6 +15,10 @@ public struct SessionSpec: Sendable {
     public var access = SessionAccess.open
     /// The JSON this spec was read from (live control patches it; nil when built in Swift).
     public var json: JSONValue? = nil
+    /// How InfluxDB line protocol feeds the chart (nil: it takes none).
+    public var lineProtocol: LineProtocolMapping? = nil
+    /// One pan, zoom and selection for everyone, or one per viewer.
+    public var viewMode = Session.ViewMode.shared
 }
 
 public struct ChartSpec: Sendable {
@@ -176,6 +180,8 @@ public enum ConfigSpec {
         let description = try r.string("description")
         var spec = SessionSpec(id: id, title: title, maxFps: maxFps, chart: chart, description: description)
         spec.access = try r.object("access", readAccess) ?? .open
+        spec.lineProtocol = try r.object("lineProtocol") { try LineProtocolMapping.read(&$0, series: chart.series) }
+        spec.viewMode = try r.oneOf("viewMode", Session.ViewMode.self) ?? .shared
         spec.json = r.value
         return spec
     }
@@ -1010,6 +1016,10 @@ extension SessionSpec {
         session.access = access
         session.specJSON = json
         session.defaultTheme = defaultTheme
+        session.lineProtocol = lineProtocol
+        session.viewMode = viewMode
+        let modifiers = chart.modifiers
+        session.modifierFactory = { modifiers.map { $0.make() } }
         return session
     }
 

@@ -45,6 +45,8 @@ struct Router {
     var defaultTheme = "light"
     /// Seconds of silence before a heartbeat, for sessions made at runtime (`--heartbeat`).
     var heartbeat: Double? = nil
+    /// Unix time now (the x of line-protocol lines without a timestamp).
+    var clock: () -> Double = { Date().timeIntervalSince1970 }
 
     /// Largest request body of an append: room for any batch within the point limit
     /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
@@ -62,7 +64,8 @@ struct Router {
     /// The body limit for a request, known from its method and path before the body.
     static func bodyLimit(method: String, path: String) -> Int {
         let parts = path.split(separator: "/")
-        let points = method == "POST" && parts.count == 6 && parts[0] == "api" && pointsOps.contains(String(parts[5]))
+        let points = method == "POST" && (parts.count == 6 && parts[0] == "api" && pointsOps.contains(String(parts[5]))
+            || parts.last == "write")
         // A whole spec may carry its series' points.
         let spec = (method == "POST" && parts.count == 2 || method == "PUT" && parts.count == 3) && parts.first == "api" && parts[1] == "sessions"
         return points || spec ? maxAppendBody : maxBody
@@ -97,7 +100,20 @@ struct Router {
             }
             return .json(200, spec)
         case ("PUT", _), ("PATCH", _), ("DELETE", _):
-            return .error(req.path.hasPrefix("/api/") ? 404 : 405, "no \(req.method) route \(req.path)")
+            // A session takes them; other API paths are unknown; anything else is a page.
+            let onSessions = parts.count >= 3 && isSession
+            return .error(onSessions ? 404 : 405, onSessions ? "no \(req.method) route \(req.path)" : "method \(req.method) is not supported")
+        case ("POST", 4) where isSession && parts[3] == "write":
+            if let refused = authorize(req, session: parts[2]) { return refused }
+            return writeLines(session: parts[2], precision: req.query["precision"], body: req.body)
+        case ("POST", 1) where parts[0] == "write", ("POST", 3) where parts == ["api", "v2", "write"]:
+            // InfluxDB's own write paths (v1 `?db=`, v2 `?bucket=`), for clients that
+            // only know those: the database or bucket names the session.
+            guard let id = req.query[parts.count == 1 ? "db" : "bucket"] else {
+                return .error(400, parts.count == 1 ? "?db= names the session to write to" : "?bucket= names the session to write to")
+            }
+            if let refused = authorize(req, session: id) { return refused }
+            return writeLines(session: id, precision: req.query["precision"], body: req.body)
         case ("POST", 6) where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "series" && parts[5] == "append":
             if let refused = authorize(req, session: parts[2]) { return refused }
             return append(session: parts[2], series: parts[4], body: req.body)
@@ -172,7 +188,8 @@ struct Router {
     func bearer(_ req: HTTPRequest) -> Result<String?, HTTPResponse> {
         guard let header = req.authorization else { return .success(nil) }
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        // "Token" is how InfluxDB v2 clients (Telegraf's influxdb_v2 output) send theirs.
+        guard parts.count == 2, ["bearer", "token"].contains(parts[0].lowercased()) else {
             return .failure(.error(401, "Authorization must be \"Bearer <token>\""))
         }
         return .success(String(parts[1]).trimmingCharacters(in: .whitespaces))
@@ -260,6 +277,25 @@ struct Router {
         do {
             let version = try session.applyPatch(patch)
             return .json(200, .object([("id", .string(id)), ("version", .int(Int64(truncatingIfNeeded: version)))]))
+        } catch {
+            return .error(400, error.description)
+        }
+    }
+
+    /// `POST /api/sessions/{s}/write?precision=ns|us|ms|s`: InfluxDB line protocol,
+    /// stored by the session's `lineProtocol` rules (docs/feeding.md). Atomic.
+    func writeLines(session id: String, precision: String?, body: [UInt8]) -> HTTPResponse {
+        guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
+        let aliases: [String: LineProtocolPrecision] = ["n": .ns, "u": .us]
+        guard let p = precision.map({ LineProtocolPrecision(rawValue: $0) ?? aliases[$0] }) ?? .ns else {
+            return .error(400, "precision must be ns, us, ms or s")
+        }
+        let lines: [LineProtocolLine]
+        do { lines = try LineProtocol.parse(body, precision: p) } catch { return .error(400, error.description) }
+        do {
+            let w = try session.write(lines, now: clock())
+            return .json(200, .object([("accepted", .int(Int64(w.accepted))), ("ignored", .int(Int64(w.ignored))),
+                                       ("created", .array(w.created.map { .string($0) }))]))
         } catch {
             return .error(400, error.description)
         }

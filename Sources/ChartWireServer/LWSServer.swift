@@ -27,6 +27,17 @@ final class LWSServer {
     var clients: [OpaquePointer: WSClient] = [:]
     /// Publisher connections (`/publish/{session}/{series}`), by connection.
     var publishers: [OpaquePointer: Publisher] = [:]
+    /// Work an embedding program runs on this thread (`ChartServer.every`).
+    final class Timer {
+        let interval: Double
+        let body: (Double) -> Void
+        var next: Double
+        init(interval: Double, body: @escaping (Double) -> Void) {
+            self.interval = interval; self.body = body
+            next = ProcessInfo.processInfo.systemUptime + interval
+        }
+    }
+    var timers: [Timer] = []
     /// Reused for every write (see `write`).
     var scratch: [UInt8] = []
 
@@ -142,7 +153,7 @@ final class LWSServer {
 
     private func scheduleTick() {
         guard let ctx = context, let timer = tickTimer else { return }
-        let period = hub.needsClock ? Self.tickMicros : Self.idleTickMicros
+        let period = hub.needsClock || !timers.isEmpty ? Self.tickMicros : Self.idleTickMicros
         tickPeriod = period
         tickDeadline = lws_now_usecs() + period
         lws_sul_schedule(ctx, 0, timer, lwsTick, period)
@@ -153,6 +164,10 @@ final class LWSServer {
     /// something.
     fileprivate func tick() {
         let now = ProcessInfo.processInfo.systemUptime
+        for t in timers where now >= t.next {
+            t.next = max(t.next + t.interval, now)
+            t.body(Date().timeIntervalSince1970)
+        }
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
         // A modifier's clock work (a long press) changed what it draws for some viewers.
         let redraw = Set(hub.sessions.filter { $0.takeViewerLayersChangedByClock() }.map(ObjectIdentifier.init))

@@ -213,7 +213,9 @@ extension LWSServer {
         }
         let req = HTTPRequest(method: "POST", path: path, query: [:], body: [], authorization: header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION))
         if let refused = router.authorize(req, session: parts[1]) {
-            _ = lws_return_http_status(wsi, UInt32(refused.status), refused.bodyText)
+            // libwebsockets wraps the reason in a small HTML page: the reason alone, escaped.
+            let reason = (try? Jansson.parse(refused.body))?["error"]?.stringValue ?? "refused"
+            _ = lws_return_http_status(wsi, UInt32(refused.status), htmlEscape(reason))
             log("publisher refused \(path) -> \(refused.status)")
             return 1
         }
@@ -254,6 +256,10 @@ extension LWSServer {
     private func applyBatch(_ p: Publisher) -> JSONValue {
         func refuse(_ code: ProtocolError.Code, _ message: String) -> JSONValue {
             .object([("type", "error"), ("batch", .int(Int64(p.batches))), ("code", .string(code.rawValue)), ("message", .string(message))])
+        }
+        // Removed (the transport closes the connection at its next turn): nothing more is stored.
+        guard hub.session(p.session.id) === p.session else {
+            return refuse(.sessionRemoved, "session \"\(p.session.id)\" was removed")
         }
         if p.rxTooLarge { return refuse(.tooLarge, "a batch is limited to \(Self.maxBatch) bytes") }
         guard let index = p.session.chart.seriesIndex(p.series) else {

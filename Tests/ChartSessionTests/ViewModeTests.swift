@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import LayoutEngine
+import TestSupport
+@testable import ChartSession
+
+/// The independent view mode: each viewer pans, zooms and selects in a view of its
+/// own over the shared data.
+@Suite struct ViewModeTests {
+    static let spec = """
+        {"id": "ind", "viewMode": "independent", "chart": {
+          "series": [{"id": "a", "data": {"x": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], "y": [1, 3, 2, 4, 3, 5, 4, 6, 5, 7]}}],
+          "modifiers": [{"type": "zoomPan"}, {"type": "mouseWheelZoom"}, {"type": "zoomExtents", "duration": 0}, {"type": "rollover"}]}}
+        """
+
+    func session(_ spec: String = spec) throws -> Session {
+        try ConfigSpec.decodeSession(foundationJSON(spec)).makeSession(measurer: TestFonts.measurer)
+    }
+
+    /// Hello, and the first frame collected and acknowledged.
+    func join(_ s: Session, token: String? = nil) -> ViewerID {
+        let v = s.connect()
+        _ = s.receive(.hello(Fixtures.size, format: .binary, token: token), from: v)
+        drain(s, v)
+        return v
+    }
+
+    /// Collects (and acknowledges) every frame owed to `v`; returns how many.
+    @discardableResult
+    func drain(_ s: Session, _ v: ViewerID) -> Int {
+        var n = 0
+        while let out = s.nextFrame(for: v) {
+            if case .binary = out { n += 1; _ = s.receive(.ack, from: v) }
+        }
+        return n
+    }
+
+    func xRange(_ s: Session, _ v: ViewerID) -> DoubleRange? {
+        s.surface(s.viewers[v]!).chart.visibleRange("x")
+    }
+
+    @Test func eachViewerZoomsItsOwnView() throws {
+        let s = try session()
+        s.publish(now: 0)
+        let a = join(s), b = join(s)
+        let home = try #require(xRange(s, a))
+        _ = s.receive(.wheel(WheelEvent(x: 400, y: 250, deltaY: -300)), from: a)
+        s.publish(now: 1)
+        #expect(s.viewers[a]?.view != nil && s.viewers[b]?.view == nil)
+        let zoomed = try #require(xRange(s, a))
+        #expect(zoomed.span < home.span, "a zoomed in")
+        #expect(xRange(s, b) == home && s.chart.axis("x")?.userRange == nil, "b and the session's chart did not move")
+        #expect(drain(s, a) == 1 && drain(s, b) == 0, "only a is sent a frame")
+
+        // New data reaches both views; a keeps its zoom (and, the new point being
+        // outside it, is sent nothing: its pixels did not change).
+        _ = try s.append(seriesId: "a", xs: [10], ys: [8])
+        s.publish(now: 2)
+        #expect(drain(s, a) == 0 && drain(s, b) == 1)
+        #expect(xRange(s, a) == zoomed && s.surface(s.viewers[a]!).chart.series[0].data.count == 11)
+        #expect(xRange(s, b)!.max > home.max, "b follows the data")
+
+        // Zooming home puts a back on the shared view.
+        _ = s.receive(.doubleClick(DoubleClickEvent(x: 400, y: 250)), from: a)
+        s.advance(to: 3)
+        s.publish(now: 3)
+        #expect(s.viewers[a]?.view == nil, "back on the shared view")
+        #expect(drain(s, a) == 1)
+    }
+
+    @Test func viewersWhoseTokenOnlyWatchesStillZoomTheirOwnView() throws {
+        let s = try session()
+        s.access = SessionAccess(viewerTokens: ["watch-token-1"], controllerTokens: [], anonymous: nil)
+        s.publish(now: 0)
+        let v = s.connect()
+        let welcome = try #require(s.receive(.hello(Fixtures.size, format: .binary, token: "watch-token-1"), from: v).first?.json)
+        #expect(welcome["viewMode"] == "independent" && welcome["role"] == "viewer")
+        #expect(welcome["consumes"]?.arrayValue?.contains("drag") == true, "its own view takes its drags")
+        drain(s, v)
+        let replies = s.receive(.wheel(WheelEvent(x: 400, y: 250, deltaY: -300)), from: v)
+        #expect(replies.isEmpty, "no read_only: the zoom is its own")
+        #expect(s.viewers[v]?.view?.chart.axis("x")?.userRange != nil && s.chart.axis("x")?.userRange == nil)
+    }
+
+    @Test func hoveringNeedsNoViewOfItsOwn() throws {
+        let s = try session()
+        s.publish(now: 0)
+        let a = join(s)
+        _ = s.receive(.pointer(PointerEvent(phase: .move, x: 400, y: 250, buttons: 0, pointerType: .mouse)), from: a)
+        #expect(s.viewers[a]?.view == nil)
+        #expect(drain(s, a) == 1, "its rollover is drawn in its own layer")
+    }
+
+    @Test func inTheSharedModeEveryoneSeesOneZoom() throws {
+        let s = try session(Self.spec.replacingOccurrences(of: "independent", with: "shared"))
+        s.publish(now: 0)
+        let a = join(s), b = join(s)
+        _ = s.receive(.wheel(WheelEvent(x: 400, y: 250, deltaY: -300)), from: a)
+        s.publish(now: 1)
+        #expect(s.viewers[a]?.view == nil && s.chart.axis("x")?.userRange != nil)
+        #expect(drain(s, a) == 1 && drain(s, b) == 1)
+    }
+
+    @Test func aRedefinitionSendsViewersBackToTheSharedView() throws {
+        let s = try session()
+        s.publish(now: 0)
+        let a = join(s)
+        _ = s.receive(.wheel(WheelEvent(x: 400, y: 250, deltaY: -300)), from: a)
+        #expect(s.viewers[a]?.view != nil)
+        try s.applyPatch(foundationJSON(#"{"viewMode": "shared"}"#))
+        #expect(s.viewers[a]?.view == nil && s.viewMode == .shared)
+    }
+}

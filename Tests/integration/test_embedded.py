@@ -1,0 +1,58 @@
+"""The embedding example (examples/embedded): a Swift program hosting its own chart
+through the ChartWireServer library, fed from its own timer, steered by its own
+modifier."""
+import json
+import os
+import select
+import subprocess
+import urllib.request
+
+from conftest import ROOT, server_binary
+from test_websocket import connect, hello, layer, next_frame
+
+
+def test_a_swift_program_hosts_feeds_and_steers_its_own_chart():
+    binary = os.path.join(os.path.dirname(server_binary()), "embedded-example")
+    proc = subprocess.Popen([binary, "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 20)
+        assert ready, "the example did not start"
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://127.0.0.1:"), line
+        port = int(line.split(":")[2].split(" ")[0])
+
+        class Srv:
+            ws = f"ws://127.0.0.1:{port}"
+        ws = connect(Srv, "plant")
+        welcome = hello(ws, width=900, height=500)
+        assert welcome["title"] == "Plant (embedded)"
+        assert [s["id"] for s in welcome["series"]] == ["pressure", "setpoint"]
+        # The program's timer feeds it: points arrive, and frames follow them.
+        def points():
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/sessions") as r:
+                return [s["points"] for s in json.loads(r.read())["sessions"][0]["series"]]
+        first = points()
+        series_layers = set()
+        for _ in range(10):
+            frame, _ = next_frame(ws)
+            if layer(frame, "series"):
+                series_layers.add(json.dumps(layer(frame, "series")["commands"]))
+        later = points()
+        assert later[0] > first[0] and later[1] > first[1], (first, later)
+        assert len(series_layers) >= 2, "the drawn series changed as points came in"
+        # Its own modifier: a tap on the plot drops a marker labelled with the value.
+        ws.send(json.dumps({"type": "pointer", "phase": "down", "x": 450, "y": 250, "button": 0, "buttons": 1,
+                            "pointerId": 1, "pointerType": "mouse", "time": 1000}))
+        ws.send(json.dumps({"type": "pointer", "phase": "up", "x": 450, "y": 250, "button": 0, "buttons": 0,
+                            "pointerId": 1, "pointerType": "mouse", "time": 1080}))
+        for _ in range(40):
+            frame, _ = next_frame(ws)
+            texts = [c.get("text", "") for l in frame["layers"] for c in l["commands"] if c.get("op") == "text"]
+            if any(t.startswith("● ") for t in texts):
+                break
+        else:
+            raise AssertionError("the tap drew no marker")
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(10)
