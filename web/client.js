@@ -8,10 +8,41 @@
   const ALIGN = ["left", "center", "right"];
   const SHAPES = ["circle", "square", "triangle", "diamond", "cross"];
   const BASELINE = ["alphabetic", "top", "middle", "bottom"];
-  const sessionId = decodeURIComponent(location.pathname.split("/")[2] || "");
-  const root = document.getElementById("chart");
+  // /s/{session}: one chart. /d/{dashboard}: a grid of charts (each a session of its
+  // own) over the same one connection; every message then carries a "chart" index.
+  const path = location.pathname.split("/");
+  const dashboardId = path[1] === "d" ? decodeURIComponent(path[2] || "") : null;
+  const sessionId = dashboardId ? null : decodeURIComponent(path[2] || "");
+  const main = document.getElementById("chart");
   const statusEl = document.getElementById("status");
+  const token = new URLSearchParams(location.search).get("token");
 
+  let ws = null, backoff = 500, reconnectTimer = null, fontsReady = false;
+  // The server sends a heartbeat after `heartbeat` seconds of silence (announced in
+  // welcome); three missed in a row mean the connection is dead even if the socket
+  // never said so (a network that vanished), and the client reconnects.
+  let heartbeat = 0, lastMessage = 0;
+  // The charts on the page: one, or a dashboard's (made when its grid arrives).
+  let charts = [];
+  // Connection figures, kept on every chart's state too (tests and tools read them).
+  const conn = { connected: false, reconnects: 0, stale: 0, bytes: 0 };
+  const board = { dashboard: dashboardId, charts: [], connected: false, reconnects: 0, stale: 0, bytes: 0, layout: null };
+  function setConn(key, value) {
+    conn[key] = value;
+    board[key] = value;
+    for (const c of charts) c.state[key] = value;
+  }
+
+  function setStatus(text, cls) { statusEl.textContent = text; statusEl.className = "status " + cls; }
+
+  function sendRaw(msg) {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+  }
+
+  // ---- one chart: its canvases, its layers, its drawing and its input -----------
+
+  function createChart(root, index, titleEl) {
+  const send = dashboardId === null ? sendRaw : (msg) => sendRaw(Object.assign({ chart: index }, msg));
   // One canvas per layer, so a frame redraws only the layers it carries.
   const canvases = {};
   for (const id of LAYERS) {
@@ -23,26 +54,20 @@
   const input = canvases.modifier;
 
   // State visible to tests and curious users (window.chartwire).
-  const state = { session: sessionId, connected: false, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
+  const state = { session: sessionId, chart: index, connected: conn.connected, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
                   events: [],
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
                   fontsReady: false, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], drawMsLog: [], size: null };
-  window.chartwire = state;
+  Object.assign(state, { reconnects: conn.reconnects, stale: conn.stale, bytes: conn.bytes, fontsReady });
 
-  let ws = null, size = measure(), backoff = 500, reconnectTimer = null;
+  let size = measure();
   let consumes = new Set(["drag", "pinch", "wheel"]);
-  // The server sends a heartbeat after `heartbeat` seconds of silence (announced in
-  // welcome); three missed in a row mean the connection is dead even if the socket
-  // never said so (a network that vanished), and the client reconnects.
-  let heartbeat = 0, lastMessage = 0;
 
   function measure() {
     const r = root.getBoundingClientRect();
     return { width: Math.max(1, Math.floor(r.width)), height: Math.max(1, Math.floor(r.height)),
              dpr: window.devicePixelRatio || 1 };
   }
-
-  function setStatus(text, cls) { statusEl.textContent = text; statusEl.className = "status " + cls; }
 
   function sizeCanvases() {
     for (const id of LAYERS) {
@@ -55,9 +80,6 @@
     }
   }
 
-  function send(msg) {
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
-  }
 
   function sendInput(msg, ev) {
     if (pendingInput === null) {
@@ -67,64 +89,21 @@
     send(msg);
   }
 
-  // ---- connection -------------------------------------------------------------
-
-  function connect() {
-    clearTimeout(reconnectTimer);
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(proto + "//" + location.host + "/ws/" + encodeURIComponent(sessionId), "chartwire.v1");
-    ws.binaryType = "arraybuffer";
-    ws.onopen = () => {
-      backoff = 500;
-      state.connected = true;
-      setStatus("live", "live");
-      hello();
-    };
-    ws.onmessage = (ev) => {
-      lastMessage = Date.now();
-      if (typeof ev.data === "string") { onText(JSON.parse(ev.data)); return; }
-      state.bytes += ev.data.byteLength;
-      onFrame(decodeFrame(new DataView(ev.data)));
-    };
-    ws.onclose = () => dropped();
-    ws.onerror = () => { /* onclose follows and schedules the retry */ };
-  }
-
   // A (re)start of the viewer: the server sends every layer whole again.
   function hello() {
     state.layers = {};
     state.size = size;
     unacked = 0;
     // A session that needs a token gets it from the page's address: /s/ID?token=...
-    const token = new URLSearchParams(location.search).get("token");
     send(Object.assign({ type: "hello", width: size.width, height: size.height, dpr: size.dpr }, token ? { token } : {}));
   }
-
-  function dropped() {
-    if (ws) { ws.onclose = ws.onmessage = ws.onopen = null; ws.close(); }
-    state.connected = false;
-    ws = null;
-    const delay = Math.min(backoff, 10000) * (0.75 + Math.random() * 0.5);
-    backoff = Math.min(backoff * 2, 10000);
-    state.reconnects++;
-    setStatus("reconnecting", "reconnecting");
-    clearTimeout(reconnectTimer);
-    reconnectTimer = setTimeout(connect, delay);
-  }
-
-  setInterval(() => {
-    if (ws && state.connected && heartbeat > 0 && Date.now() - lastMessage > 3 * heartbeat * 1000) {
-      state.stale++;
-      dropped();
-    }
-  }, 250);
 
   function onText(msg) {
     if (msg.type === "welcome") {
       state.welcome = msg;
       heartbeat = msg.heartbeat || 0;
-      document.getElementById("title").textContent = msg.title;
-      document.title = msg.title + " · ChartWire";
+      titleEl.textContent = msg.title;
+      if (dashboardId === null) document.title = msg.title + " · ChartWire";
       // The page keeps the gestures the chart's modifiers do not use: it scrolls over a
       // chart nothing drags, and the wheel scrolls it when nothing zooms.
       consumes = new Set(msg.consumes || ["drag", "pinch", "wheel"]);
@@ -138,6 +117,7 @@
     } else if (msg.type === "error") {
       state.errors.push(msg);
       console.warn("chartwire:", msg.code, msg.message);
+      if (msg.code === "session_removed") setStatus("removed", "reconnecting");
     } else if (msg.type === "frame") {
       onFrame(jsonFrame(msg));
     }   // "heartbeat": nothing to do; its arrival was noted
@@ -175,7 +155,7 @@
   // A frame is drawn as soon as it arrives (the browser shows the canvases at its next
   // paint); before the font is ready, frames wait and are drawn together.
   function scheduleDraw() {
-    if (!state.fontsReady) return;
+    if (!fontsReady) return;
     const start = performance.now();
     for (const id of dirty) if (state.layers[id]) draw(id);
     dirty.clear();
@@ -773,9 +753,112 @@
   })();
 
   sizeCanvases();
+  return {
+    state, hello, onText, onFrame, decodeFrame,
+    fontsLoaded() { state.fontsReady = true; for (const id in state.layers) dirty.add(id); scheduleDraw(); },
+  };
+  }
+
+  // ---- the connection: one WebSocket for every chart on the page ------------------
+
+  function connect() {
+    clearTimeout(reconnectTimer);
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const target = dashboardId === null ? encodeURIComponent(sessionId) : "d/" + encodeURIComponent(dashboardId);
+    ws = new WebSocket(proto + "//" + location.host + "/ws/" + target, "chartwire.v1");
+    ws.binaryType = "arraybuffer";
+    ws.onopen = () => {
+      backoff = 500;
+      setConn("connected", true);
+      setStatus("live", "live");
+      // A dashboard's charts say hello once its grid has come (the first message).
+      if (dashboardId === null) charts[0].hello();
+    };
+    ws.onmessage = (ev) => {
+      lastMessage = Date.now();
+      if (typeof ev.data === "string") { onText(JSON.parse(ev.data)); return; }
+      setConn("bytes", conn.bytes + ev.data.byteLength);
+      if (dashboardId === null) { charts[0].onFrame(charts[0].decodeFrame(new DataView(ev.data))); return; }
+      // A dashboard's frame: "CWD", the chart's index, then the frame.
+      const chart = charts[new DataView(ev.data).getUint8(3)];
+      if (chart) chart.onFrame(chart.decodeFrame(new DataView(ev.data, 4)));
+    };
+    ws.onclose = () => dropped();
+    ws.onerror = () => { /* onclose follows and schedules the retry */ };
+  }
+
+  function onText(msg) {
+    if (msg.type === "dashboard") { buildDashboard(msg); return; }
+    if (msg.type === "heartbeat") return;
+    const chart = dashboardId === null ? charts[0] : charts[msg.chart];
+    if (chart) chart.onText(msg);
+    else if (msg.type === "error") console.warn("chartwire:", msg.code, msg.message);
+  }
+
+  function dropped() {
+    if (ws) { ws.onclose = ws.onmessage = ws.onopen = null; ws.close(); }
+    setConn("connected", false);
+    ws = null;
+    const delay = Math.min(backoff, 10000) * (0.75 + Math.random() * 0.5);
+    backoff = Math.min(backoff * 2, 10000);
+    setConn("reconnects", conn.reconnects + 1);
+    setStatus("reconnecting", "reconnecting");
+    clearTimeout(reconnectTimer);
+    reconnectTimer = setTimeout(connect, delay);
+  }
+
+  setInterval(() => {
+    if (ws && conn.connected && heartbeat > 0 && Date.now() - lastMessage > 3 * heartbeat * 1000) {
+      setConn("stale", conn.stale + 1);
+      dropped();
+    }
+  }, 250);
+
+  // A dashboard's grid (the first message on its connection): a cell per chart, each
+  // with its title and canvases; then every chart says hello. Sent again after a
+  // reconnect: the grid is kept when it is the same.
+  function buildDashboard(msg) {
+    const same = board.layout && JSON.stringify(board.layout) === JSON.stringify(msg);
+    if (!same) {
+      board.layout = msg;
+      document.getElementById("title").textContent = msg.title;
+      document.title = msg.title + " · ChartWire";
+      main.replaceChildren();
+      main.style.gridTemplateColumns = "repeat(" + msg.columns + ", minmax(0, 1fr))";
+      main.style.gridAutoRows = msg.rowHeight + "px";
+      charts = msg.charts.map((c, i) => {
+        const cell = document.createElement("section");
+        cell.className = "cell";
+        cell.style.gridColumn = "span " + c.columnSpan;
+        cell.style.gridRow = "span " + c.rowSpan;
+        const title = document.createElement("h2");
+        title.textContent = c.title;
+        const link = document.createElement("a");
+        link.href = "/s/" + encodeURIComponent(c.session) + location.search;
+        link.append(title);
+        const plot = document.createElement("div");
+        plot.className = "plot";
+        cell.append(link, plot);
+        main.append(cell);
+        const chart = createChart(plot, i, title);
+        chart.state.session = c.session;
+        return chart;
+      });
+      board.charts = charts.map((c) => c.state);
+      if (fontsReady) for (const c of charts) c.fontsLoaded();
+    }
+    for (const c of charts) c.hello();
+  }
+
+  if (dashboardId === null) {
+    charts = [createChart(main, 0, document.getElementById("title"))];
+    window.chartwire = charts[0].state;
+  } else {
+    window.chartwire = board;
+  }
   // Connect at once, and draw once the chart font is loaded (the server measured text
   // with it); the page's <link rel=preload> started loading it before this script ran.
   connect();
   Promise.all([document.fonts.load('12px "ChartWire Sans"'), document.fonts.load('bold 12px "ChartWire Sans"')])
-    .catch(() => {}).then(() => { state.fontsReady = true; for (const id in state.layers) dirty.add(id); scheduleDraw(); });
+    .catch(() => {}).then(() => { fontsReady = true; board.fontsReady = true; for (const c of charts) c.fontsLoaded(); });
 })();

@@ -62,7 +62,7 @@ extension LWSServer {
 
         case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
             exchanges[wsi] = nil
-            if let c = clients.removeValue(forKey: wsi) { c.session.disconnect(c.viewer) }
+            if let c = clients.removeValue(forKey: wsi) { for cell in c.cells { cell.session.disconnect(cell.viewer) } }
             publishers[wsi] = nil
             return 0
 
@@ -71,8 +71,8 @@ extension LWSServer {
             // Refuse the upgrade unless the path names a hosted session (and, for a
             // publisher, a series of it and a controller's Authorization).
             if isPublisher(wsi) { return filterPublisher(wsi) }
-            guard sessionForUpgrade(wsi) != nil else {
-                _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), "no such session")
+            guard viewerTarget(wsi) != nil else {
+                _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), "no such session or dashboard")
                 return 1
             }
             return 0
@@ -84,10 +84,23 @@ extension LWSServer {
                 log("publisher open \(session.id)/\(series)")
                 return 0
             }
-            guard let session = sessionForUpgrade(wsi) else { return -1 }
-            let client = WSClient(session: session, viewer: session.connect())
-            clients[wsi] = client
-            log("ws open \(session.id) viewer \(client.viewer)")
+            switch viewerTarget(wsi) {
+            case let .session(session)?:
+                let client = WSClient(cells: [.init(session: session, viewer: session.connect())])
+                clients[wsi] = client
+                log("ws open \(session.id) viewer \(client.cells[0].viewer)")
+            case let .dashboard(d)?:
+                let sessions = d.cells.compactMap { hub.session($0.session) }
+                guard sessions.count == d.cells.count else { return -1 }
+                let client = WSClient(cells: sessions.map { .init(session: $0, viewer: $0.connect()) }, dashboard: d)
+                // The page learns the grid first, then says hello for each chart.
+                client.outbox.append(.text(d.layoutMessage(titles: Dictionary(sessions.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a }))))
+                clients[wsi] = client
+                lws_callback_on_writable(wsi)
+                log("ws open dashboard \(d.id) (\(sessions.count) charts)")
+            case nil:
+                return -1
+            }
             return 0
 
         case LWS_CALLBACK_RECEIVE:
@@ -120,10 +133,31 @@ extension LWSServer {
                 lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, nil, 0)
                 return -1
             }
-            let owedBefore = client.session.viewersOwed
-            let next: Outgoing? = client.outbox.isEmpty && !client.closing
-                ? client.session.nextFrame(for: client.viewer, now: ProcessInfo.processInfo.systemUptime)
-                : client.outbox.removeFirst()
+            var next: Outgoing? = nil, from: Session? = nil, owedBefore = 0
+            if !client.outbox.isEmpty {
+                next = client.outbox.removeFirst()
+            } else if !client.closing {
+                // One frame per write; on a dashboard, the charts take turns.
+                let n = client.cells.count, now = ProcessInfo.processInfo.systemUptime
+                for k in 0..<n {
+                    let i = (client.nextCell + k) % n, cell = client.cells[i]
+                    owedBefore = cell.session.viewersOwed
+                    guard let out = cell.session.nextFrame(for: cell.viewer, now: now) else { continue }
+                    from = cell.session
+                    client.nextCell = (i + 1) % n
+                    switch out {
+                    case let .text(json) where client.dashboard != nil:
+                        client.enqueue(json, chart: i)
+                        next = client.outbox.removeLast()
+                    case let .binary(bytes) where client.dashboard != nil:
+                        // "CWD" and the chart index before the frame (docs/protocol.md, "Dashboards").
+                        next = .binary([0x43, 0x57, 0x44, UInt8(i)] + bytes)
+                    default:
+                        next = out
+                    }
+                    break
+                }
+            }
             if let next {
                 let ok: Bool
                 switch next {
@@ -136,7 +170,7 @@ extension LWSServer {
                 client.lastWrite = ProcessInfo.processInfo.systemUptime
             }
             // The last viewer owed the previous publication got it: the next may go.
-            if owedBefore > 0, client.session.viewersOwed == 0 { pump() }
+            if let from, owedBefore > 0, from.viewersOwed == 0 { pump() }
             if client.wantsWrite { lws_callback_on_writable(wsi) }
             return 0
 
@@ -145,8 +179,8 @@ extension LWSServer {
                 log("publisher close \(p.session.id)/\(p.series) after \(p.batches) batches")
             }
             if let c = clients.removeValue(forKey: wsi) {
-                c.session.disconnect(c.viewer)
-                log("ws close \(c.session.id) viewer \(c.viewer)")
+                for cell in c.cells { cell.session.disconnect(cell.viewer) }
+                log("ws close \(c.dashboard.map { "dashboard " + $0.id } ?? c.cells[0].session.id)")
             }
             return 0
 
@@ -162,6 +196,8 @@ extension LWSServer {
     static let ackMessage = Array(#"{"type":"ack"}"#.utf8)
 
     private func receiveMessage(_ client: WSClient) {
+        if client.dashboard != nil { return receiveDashboardMessage(client) }
+        let (session, viewer) = (client.cells[0].session, client.cells[0].viewer)
         let replies: [Outgoing]
         if client.rxTooLarge {
             replies = [.text(ProtocolError(.tooLarge, "messages are limited to \(Self.maxMessage) bytes").json)]
@@ -169,17 +205,39 @@ extension LWSServer {
             replies = [.text(ProtocolError(.unsupported, "send JSON text messages; binary messages are not accepted").json)]
         } else if client.rx.elementsEqual(Self.ackMessage) {
             // The message every viewer sends after every frame: no parser needed.
-            replies = client.session.receive(.ack, from: client.viewer)
+            replies = session.receive(.ack, from: viewer)
         } else {
             do {
                 let json = try Jansson.parse(client.rx)
-                replies = client.session.receive(json: json, from: client.viewer)
+                replies = session.receive(json: json, from: viewer)
             } catch {
                 replies = [.text(ProtocolError(.badJSON, error.description).json)]
             }
         }
         client.rx.removeAll(keepingCapacity: client.rx.capacity <= 4096)
         client.outbox.append(contentsOf: replies.prefix(max(0, Self.maxOutbox - client.outbox.count)))
+    }
+
+    /// A dashboard's message: an object with a `chart` index (which of its sessions it
+    /// is for) beside the fields of a viewer's message.
+    private func receiveDashboardMessage(_ client: WSClient) {
+        defer { client.rx.removeAll(keepingCapacity: client.rx.capacity <= 4096) }
+        func refuse(_ e: ProtocolError) {
+            if client.outbox.count < Self.maxOutbox { client.outbox.append(.text(e.json)) }
+        }
+        if client.rxTooLarge { return refuse(ProtocolError(.tooLarge, "messages are limited to \(Self.maxMessage) bytes")) }
+        if client.rxBinary { return refuse(ProtocolError(.unsupported, "send JSON text messages; binary messages are not accepted")) }
+        let json: JSONValue
+        do { json = try Jansson.parse(client.rx) } catch { return refuse(ProtocolError(.badJSON, error.description)) }
+        guard case let .object(members) = json, let index = json["chart"], case let .int(i) = index,
+              i >= 0, i < client.cells.count else {
+            return refuse(ProtocolError(.badField, "$.chart: a dashboard's messages carry \"chart\", the index of one of its \(client.cells.count) charts"))
+        }
+        let cell = client.cells[Int(i)]
+        let replies = cell.session.receive(json: .object(members.filter { $0.0 != "chart" }), from: cell.viewer)
+        for r in replies.prefix(max(0, Self.maxOutbox - client.outbox.count)) {
+            if case let .text(t) = r { client.enqueue(t, chart: Int(i)) } else { client.outbox.append(r) }
+        }
     }
 
     // MARK: Publishers (docs/feeding.md)
@@ -376,10 +434,14 @@ extension LWSServer {
         return out
     }
 
-    private func sessionForUpgrade(_ wsi: OpaquePointer) -> Session? {
+    enum ViewerTarget { case session(Session), dashboard(Dashboard) }
+
+    /// `/ws/{session}` or `/ws/d/{dashboard}`, when hosted.
+    private func viewerTarget(_ wsi: OpaquePointer) -> ViewerTarget? {
         guard let path = header(wsi, WSI_TOKEN_GET_URI) else { return nil }
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.count == 2, parts[0] == "ws" else { return nil }
-        return hub.session(parts[1])
+        if parts.count == 2, parts[0] == "ws" { return hub.session(parts[1]).map { .session($0) } }
+        if parts.count == 3, parts[0] == "ws", parts[1] == "d" { return hub.dashboard(parts[2]).map { .dashboard($0) } }
+        return nil
     }
 }

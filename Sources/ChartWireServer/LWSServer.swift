@@ -172,7 +172,9 @@ final class LWSServer {
         // A modifier's clock work (a long press) changed what it draws for some viewers.
         let redraw = Set(hub.sessions.filter { $0.takeViewerLayersChangedByClock() }.map(ObjectIdentifier.init))
         for (wsi, client) in clients {
-            if !redraw.isEmpty, redraw.contains(ObjectIdentifier(client.session)), client.wantsWrite { lws_callback_on_writable(wsi) }
+            if !redraw.isEmpty, client.cells.contains(where: { redraw.contains(ObjectIdentifier($0.session)) }), client.wantsWrite {
+                lws_callback_on_writable(wsi)
+            }
             if options.heartbeat > 0, client.outbox.isEmpty, now - client.lastWrite >= options.heartbeat {
                 client.outbox.append(.text(["type": "heartbeat"]))
                 lws_callback_on_writable(wsi)
@@ -199,8 +201,9 @@ final class LWSServer {
             // Chart events (pans, zooms, selections) go to every viewer of the session.
             let events = session.takeEvents()
             if !events.isEmpty {
-                for (wsi, client) in clients where client.session === session {
-                    for e in events where client.outbox.count < Self.maxOutbox { client.outbox.append(.text(e)) }
+                for (wsi, client) in clients {
+                    guard let chart = client.cells.firstIndex(where: { $0.session === session }) else { continue }
+                    for e in events where client.outbox.count < Self.maxOutbox { client.enqueue(e, chart: chart) }
                     lws_callback_on_writable(wsi)
                 }
             }
@@ -212,7 +215,7 @@ final class LWSServer {
             guard let due = session.publishDue(now: now) else { continue }
             if due <= now {
                 session.publish(now: now)
-                for (wsi, client) in clients where client.session === session && client.wantsWrite {
+                for (wsi, client) in clients where client.watches(session) && client.wantsWrite {
                     lws_callback_on_writable(wsi)
                 }
             } else {
@@ -232,9 +235,11 @@ final class LWSServer {
     /// once that is written.
     private func closeRemoved() {
         let hosted = Set(hub.sessions.map(ObjectIdentifier.init))
-        for (wsi, client) in clients where !hosted.contains(ObjectIdentifier(client.session)) && !client.closing {
+        for (wsi, client) in clients where !client.closing {
+            guard let gone = client.cells.firstIndex(where: { !hosted.contains(ObjectIdentifier($0.session)) }) else { continue }
             client.closing = true
-            client.outbox = [.text(ProtocolError(.sessionRemoved, "session \"\(client.session.id)\" was removed").json)]
+            client.outbox = []
+            client.enqueue(ProtocolError(.sessionRemoved, "session \"\(client.cells[gone].session.id)\" was removed").json, chart: gone)
             lws_callback_on_writable(wsi)
         }
         for (wsi, p) in publishers where !hosted.contains(ObjectIdentifier(p.session)) && !p.closing {
@@ -281,9 +286,18 @@ final class Publisher {
 }
 
 /// One WebSocket viewer.
+/// One WebSocket viewer connection: a viewer of one session (`/ws/{s}`), or of each
+/// session of a dashboard (`/ws/d/{id}`), whose messages then carry a `chart` index.
 final class WSClient {
-    let session: Session
-    let viewer: ViewerID
+    struct Cell {
+        let session: Session
+        let viewer: ViewerID
+    }
+    let cells: [Cell]
+    /// The dashboard it shows; nil: one session.
+    let dashboard: Dashboard?
+    /// The cell whose frame is tried first at the next write (round robin).
+    var nextCell = 0
     var rx: [UInt8] = []
     var rxTooLarge = false
     var rxBinary = false
@@ -293,9 +307,18 @@ final class WSClient {
     /// When something was last written to this viewer (system uptime, seconds).
     var lastWrite = ProcessInfo.processInfo.systemUptime
 
-    init(session: Session, viewer: ViewerID) { self.session = session; self.viewer = viewer }
+    init(cells: [Cell], dashboard: Dashboard? = nil) { self.cells = cells; self.dashboard = dashboard }
 
-    var wantsWrite: Bool { !outbox.isEmpty || closing || session.wantsFrame(viewer) }
+    /// A viewer of `session`.
+    func watches(_ session: Session) -> Bool { cells.contains { $0.session === session } }
+
+    /// Queues a message from cell `chart`'s session: on a dashboard it says which chart.
+    func enqueue(_ json: JSONValue, chart: Int) {
+        guard dashboard != nil, case let .object(members) = json else { outbox.append(.text(json)); return }
+        outbox.append(.text(.object(members + [("chart", .int(Int64(chart)))])))
+    }
+
+    var wantsWrite: Bool { !outbox.isEmpty || closing || cells.contains { $0.session.wantsFrame($0.viewer) } }
 }
 
 private func lwsTick(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {

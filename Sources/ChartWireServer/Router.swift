@@ -90,6 +90,9 @@ struct Router {
             return patchSession(parts[2], body: req.body)
         case ("DELETE", 3) where isSession:
             if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
+            if let d = hub.dashboards.first(where: { $0.cells.contains { $0.session == parts[2] } }) {
+                return .error(409, "session \"\(parts[2])\" is on dashboard \"\(d.id)\"; it stays while the dashboard shows it")
+            }
             guard hub.remove(parts[2]) != nil else { return .error(404, "no session \"\(parts[2])\"") }
             return .json(200, .object([("removed", .string(parts[2]))]))
         case ("GET", 4) where isSession && parts[3] == "spec":
@@ -148,6 +151,18 @@ struct Router {
             var page = staticFile("client.html")
             page.body = Array(page.bodyText.replacingOccurrences(of: "<!--chartwire:fonts-->", with: webFonts.headHTML).utf8)
             return page
+        case 2 where parts[0] == "d":
+            // A dashboard: the same client, one canvas set per chart, one connection.
+            guard hub.dashboard(parts[1]) != nil else { return .error(404, "no dashboard \"\(parts[1])\"") }
+            var page = staticFile("client.html")
+            page.body = Array(page.bodyText.replacingOccurrences(of: "<!--chartwire:fonts-->", with: webFonts.headHTML)
+                .replacingOccurrences(of: "<body>", with: "<body class=\"dashboard\">").utf8)
+            return page
+        case 2 where parts[0] == "api" && parts[1] == "dashboards":
+            return .json(200, .object([("dashboards", .array(hub.dashboards.map { d in
+                .object([("id", .string(d.id)), ("title", .string(d.title)), ("columns", .int(Int64(d.columns))),
+                         ("charts", .array(d.cells.map { .string($0.session) }))])
+            }))]))
         case 2 where parts[0] == "fonts":
             // Subsets named by content hash: they never change under a name.
             guard let bytes = webFonts.files[parts[1]] else { return .error(404, "no font \(parts[1])") }
@@ -362,6 +377,11 @@ struct Router {
                 """
         }
         if rows.isEmpty { rows = "<li>No sessions are hosted. Start the server with --config FILE.</li>\n" }
+        var boards = ""
+        for d in hub.dashboards {
+            boards += "<li><a href=\"/d/\(htmlEscape(d.id))\">\(htmlEscape(d.title))</a> <span class=\"meta\">dashboard · "
+                + d.cells.map { htmlEscape($0.session) }.joined(separator: ", ") + "</span></li>\n"
+        }
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>ChartWire</title>
@@ -370,7 +390,7 @@ struct Router {
             a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:13px;margin-left:.5rem}li{margin:.4rem 0}</style>
             </head><body><h1>ChartWire sessions</h1>
             \(gallery.isEmpty ? "" : "<p><a href=\"/gallery\">Axis gallery</a>: one chart per axis feature, with what each shows.</p>")<ul>
-            \(rows)</ul><p class="meta">JSON: <a href="/api/sessions">/api/sessions</a></p></body></html>
+            \(boards)\(rows)</ul><p class="meta">JSON: <a href="/api/sessions">/api/sessions</a></p></body></html>
             """
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html.utf8))
     }

@@ -32,14 +32,18 @@ struct ServerResources {
         let webDir = try locateWebDir(options.webDir)
 
         var specs: [SessionSpec] = []
+        /// Each spec document with its name, for its dashboards.
+        var documents: [(text: String, source: String)] = []
         if options.demo && options.configFile == nil {
             specs += try decodeSpec(DemoSpec.json, source: "embedded demo spec")
             specs += try decodeSpec(GallerySpec.json, source: "embedded axis gallery")
+            documents.append((DemoSpec.json, "embedded demo spec"))
         }
         if let file = options.configFile {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw StartupError(message: "--config: cannot read \(file)")
             }
+            documents.append((String(decoding: data, as: UTF8.self), file))
             var fromFile = try decodeSpec(String(decoding: data, as: UTF8.self), source: file)
             // Token files are named relative to the config file.
             let dir = (file as NSString).deletingLastPathComponent
@@ -56,6 +60,17 @@ struct ServerResources {
                 throw StartupError(message: "session \"\(spec.id)\" is declared twice")
             }
             hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
+        }
+        let ids = Set(hub.sessions.map(\.id))
+        for (text, source) in documents {
+            let dashboards: [Dashboard]
+            do { dashboards = try ConfigSpec.decodeDashboards(Jansson.parse(text), sessionIds: ids) } catch {
+                throw StartupError(message: "\(source): \(error)")
+            }
+            for d in dashboards {
+                guard hub.dashboard(d.id) == nil else { throw StartupError(message: "dashboard \"\(d.id)\" is declared twice") }
+                hub.dashboards.append(d)
+            }
         }
         let webFonts = WebFonts.load(webDir: webDir, fonts: fonts)
         var controlToken: String? = nil

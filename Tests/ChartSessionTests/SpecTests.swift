@@ -9,7 +9,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
 @Suite struct SpecTests {
     @Test func demoSpecDecodesAndMatchesTheExampleFile() throws {
         let specs = try ConfigSpec.decode(parseJSON(DemoSpec.json))
-        #expect(specs.map(\.id) == ["demo", "monitor", "axes"])
+        #expect(specs.map(\.id) == ["demo", "monitor", "axes", "servers", "queue"])
         #expect(specs[0].chart.series.map(\.id) == ["sine", "walk", "saw"])
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("examples/demo.json")

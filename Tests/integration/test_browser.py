@@ -13,7 +13,7 @@ from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import Server, free_port
+from conftest import FIXTURES, Server, free_port
 from pngread import pixel, read_png
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -404,3 +404,88 @@ def test_a_viewer_token_window_cannot_pan(demo_server, driver):
         .click_and_hold().move_by_offset(-80, 0).move_by_offset(-80, 0).release().perform()
     wait_for(driver, "return window.chartwire.errors.some(e => e.code === 'read_only')", message="read_only error")
     assert driver.execute_script("return window.chartwire.events.length") == before, "no pan happened"
+
+
+def test_two_windows_on_an_independent_session_zoom_separately(tmp_path):
+    """viewMode independent: a's wheel zoom and b's drag each change only their own
+    window; data appended meanwhile reaches both."""
+    spec = json.loads((FIXTURES / "static.json").read_text())
+    spec["sessions"][0]["viewMode"] = "independent"
+    config = tmp_path / "independent.json"
+    config.write_text(json.dumps(spec))
+    srv = Server("--config", str(config)).start()
+    a, b = browser(1000, 650), browser(800, 560)
+    try:
+        for d in (a, b):
+            d.get(f"{srv.http}/s/static")
+            wait_for(d, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+        home = x_labels(a)
+        assert home[0] == "0" and home[-1] == "1000"
+        assert a.execute_script("return window.chartwire.welcome.viewMode") == "independent"
+        x, y, w, h = plot_rect(a)
+        ActionChains(a).scroll_from_origin(ScrollOrigin.from_viewport(int(x + w / 2), int(y + h / 2)), 0, -300).perform()
+        wait_for(a, f"return {json.dumps(home)}.join() !== {X_LABELS_JS}.join()", message="a's zoom")
+        zoomed = x_labels(a)
+        # b is unmoved; now b pans its own view, a stays zoomed where it was.
+        time.sleep(0.5)
+        assert x_labels(b) == x_labels(b) and x_labels(b)[0] == "0" and x_labels(b)[-1] == "1000"
+        x, y, w, h = plot_rect(b)
+        canvas = b.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
+        box = canvas.rect
+        ActionChains(b).move_to_element_with_offset(canvas, int(x + w / 2 - box["x"] - box["width"] / 2),
+                                                    int(y + h / 2 - box["y"] - box["height"] / 2)) \
+            .click_and_hold().move_by_offset(-150, 0).release().perform()
+        wait_for(b, f"return {X_LABELS_JS}[0] !== '0'", message="b's pan")
+        time.sleep(0.5)
+        assert x_labels(a) == zoomed, "a kept its own zoom"
+        # New data reaches both: b (panned, not zoomed) sees the extents grow once it zooms home.
+        post = urllib.request.Request(f"{srv.http}/api/sessions/static/series/line/append", method="POST",
+                                      data=json.dumps({"x": [1200], "y": [50]}).encode())
+        urllib.request.urlopen(post).read()
+        ActionChains(b).double_click(canvas).perform()
+        wait_for(b, f"return {X_LABELS_JS}.includes('1200')", message="b back home, with the new point")
+        assert x_labels(a) == zoomed
+    finally:
+        a.quit()
+        b.quit()
+        srv.stop()
+
+
+def test_dashboard_shows_all_its_charts_live_over_one_connection(demo_server, artifacts):
+    d = browser(1200, 1000)
+    try:
+        # Count the page's WebSockets.
+        d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__sockets = [];
+            const Native = window.WebSocket;
+            window.WebSocket = function (url, p) { window.__sockets.push(url); return new Native(url, p); };
+            window.WebSocket.prototype = Native.prototype; window.WebSocket.OPEN = 1; window.WebSocket.CLOSED = 3;"""})
+        d.get(f"{demo_server.http}/d/ops")
+        wait_for(d, "return window.chartwire.charts.length === 4 && window.chartwire.charts.every(c => c.frames > 0)",
+                 timeout=20, message="every chart's first frame")
+        first = d.execute_script("return window.chartwire.charts.map(c => c.frames)")
+        # Every chart keeps coming (each is fed by its own generator).
+        wait_for(d, f"return window.chartwire.charts.every((c, i) => c.frames > {json.dumps(first)}[i] + 1)",
+                 timeout=20, message="every chart to keep updating")
+        sessions = d.execute_script("return window.chartwire.charts.map(c => c.session)")
+        assert sessions == ["servers", "monitor", "queue", "demo"]
+        # One WebSocket for all of them.
+        assert d.execute_script("return window.__sockets") == [demo_server.ws + "/ws/d/ops"]
+        assert d.execute_script("return window.chartwire.connected") is True
+        png = d.get_screenshot_as_png()
+        (artifacts / "dashboard.png").write_bytes(png)
+        shot = read_png(png)
+        # Each cell's plot shows its series' colour somewhere (web-01's blue, the queue's green).
+        cells = d.execute_script("""return [...document.querySelectorAll('.cell .plot')].map(p => {
+            const r = p.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })""")
+        assert len(cells) == 4
+
+        def has_colour(cell, rgb):
+            x0, y0, w, h = (int(v) for v in cell)
+            return any(max(abs(a - b) for a, b in zip(pixel(shot, x, y)[:3], rgb)) < 40
+                       for y in range(y0, y0 + h, 3) for x in range(x0, x0 + w, 3))
+        assert has_colour(cells[0], hex_rgb("#1f5fb4")) and has_colour(cells[2], hex_rgb("#2ca02c"))
+        errors = d.execute_script("return window.chartwire.charts.flatMap(c => c.errors)")
+        assert errors == []
+    finally:
+        d.quit()

@@ -129,7 +129,9 @@ def test_control_token_and_session_tokens_guard_live_control():
         assert "controllerTokens" not in spec.get("access", {}), "tokens are never sent back"
         assert "demo-controller" not in json.dumps(spec)
         assert call(srv, "DELETE", "/api/sessions/monitor")[0] == 401
-        assert call(srv, "DELETE", "/api/sessions/monitor", token="control-token-1")[0] == 200
+        # monitor is on the demo dashboard: it stays; axes is not.
+        assert call(srv, "DELETE", "/api/sessions/monitor", token="control-token-1")[0] == 409
+        assert call(srv, "DELETE", "/api/sessions/axes", token="control-token-1")[0] == 200
         assert srv.alive()
     finally:
         srv.stop()

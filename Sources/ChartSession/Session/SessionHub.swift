@@ -6,6 +6,10 @@ public final class SessionHub {
 
     public func session(_ id: String) -> Session? { sessions.first { $0.id == id } }
 
+    /// Grids of sessions shown on one page over one connection.
+    public var dashboards: [Dashboard] = []
+    public func dashboard(_ id: String) -> Dashboard? { dashboards.first { $0.id == id } }
+
     public func add(_ session: Session) {
         precondition(self.session(session.id) == nil, "duplicate session id \(session.id)")
         sessions.append(session)

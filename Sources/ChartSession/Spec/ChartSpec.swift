@@ -131,6 +131,7 @@ public enum ConfigSpec {
         do {
             var r = JSONReader(json)
             let sessions = try r.objects("sessions", readSession) ?? []
+            _ = try r.has("dashboards")   // read by decodeDashboards, once every session is known
             try r.finish()
             var seen: Set<String> = []
             for (i, s) in sessions.enumerated() where !seen.insert(s.id).inserted {

@@ -87,6 +87,69 @@ public enum DemoSpec {
           { "type": "zoomExtents" }
         ]
       }
+    },
+    {
+      "id": "servers",
+      "title": "Server load (independent views: each viewer zooms alone)",
+      "viewMode": "independent",
+      "lineProtocol": { "unknown": "create" },
+      "chart": {
+        "title": "Server load",
+        "xAxes": [
+          { "id": "time", "alignment": "bottom", "type": "time", "mode": "follow", "window": 120 }
+        ],
+        "yAxes": [
+          { "id": "pct", "alignment": "left", "title": "CPU (%)", "mode": "visible", "growBy": [0.1, 0.1] }
+        ],
+        "series": [
+          { "id": "web", "name": "web-01", "color": "#1f5fb4", "capacity": 200000,
+            "generator": { "kind": "randomWalk", "rate": 10, "amplitude": 12, "offset": 45, "noise": 2, "seed": 21, "time": "unix" } },
+          { "id": "db", "name": "db-01", "color": "#b3261e", "capacity": 200000,
+            "generator": { "kind": "sine", "rate": 10, "amplitude": 15, "period": 40, "offset": 60, "noise": 3, "seed": 5, "time": "unix" } }
+        ],
+        "legend": { "position": "topLeft" },
+        "modifiers": [
+          { "type": "zoomPan", "direction": "x" },
+          { "type": "mouseWheelZoom", "direction": "x" },
+          { "type": "zoomExtents" },
+          { "type": "rollover" },
+          { "type": "legend" }
+        ]
+      }
+    },
+    {
+      "id": "queue",
+      "title": "Queue depth",
+      "chart": {
+        "title": "Queue depth",
+        "xAxes": [
+          { "id": "time", "alignment": "bottom", "type": "time", "mode": "follow", "window": 60 }
+        ],
+        "yAxes": [
+          { "id": "jobs", "alignment": "left", "title": "Jobs", "mode": "visible", "growBy": [0, 0.1] }
+        ],
+        "series": [
+          { "id": "jobs", "name": "Jobs waiting", "type": "column", "color": "#2ca02c", "capacity": 100000,
+            "generator": { "kind": "randomWalk", "rate": 2, "amplitude": 20, "offset": 30, "noise": 4, "seed": 9, "time": "unix" } }
+        ],
+        "modifiers": [
+          { "type": "rollover" }
+        ]
+      }
+    }
+  ],
+  "dashboards": [
+    {
+      "id": "ops",
+      "title": "Operations (four live charts, one connection)",
+      "columns": 2,
+      "rowHeight": 300,
+      "charts": [
+        { "session": "servers", "columnSpan": 2 },
+        { "session": "monitor" },
+        { "session": "queue" },
+        { "session": "demo", "columnSpan": 2 }
+      ]
     }
   ]
 }

@@ -1,0 +1,107 @@
+"""A dashboard over one WebSocket: the grid first, then each chart's viewer,
+multiplexed by a chart index."""
+import json
+import re
+
+import websocket
+
+import cwframe
+from conftest import Server
+from test_control import call
+
+
+def connect(server, path):
+    return websocket.create_connection(f"{server.ws}/ws/{path}", subprotocols=["chartwire.v1"], timeout=5)
+
+
+def test_a_dashboard_multiplexes_its_charts(demo_server):
+    ws = connect(demo_server, "d/ops")
+    grid = json.loads(ws.recv())
+    assert grid["type"] == "dashboard" and grid["columns"] == 2
+    assert [c["session"] for c in grid["charts"]] == ["servers", "monitor", "queue", "demo"]
+    assert [c["chart"] for c in grid["charts"]] == [0, 1, 2, 3] and grid["charts"][0]["columnSpan"] == 2
+    # Two of the charts say hello, at different sizes.
+    for i, (w, h) in [(0, (900, 300)), (2, (450, 300))]:
+        ws.send(json.dumps({"type": "hello", "chart": i, "width": w, "height": h}))
+    welcomes, frames = {}, {}
+    held = {0: cwframe.Held(), 2: cwframe.Held()}
+    while len(welcomes) < 2 or len(frames) < 2:
+        op, data = ws.recv_data()
+        if op == websocket.ABNF.OPCODE_TEXT:
+            msg = json.loads(data)
+            if msg["type"] == "welcome":
+                welcomes[msg["chart"]] = msg
+            continue
+        assert data[:3] == b"CWD", data[:8]
+        i = data[3]
+        frame = held[i].apply(cwframe.decode(data[4:]))
+        frames[i] = frame
+        ws.send(json.dumps({"type": "ack", "chart": i}))
+    assert welcomes[0]["session"] == "servers" and welcomes[0]["viewMode"] == "independent"
+    assert welcomes[2]["session"] == "queue"
+    assert (frames[0]["width"], frames[2]["width"]) == (900, 450)
+    # Chart 1 never said hello: nothing comes for it, and the others keep coming.
+    seen = set()
+    for _ in range(6):
+        op, data = ws.recv_data()
+        if op == websocket.ABNF.OPCODE_BINARY:
+            seen.add(data[3])
+            ws.send(json.dumps({"type": "ack", "chart": data[3]}))
+    assert seen <= {0, 2} and 0 in seen
+    # Messages without a chart, or for one the dashboard does not have, are refused.
+    for bad in [{"type": "ack"}, {"type": "ack", "chart": 9}, {"type": "ack", "chart": "0"}]:
+        ws.send(json.dumps(bad))
+        while True:
+            msg = json.loads(next(d for op, d in iter(ws.recv_data, None) if op == websocket.ABNF.OPCODE_TEXT))
+            if msg["type"] == "error":
+                assert msg["code"] == "bad_field" and "chart" in msg["message"], msg
+                break
+    # A gesture for one chart reaches its session's viewer: a wheel on the independent
+    # chart answers with a frame for chart 0.
+    def px_per_second(bg):
+        # Two time labels along the x axis: pixels between them over seconds between them.
+        ticks = [(c["x"], sum(int(p) * m for p, m in zip(c["text"].split(":"), (3600, 60, 1))))
+                 for c in bg["commands"] if c["op"] == "text" and re.fullmatch(r"\d\d:\d\d:\d\d", c["text"])]
+        (x0, t0), (x1, t1) = ticks[0], ticks[-1]
+        return (x1 - x0) / (t1 - t0)
+    before = px_per_second(held[0].layers["background"])
+    ws.send(json.dumps({"type": "wheel", "chart": 0, "x": 450, "y": 150, "deltaY": -300}))
+    for _ in range(50):
+        op, data = ws.recv_data()
+        if op != websocket.ABNF.OPCODE_BINARY:
+            continue
+        ws.send(json.dumps({"type": "ack", "chart": data[3]}))
+        if data[3] == 0:
+            frame = held[0].apply(cwframe.decode(data[4:]))
+            bg = next((l for l in frame["layers"] if l["id"] == "background"), None)
+            if bg and px_per_second(bg) > before * 1.1:
+                break
+    else:
+        raise AssertionError("the wheel did not zoom chart 0")
+    ws.close()
+
+
+def test_dashboard_sessions_are_kept_and_unknown_dashboards_refused(demo_server):
+    status, body = call(demo_server, "DELETE", "/api/sessions/queue")
+    assert status == 409 and "dashboard" in body["error"]
+    try:
+        connect(demo_server, "d/nope")
+        raise AssertionError("an unknown dashboard was accepted")
+    except websocket.WebSocketBadStatusException as e:
+        assert e.status_code == 404
+    status, body = call(demo_server, "GET", "/api/dashboards")
+    assert status == 200 and body["dashboards"][0]["charts"] == ["servers", "monitor", "queue", "demo"]
+
+
+def test_a_bad_dashboard_in_the_config_is_a_startup_error(tmp_path):
+    config = tmp_path / "bad.json"
+    config.write_text(json.dumps({"sessions": [{"id": "a", "chart": {}}],
+                                  "dashboards": [{"id": "d", "charts": [{"session": "nope"}]}]}))
+    srv = Server("--config", str(config))
+    try:
+        srv.start()
+        raise AssertionError("the server started")
+    except RuntimeError as e:
+        assert '$.dashboards[0].charts[0].session: no session \\"nope\\"' in str(e) or "no session" in str(e)
+    finally:
+        srv.stop()
