@@ -234,7 +234,15 @@ extension LWSServer {
             return refuse(ProtocolError(.badField, "$.chart: a dashboard's messages carry \"chart\", the index of one of its \(client.cells.count) charts"))
         }
         let cell = client.cells[Int(i)]
-        let replies = cell.session.receive(json: .object(members.filter { $0.0 != "chart" }), from: cell.viewer)
+        let message = JSONValue.object(members.filter { $0.0 != "chart" })
+        let replies = cell.session.receive(json: message, from: cell.viewer)
+        // An event group on this page: the pointer shows on the group's other charts too.
+        if let group = cell.session.eventGroup, case let .pointer(e)? = try? ClientMessage.decode(message),
+           let at = cell.session.groupLocation(of: e, viewer: cell.viewer) {
+            for (j, other) in client.cells.enumerated() where j != Int(i) && other.session.eventGroup == group {
+                other.session.receiveGroupPointer(e, at: at, source: cell.session.chart, viewer: other.viewer)
+            }
+        }
         for r in replies.prefix(max(0, Self.maxOutbox - client.outbox.count)) {
             if case let .text(t) = r { client.enqueue(t, chart: Int(i)) } else { client.outbox.append(r) }
         }

@@ -111,3 +111,58 @@ import TestSupport
         #expect(s.viewers[a]?.view == nil && s.viewMode == .shared)
     }
 }
+
+/// Event groups: linked x ranges, and a pointer shown on every chart of the group.
+@Suite struct EventGroupTests {
+    func hub() throws -> SessionHub {
+        let specs = try ConfigSpec.decode(foundationJSON("""
+            {"sessions": [
+              {"id": "a", "eventGroup": "g", "chart": {"series": [{"id": "s", "data": {"x": [0, 10, 20, 30, 40], "y": [1, 2, 3, 2, 1]}}],
+                "modifiers": [{"type": "mouseWheelZoom"}, {"type": "rollover"}]}},
+              {"id": "b", "eventGroup": "g", "chart": {"series": [{"id": "s", "data": {"x": [0, 10, 20, 30, 40], "y": [5, 4, 3, 4, 5]}}],
+                "modifiers": [{"type": "rollover"}]}},
+              {"id": "c", "chart": {"series": [{"id": "s", "data": {"x": [0, 40], "y": [0, 1]}}]}}
+            ]}
+            """))
+        return SessionHub(sessions: []).adding(specs.map { $0.makeSession(measurer: TestFonts.measurer) })
+    }
+
+    @Test func aZoomOfOneChartMovesTheOthersOfItsGroup() throws {
+        let h = try hub()
+        let (a, b, c) = (h.session("a")!, h.session("b")!, h.session("c")!)
+        let v = a.connect()
+        _ = a.receive(.hello(Fixtures.size, format: .binary, token: nil), from: v)
+        _ = a.receive(.wheel(WheelEvent(x: 400, y: 250, deltaY: -300)), from: v)
+        let zoomed = try #require(a.chart.axis("x")?.userRange)
+        #expect(b.chart.axis("x")?.userRange == zoomed, "b follows a")
+        #expect(c.chart.axis("x")?.userRange == nil, "c is in no group")
+        _ = a.receive(.wheel(WheelEvent(x: 400, y: 250, deltaY: 300)), from: v)
+        #expect(b.chart.axis("x")?.userRange == a.chart.axis("x")?.userRange)
+    }
+
+    @Test func aPointerOverOneChartShowsOnTheOthers() throws {
+        let h = try hub()
+        let (a, b) = (h.session("a")!, h.session("b")!)
+        let va = a.connect(), vb = b.connect()
+        _ = a.receive(.hello(Fixtures.size, format: .binary, token: nil), from: va)
+        _ = b.receive(.hello(ViewerSize(width: 500, height: 300, dpr: 1), format: .binary, token: nil), from: vb)
+        let move = PointerEvent(phase: .move, x: 400, y: 250, buttons: 0, pointerType: .mouse)
+        _ = a.receive(.pointer(move), from: va)
+        let at = try #require(a.groupLocation(of: move, viewer: va))
+        #expect(at.x > 0 && at.x < 40 && at.yFraction > 0 && at.yFraction < 1)
+        b.receiveGroupPointer(move, at: at, source: a.chart, viewer: vb)
+        // b's viewer now has a rollover line where a's pointer is, in b's own pixels.
+        let rollover = b.chart.modifiers.compactMap { $0 as? RolloverModifier }.first!
+        let layout = b.layout(size: ViewerSize(width: 500, height: 300, dpr: 1))
+        let lines = rollover.overlay(for: vb, layout: layout)
+        // The line is at a's data x in b's pixels (b is 500 px wide, a 800).
+        let x = try #require(layout.axis("x")?.calculator.pixel(at.x))
+        guard case let .segments(coords, _, _, _)? = lines.first else { Issue.record("no rollover line on b: \(lines)"); return }
+        #expect(abs(Double(coords[0]) - x) < 1 && abs(Double(coords[2]) - x) < 1)
+        #expect(x < 400, "b's pixel, not a's")
+    }
+}
+
+extension SessionHub {
+    func adding(_ sessions: [Session]) -> SessionHub { for s in sessions { add(s) }; return self }
+}

@@ -48,6 +48,21 @@ def test_a_dashboard_multiplexes_its_charts(demo_server):
             seen.add(data[3])
             ws.send(json.dumps({"type": "ack", "chart": data[3]}))
     assert seen <= {0, 2} and 0 in seen
+    # servers (0) and queue (2) are one event group: a hover over chart 0 draws the
+    # rollover on chart 2 too, for this page only.
+    ws.send(json.dumps({"type": "pointer", "chart": 0, "phase": "move", "x": 450, "y": 150, "buttons": 0,
+                        "pointerType": "mouse"}))
+    for _ in range(60):
+        op, data = ws.recv_data()
+        if op != websocket.ABNF.OPCODE_BINARY:
+            continue
+        ws.send(json.dumps({"type": "ack", "chart": data[3]}))
+        frame = held[data[3]].apply(cwframe.decode(data[4:]))
+        mod = next((l for l in frame["layers"] if l["id"] == "modifier"), None)
+        if data[3] == 2 and mod and mod["commands"]:
+            break
+    else:
+        raise AssertionError("the hover over chart 0 did not show on chart 2")
     # Messages without a chart, or for one the dashboard does not have, are refused.
     for bad in [{"type": "ack"}, {"type": "ack", "chart": 9}, {"type": "ack", "chart": "0"}]:
         ws.send(json.dumps(bad))

@@ -694,6 +694,13 @@ public final class Chart {
         touch()
     }
 
+    /// Clears the user range of one axis: it follows its mode again.
+    public func resetUserRange(_ axisId: String) {
+        guard let i = axes.firstIndex(where: { $0.id == axisId }), axes[i].userRange != nil else { return }
+        axes[i].userRange = nil
+        touch()
+    }
+
     /// The range each axis shows now, by axis id. Automatic ranges (`extents`,
     /// `visible`) are stabilised against the ones last committed
     /// (`DoubleRange.stabilized`), so they move now and then, not with every point.

@@ -77,6 +77,7 @@ extension Session {
         description = spec.description
         maxFps = spec.maxFps
         lineProtocol = spec.lineProtocol
+        eventGroup = spec.eventGroup
         let accessChanged = access != spec.access
         access = spec.access
         for v in viewers.values where v.size != nil || v.role != nil {

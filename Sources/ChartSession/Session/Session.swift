@@ -215,7 +215,13 @@ public final class Session {
                                          isInSourceBounds: layout().plotRect.contains(input.location), layout: layout)
             args.legendEntries = { self.renderer.legendHitBoxes(s.chart, layout: layout()) }
             let steering = viewer.role == .controller || viewer.view != nil
+            let linkedX = s === main && eventGroup != nil ? chart.xAxes.first : nil
             s.chart.suspendUpdates { s.chart.dispatch(args, steering: steering) }
+            // An event group's charts follow a pan or zoom of the first x axis.
+            if let x = linkedX, chart.axis(x.id)?.userRange != x.userRange {
+                let range = chart.axis(x.id)?.userRange
+                for peer in groupPeers() { peer.followX(range) }
+            }
             // The sender's own drawing follows its input; others' only when told.
             viewer.modifierDirty = true
             collectOverlayInvalidations()
@@ -252,6 +258,60 @@ public final class Session {
         }
         if viewer.role == .viewer, viewer.view == nil, let refusal = readOnlyRefusal(message, viewer) { return [.text(refusal.json)] }
         return []
+    }
+
+    // MARK: Event groups (SciChart's EventGroup)
+
+    /// Sessions with the same event group link their charts: a pan or zoom of one's
+    /// first x axis is copied to the others' (shared views), and on a dashboard a
+    /// viewer's pointer over one chart is shown by the others' inspection modifiers
+    /// (rollover, cursor, crosshair), which receive it with `isMaster == false`.
+    public var eventGroup: String?
+    /// The other sessions of its event group (the hub keeps it).
+    public var groupPeers: () -> [Session] = { [] }
+
+    /// Shows the x range another chart of the group moved to (nil: back to its mode).
+    func followX(_ range: DoubleRange?) {
+        guard let id = chart.xAxes.first?.id else { return }
+        if let range { chart.setUserRange(id, range) } else { chart.resetUserRange(id) }
+    }
+
+    /// Where a pointer event of `viewer` falls on this chart as a group shares it: the
+    /// first x axis' value under it and its height as a fraction of the plot (0 top).
+    public func groupLocation(of e: PointerEvent, viewer viewerID: ViewerID) -> (x: Double, yFraction: Double)? {
+        guard let v = viewers[viewerID], let size = v.size else { return nil }
+        let s = surface(v)
+        let layout = s.cache.layout(s.chart, size: size, renderer: renderer)
+        guard let id = s.chart.xAxes.first?.id, let axis = layout.axis(id), layout.plotRect.height > 0 else { return nil }
+        return (axis.calculator.value(axis.alignment.isHorizontal ? e.x : e.y),
+                (e.y - layout.plotRect.y) / layout.plotRect.height)
+    }
+
+    /// Another chart of the group had `e` at `location` (see `groupLocation`): this
+    /// chart's inspection modifiers show it for `viewer` (the same person's viewer
+    /// here), as a slave event (`isMaster == false`).
+    public func receiveGroupPointer(_ e: PointerEvent, at location: (x: Double, yFraction: Double), source: Chart, viewer viewerID: ViewerID) {
+        guard let v = viewers[viewerID], let size = v.size else { return }
+        let s = surface(v)
+        let layoutProvider = { s.cache.layout(s.chart, size: size, renderer: self.renderer) }
+        let layout = layoutProvider()
+        guard let id = s.chart.xAxes.first?.id, let axis = layout.axis(id) else { return }
+        let along = axis.calculator.pixel(location.x)
+        var moved = e
+        if axis.alignment.isHorizontal {
+            moved.x = along
+            moved.y = layout.plotRect.y + location.yFraction * layout.plotRect.height
+        } else {
+            moved.y = along
+            moved.x = layout.plotRect.x + location.yFraction * layout.plotRect.width
+        }
+        let args = ModifierEventArgs(input: .pointer(moved), viewer: viewerID, source: source, isMaster: false,
+                                     isInSourceBounds: layout.plotRect.contains(moved.point), layout: layoutProvider)
+        // Only what draws for the viewer follows another chart's pointer: steering
+        // stays with the chart it happened on (x ranges follow through followX).
+        s.chart.suspendUpdates { s.chart.dispatch(args, steering: false) }
+        v.modifierDirty = true
+        collectOverlayInvalidations()
     }
 
     /// Gives a viewer a view of its own: the session's chart as it is now, with

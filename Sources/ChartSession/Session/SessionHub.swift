@@ -13,6 +13,10 @@ public final class SessionHub {
     public func add(_ session: Session) {
         precondition(self.session(session.id) == nil, "duplicate session id \(session.id)")
         sessions.append(session)
+        session.groupPeers = { [weak self, weak session] in
+            guard let self, let session, let group = session.eventGroup else { return [] }
+            return self.sessions.filter { $0 !== session && $0.eventGroup == group }
+        }
     }
 
     /// Stops hosting a session; its viewers are told and disconnected by the transport

@@ -19,6 +19,8 @@ public struct SessionSpec: Sendable {
     public var lineProtocol: LineProtocolMapping? = nil
     /// One pan, zoom and selection for everyone, or one per viewer.
     public var viewMode = Session.ViewMode.shared
+    /// Sessions with the same event group link their x ranges and pointers.
+    public var eventGroup: String? = nil
 }
 
 public struct ChartSpec: Sendable {
@@ -183,6 +185,7 @@ public enum ConfigSpec {
         spec.access = try r.object("access", readAccess) ?? .open
         spec.lineProtocol = try r.object("lineProtocol") { try LineProtocolMapping.read(&$0, series: chart.series) }
         spec.viewMode = try r.oneOf("viewMode", Session.ViewMode.self) ?? .shared
+        spec.eventGroup = try r.string("eventGroup")
         spec.json = r.value
         return spec
     }
@@ -1019,6 +1022,7 @@ extension SessionSpec {
         session.defaultTheme = defaultTheme
         session.lineProtocol = lineProtocol
         session.viewMode = viewMode
+        session.eventGroup = eventGroup
         let modifiers = chart.modifiers
         session.modifierFactory = { modifiers.map { $0.make() } }
         return session

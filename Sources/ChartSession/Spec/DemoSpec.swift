@@ -92,6 +92,7 @@ public enum DemoSpec {
       "id": "servers",
       "title": "Server load (independent views: each viewer zooms alone)",
       "viewMode": "independent",
+      "eventGroup": "ops",
       "lineProtocol": { "unknown": "create" },
       "chart": {
         "title": "Server load",
@@ -120,6 +121,7 @@ public enum DemoSpec {
     {
       "id": "queue",
       "title": "Queue depth",
+      "eventGroup": "ops",
       "chart": {
         "title": "Queue depth",
         "xAxes": [
