@@ -166,3 +166,36 @@ import TestSupport
 extension SessionHub {
     func adding(_ sessions: [Session]) -> SessionHub { for s in sessions { add(s) }; return self }
 }
+
+/// Presence: every viewer sees where the others point.
+@Suite struct PresenceTests {
+    @Test func othersPointersShowInEachViewersOwnLayer() throws {
+        let s = try ConfigSpec.decodeSession(foundationJSON("""
+            {"id": "p", "chart": {"series": [{"id": "s", "data": {"x": [0, 100], "y": [0, 100]}}],
+              "modifiers": [{"type": "presence"}]}}
+            """)).makeSession(measurer: TestFonts.measurer)
+        let big = ViewerSize(width: 1000, height: 600, dpr: 1), small = ViewerSize(width: 500, height: 300, dpr: 1)
+        let a = s.connect(), b = s.connect()
+        _ = s.receive(.hello(big, format: .binary, token: nil), from: a)
+        _ = s.receive(.hello(small, format: .binary, token: nil), from: b)
+        s.publish(now: 0)
+        for v in [a, b] { while s.nextFrame(for: v) != nil { _ = s.receive(.ack, from: v) } }
+        #expect(!s.wantsFrame(b))
+        // a points at the middle of its plot.
+        let plotA = s.layout(size: big).plotRect
+        _ = s.receive(.pointer(PointerEvent(phase: .move, x: plotA.midX, y: plotA.midY, buttons: 0, pointerType: .mouse)), from: a)
+        #expect(s.wantsFrame(b), "b is sent a's pointer")
+        let presence = try #require(s.chart.modifiers.first as? PresenceModifier)
+        let spot = try #require(presence.spot(of: a))
+        let plotB = s.layout(size: small).plotRect
+        let onB = presence.overlay(for: b, layout: s.layout(size: small))
+        guard case let .text(x, y, text, _, _, _, _, _)? = onB.last else { Issue.record("nothing drawn for b: \(onB)"); return }
+        #expect(text == "#\(a)")
+        // At the same data point, in b's smaller plot: its middle.
+        #expect(abs(Double(x) - 8 - plotB.midX) < 1 && abs(Double(y) + 6 - plotB.midY) < 1, "\(spot)")
+        #expect(presence.overlay(for: a, layout: s.layout(size: big)).isEmpty, "a does not see itself")
+        // a leaves: its spot goes for everyone.
+        s.disconnect(a)
+        #expect(presence.overlay(for: b, layout: s.layout(size: small)).isEmpty)
+    }
+}

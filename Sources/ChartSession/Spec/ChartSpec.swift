@@ -90,10 +90,11 @@ public enum ModifierSpec: Equatable, Sendable {
     case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool)
     case axisDrag(mode: AxisDragModifier.DragMode)
     case pieRotation(friction: Double, selectionEnabledDuringPanning: Bool)
+    case presence
 
     enum Kind: String, CaseIterable {
         case zoomPan, mouseWheelZoom, zoomExtents, pinchZoom, rubberBandZoom, rollover, cursor, selection, legend, rotateChart, crosshair
-        case axisDrag, pieRotation
+        case axisDrag, pieRotation, presence
     }
 
     /// The modifiers of a spec that names none.
@@ -107,6 +108,7 @@ public enum ModifierSpec: Equatable, Sendable {
         case let .pinchZoom(d, lock): return PinchZoomModifier(direction: d, aspectLock: lock)
         case let .rubberBandZoom(d, key): return RubberBandXyZoomModifier(direction: d, key: key)
         case .rollover: return RolloverModifier()
+        case .presence: return PresenceModifier()
         case .cursor: return CursorModifier()
         case let .selection(mode, toggle, togglePoints):
             let m = SeriesSelectionModifier()
@@ -317,6 +319,7 @@ public enum ConfigSpec {
                 return .rubberBandZoom(direction: try m.oneOf("direction", ModifierDirection.self) ?? .xy,
                                        key: try m.oneOf("key", RubberBandXyZoomModifier.Key.self) ?? .shift)
             case .rollover: return .rollover
+            case .presence: return .presence
             case .cursor: return .cursor
             case .selection:
                 return .selection(mode: try m.oneOf("selectionMode", SeriesSelectionModifier.Mode.self) ?? .series,

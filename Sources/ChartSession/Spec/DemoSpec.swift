@@ -27,7 +27,8 @@ public enum DemoSpec {
         "modifiers": [
           { "type": "zoomPan", "direction": "xy" },
           { "type": "mouseWheelZoom", "direction": "x" },
-          { "type": "zoomExtents" }
+          { "type": "zoomExtents" },
+          { "type": "presence" }
         ]
       }
     },
