@@ -517,6 +517,17 @@ extension ModifierTests {
         rig.pointer(.down, plot.midX + r * 0.7, plot.midY - r * 0.7, type: .touch)
         rig.pointer(.up, plot.midX + r * 0.7, plot.midY - r * 0.7, type: .touch, dt: 50)
         #expect(rig.session.chart.series[0].selectedSlices == [0])
+        // It turns on the session's clock, easing out, the shorter way (45 degrees).
+        #expect(rig.session.chart.series[0].style.rotation == 0 && rig.session.needsClock)
+        var clock = 0.0, angles: [Double] = []
+        while rig.session.needsClock && clock < 2 {
+            rig.session.advance(to: clock)
+            angles.append(rig.session.chart.series[0].style.rotation)
+            clock += 0.05
+        }
+        #expect(clock > 0.3 && clock < 0.7, "about turnDuration (0.4 s)")
+        #expect(zip(angles, angles.dropFirst()).allSatisfy { $0 <= $1 }, "one way, never back: \(angles)")
+        #expect(angles.count > 4 && angles[2] > 0 && angles[2] < 45, "in steps")
         #expect(rig.session.chart.indexOfSlice("p", atAngle: 90) == 0, "turned to 3 o'clock")
         #expect(abs(rig.session.chart.series[0].style.rotation - 45) < 1e-9)
     }

@@ -17,7 +17,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == DemoSpec.json.trimmingCharacters(in: .whitespacesAndNewlines))
         let session = specs[0].makeSession(measurer: TestFonts.measurer)
         #expect(session.chart.series.count == 3)
-        #expect(session.chart.modifiers.map(\.kind) == ["zoomPan", "mouseWheelZoom", "zoomExtents"])
+        #expect(session.chart.modifiers.map(\.kind) == ["zoomPan", "mouseWheelZoom", "zoomExtents", "presence"])
         // Only the first axis of each direction draws gridlines unless told otherwise.
         let monitor = specs[1].makeSession(measurer: TestFonts.measurer)
         #expect(monitor.chart.yAxes.map(\.config.showGridLines) == [true, false])

@@ -168,6 +168,31 @@ public final class SeriesSelectionModifier: GestureModifierBase {
     /// Point mode: selecting a point deselects every other (ShinobiCharts'
     /// `togglePointSelection`).
     public var togglePointSelection = true
+    /// How long a selected slice takes to turn to the pie's `selectedPosition`,
+    /// seconds (the session's clock runs it, easing out); 0: at once.
+    public var turnDuration = 0.4
+    /// The turn under way: the pie, where it started, by how much, and when (set at
+    /// the first clock tick after the tap).
+    private var turn: (series: String, from: Double, by: Double, start: Double?)?
+
+    public override var needsClock: Bool { super.needsClock || turn != nil }
+
+    public override func onClock(_ now: Double) {
+        super.onClock(now)
+        guard var t = turn, let chart = parentSurface, let i = chart.seriesIndex(t.series) else { turn = nil; return }
+        if t.start == nil { t.start = now; turn = t }
+        let p = turnDuration > 0 ? min(1, (now - t.start!) / turnDuration) : 1
+        let eased = 1 - (1 - p) * (1 - p) * (1 - p)
+        chart.rotatePie(t.series, by: Self.shortest(t.from + t.by * eased - chart.series[i].style.rotation))
+        if p >= 1 { turn = nil }
+    }
+
+    /// `degrees` as the shortest turn: -180 < result <= 180.
+    static func shortest(_ degrees: Double) -> Double {
+        var d = degrees.truncatingRemainder(dividingBy: 360)
+        if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
+        return d
+    }
 
     public override func onGesture(_ gesture: Gesture, args: ModifierEventArgs) -> Bool {
         guard case let .tap(p) = gesture, let chart = parentSurface else { return false }
@@ -179,8 +204,13 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             let selected = !chart.series[pie].selectedSlices.contains(slice)
             chart.suspendUpdates {
                 chart.setSelectedSlice(id, slice, selected, exclusive: toggleSelection)
-                // ShinobiCharts' selectedPosition: the selected slice turns to it.
-                if selected, let angle = chart.series[pie].style.selectedPosition { chart.rotateSlice(id, index: slice, toAngle: angle) }
+                // ShinobiCharts' selectedPosition: the selected slice turns to it, the
+                // shorter way round, over `turnDuration`.
+                if selected, let angle = chart.series[pie].style.selectedPosition,
+                   let s = PieRenderer.slices(chart.series[pie], palette: chart.theme.palette).first(where: { $0.index == slice }) {
+                    let by = Self.shortest(angle - (s.a0 + s.a1) / 2 * 180 / .pi)
+                    if turnDuration > 0 { turn = (id, chart.series[pie].style.rotation, by, nil) } else { chart.rotatePie(id, by: by) }
+                }
             }
             chart.emit(.selectionToggled(viewer: args.viewer, series: id, point: slice, selected: selected))
             return true
