@@ -68,6 +68,26 @@ import TestSupport
         #expect(drain(s, a) == 1)
     }
 
+    @Test func viewersWhoseViewsShowTheSameShareThem() throws {
+        let s = try session()
+        s.publish(now: 0)
+        let a = join(s), b = join(s)
+        let wheel = ClientMessage.wheel(WheelEvent(x: 400, y: 250, deltaY: -300))
+        _ = s.receive(wheel, from: a)
+        _ = s.receive(wheel, from: b)
+        let shared = try #require(s.viewers[a]?.view)
+        #expect(s.viewers[b]?.view === shared, "the same zoom: one view, rendered once")
+        #expect(s.distinctViews.count == 1)
+        s.publish(now: 1)
+        #expect(drain(s, a) == 1 && drain(s, b) == 1)
+        // a zooms on: it gets a view of its own again, b's stays where it was.
+        let bRange = xRange(s, b)
+        _ = s.receive(wheel, from: a)
+        #expect(s.viewers[a]?.view !== shared && s.viewers[b]?.view === shared)
+        #expect(xRange(s, b) == bRange && xRange(s, a)!.span < bRange!.span)
+        #expect(s.distinctViews.count == 2)
+    }
+
     @Test func viewersWhoseTokenOnlyWatchesStillZoomTheirOwnView() throws {
         let s = try session()
         s.access = SessionAccess(viewerTokens: ["watch-token-1"], controllerTokens: [], anonymous: nil)

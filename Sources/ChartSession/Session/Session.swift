@@ -102,7 +102,7 @@ public final class Session {
     /// The surface a viewer sees.
     func surface(_ v: Viewer) -> Surface { v.view ?? main }
     /// The viewers' own views now.
-    var views: [Surface] { viewers.values.compactMap(\.view) }
+    var views: [Surface] { distinctViews }
     /// Clock reading (seconds) when the session started, for its generators.
     private var startTime: Double?
 
@@ -208,7 +208,7 @@ public final class Session {
             // Independent: a press, a wheel turn or a double click moves the viewer into a
             // view of its own first (hovering needs none), and it steers only that.
             let independent = viewMode == .independent && modifierFactory != nil
-            if independent, viewer.view == nil, input.mayStartSteering { enterView(viewer) }
+            if independent, input.mayStartSteering, isShared(surface(viewer)) { enterView(viewer) }
             let s = surface(viewer)
             let layout = { s.cache.layout(s.chart, size: size, renderer: self.renderer) }
             let args = ModifierEventArgs(input: input, viewer: viewerID, source: s.chart,
@@ -225,10 +225,10 @@ public final class Session {
             // The sender's own drawing follows its input; others' only when told.
             viewer.modifierDirty = true
             collectOverlayInvalidations()
-            // Back to the shared view once its own shows the same again (zoomed home).
-            if let view = viewer.view, input.endsGesture, !view.chart.modifiers.contains(where: { $0.isEnabled && $0.needsClock }),
-               view.chart.viewState == chart.viewState {
-                leaveView(viewer)
+            // Back to the shared view once its own shows the same again (zoomed home), or
+            // onto another viewer's view that shows the same.
+            if let view = viewer.view, input.endsGesture, !view.chart.modifiers.contains(where: { $0.isEnabled && $0.needsClock }) {
+                settle(viewer)
             }
         }
         switch message {
@@ -314,28 +314,59 @@ public final class Session {
         collectOverlayInvalidations()
     }
 
-    /// Gives a viewer a view of its own: the session's chart as it is now, with
-    /// modifiers of its own. It is sent whole layers from then on.
+    /// Whether other viewers see `surface` too (the session's chart always counts as
+    /// shared): a viewer steering it must first have a view of its own.
+    private func isShared(_ surface: Surface) -> Bool {
+        surface === main || viewers.values.filter { $0.view === surface }.count > 1
+    }
+
+    /// Gives a viewer a view of its own: what it sees now (the session's chart, or a
+    /// view it shared with others), with modifiers of its own. It is sent whole layers
+    /// from then on.
     private func enterView(_ v: Viewer) {
         guard let factory = modifierFactory else { return }
-        for m in chart.modifiers { m.viewerLeft(v.id) }
-        let view = Surface(chart: chart.makeView(modifiers: factory()))
-        view.syncedVersion = chart.version
-        v.view = view
+        let from = surface(v)
+        for m in from.chart.modifiers { m.viewerLeft(v.id) }
+        let view = Surface(chart: from.chart.makeView(modifiers: factory()))
+        view.syncedVersion = from === main ? chart.version : from.syncedVersion
+        move(v, to: view)
+    }
+
+    /// After a gesture: a viewer whose own view shows what the session's chart (or
+    /// another viewer's view) shows joins that, and shares its frames.
+    private func settle(_ v: Viewer) {
+        guard let own = v.view else { return }
+        let state = own.chart.viewState
+        if state == chart.viewState { return leaveView(v) }
+        if let same = distinctViews.first(where: { $0 !== own && $0.chart.viewState == state }) {
+            move(v, to: same)
+        }
+    }
+
+    /// Back to the session's chart (its own view showed the same, or the mode changed).
+    func leaveView(_ v: Viewer) {
+        guard v.view != nil else { return }
+        move(v, to: nil)
+    }
+
+    /// Moves a viewer onto another surface (nil: the session's chart); a view nobody
+    /// sees any more lets its modifiers go.
+    private func move(_ v: Viewer, to target: Surface?) {
+        if let old = v.view {
+            for m in old.chart.modifiers { m.viewerLeft(v.id) }
+            if !viewers.values.contains(where: { $0 !== v && $0.view === old }) { old.chart.modifiers = [] }
+        }
+        v.view = target
         v.held = Viewer.holdsNothing
         v.sentSize = nil
         v.modifierDirty = true
     }
 
-    /// Back to the session's chart (its own view showed the same, or the mode changed).
-    func leaveView(_ v: Viewer) {
-        guard let view = v.view else { return }
-        for m in view.chart.modifiers { m.viewerLeft(v.id) }
-        view.chart.modifiers = []
-        v.view = nil
-        v.held = Viewer.holdsNothing
-        v.sentSize = nil
-        v.modifierDirty = true
+    /// The viewers' own views, each once.
+    var distinctViews: [Surface] {
+        var seen: Set<ObjectIdentifier> = [], out: [Surface] = []
+        for v in viewers.values { if let view = v.view, seen.insert(ObjectIdentifier(view)).inserted { out.append(view) } }
+        return out
     }
 
     /// The error a viewer-token viewer gets for a gesture that would steer: a press, a
@@ -648,16 +679,14 @@ public final class Session {
         chart.advanceAnimations(to: now, watched: !viewers.isEmpty)
         for m in chart.modifiers where m.isEnabled && m.needsClock { chart.suspendUpdates { m.onClock(now) } }
         if chart.overlaysInvalidated != nil { viewerLayersChangedByClock = true }
-        for v in viewers.values {
-            guard let view = v.view else { continue }
+        for view in distinctViews {
             view.chart.advanceAnimations(to: now, watched: true)
             let clocked = view.chart.modifiers.filter { $0.isEnabled && $0.needsClock }
             for m in clocked { view.chart.suspendUpdates { m.onClock(now) } }
             if view.chart.overlaysInvalidated != nil { viewerLayersChangedByClock = true }
-            // A glide home (zoom extents) that ended where the session's chart is.
-            if !clocked.isEmpty, !view.chart.modifiers.contains(where: { $0.isEnabled && $0.needsClock }),
-               view.chart.viewState == chart.viewState {
-                leaveView(v)
+            // A glide (zoom extents, momentum) that ended: its viewers may join another view.
+            if !clocked.isEmpty, !view.chart.modifiers.contains(where: { $0.isEnabled && $0.needsClock }) {
+                for v in viewers.values where v.view === view { settle(v) }
                 viewerLayersChangedByClock = true
             }
         }
