@@ -111,17 +111,42 @@ final class Scenario {
     let server: LiveServer
     let warmup: Double
 
-    init(binDir: String, dir: URL, name: String, spec: String, warmup: Double) throws {
+    /// `history`: the sessions whose four series s0...s3 get that many points of
+    /// history (50 a second, ending now) before anything is measured.
+    init(binDir: String, dir: URL, name: String, spec: String, warmup: Double,
+         history: [(session: String, points: Int)] = [("monitor", 250_000)]) throws {
         let config = dir.appendingPathComponent(name + ".json").path
         try spec.write(toFile: config, atomically: true, encoding: .utf8)
         self.binDir = binDir
         self.warmup = warmup
         server = try LiveServer.start(binDir: binDir, config: config)
-        let start = Date().timeIntervalSince1970 - 250_000 / 50
-        for s in 0..<4 {
-            _ = try load(["ingest", "--series", "s\(s)", "--points", "250000", "--batch", "50000",
-                          "--start", String(start), "--step", "0.02"]).result()
+        for (session, points) in history {
+            let start = Date().timeIntervalSince1970 - Double(points) / 50
+            for s in 0..<4 {
+                _ = try load(["ingest", "--series", "s\(s)", "--points", String(points), "--batch", "50000",
+                              "--start", String(start), "--step", "0.02"], session: session).result()
+            }
+            dataEnd[session] = start + Double(points - 1) * 0.02
         }
+    }
+
+    /// Where each session's series s0...s3 end (Unix seconds; for a feed under way, when
+    /// it will have ended).
+    var dataEnd: [String: Double] = [:]
+
+    /// Appends points (50 a second) to s0...s3 from where they end, at most 20 s back, up
+    /// to now: a 20 s window is full of data when a scenario starts, however long the
+    /// session sat unfed.
+    func topUp(_ session: String) throws {
+        let now = Date().timeIntervalSince1970
+        let from = max(now - 20, (dataEnd[session] ?? 0) + 0.02)
+        let n = Int((now - from) * 50)
+        guard n > 0 else { return }
+        for s in 0..<4 {
+            _ = try load(["ingest", "--series", "s\(s)", "--points", String(n), "--batch", String(n), "--binary",
+                          "--start", String(from), "--step", "0.02"], session: session).result()
+        }
+        dataEnd[session] = from + Double(n - 1) * 0.02
     }
 
     /// cwload with this server's port and the monitor session.
@@ -130,8 +155,20 @@ final class Scenario {
     }
 
     /// The feed: 50 appends a second to each series, a bounded signal.
-    func feed(_ duration: Double) throws -> Load {
-        try load(["feed", "--series", "s0,s1,s2,s3", "--rate", "50", "--duration", String(duration), "--warmup", String(warmup)])
+    func feed(_ duration: Double, session: String = "monitor") throws -> Load {
+        dataEnd[session] = Date().timeIntervalSince1970 + warmup + duration + 0.5
+        return try load(["feed", "--series", "s0,s1,s2,s3", "--rate", "50", "--duration", String(duration), "--warmup", String(warmup)],
+                 session: session)
+    }
+
+    /// The sessions' publication counts (`/api/stats`), by id.
+    func publications() throws -> [String: Double] {
+        let stats = try load(["get", "--series", "/api/stats"]).result()
+        var out: [String: Double] = [:]
+        for s in stats["sessions"]?.arrayValue ?? [] {
+            if let id = s["id"]?.stringValue { out[id] = number(s, "publications") }
+        }
+        return out
     }
 
     /// Server CPU (% of one core) over the measured interval of a run that starts now.
@@ -143,14 +180,38 @@ final class Scenario {
     }
 }
 
-/// The live monitoring scenario and the fan-out scenarios. Throws when the binaries are
-/// missing or a process fails; the caller then leaves these figures out.
-func runLive(binDir: String, quick: Bool) throws -> LiveFigures {
+/// The live groups: `monitor` (the monitoring chart, bulk ingest, gestures), `fanout`
+/// (fan-out and the slow viewer), `ingest` (ingest while watched, independent views).
+let liveGroups: Set<String> = ["monitor", "fanout", "ingest"]
+
+/// The live monitoring scenario, the fan-out scenarios and the ingest ones (`groups`:
+/// those of `liveGroups` to run). Throws when the binaries are missing or a process
+/// fails; the caller then leaves these figures out.
+func runLive(binDir: String, quick: Bool, groups: Set<String> = liveGroups) throws -> LiveFigures {
     var figures = LiveFigures()
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chartbench-\(getpid())")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let seconds = quick ? 4.0 : 10.0, warmup = quick ? 1.0 : 2.0
+    if groups.contains("monitor") { figures.rows += try runMonitor(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
+    if groups.contains("fanout") {
+        // Fan-out and a slow viewer, on the scrolling chart.
+        let scrolling = try Scenario(binDir: binDir, dir: dir, name: "scrolling", spec: scrollingSpec, warmup: warmup)
+        defer { scrolling.server.stop() }
+        figures.rows += try runFanOut(scrolling, quick: quick, seconds: seconds).rows
+    }
+    if groups.contains("ingest") {
+        let ingest = try Scenario(binDir: binDir, dir: dir, name: "ingest", spec: ingestSpec, warmup: warmup,
+                                  history: [("pub", 2_000), ("http", 2_000), ("lines", 2_000), ("views", 250_000)])
+        defer { ingest.server.stop() }
+        figures.rows += try runIngest(ingest, quick: quick).rows
+        figures.rows += try runIndependent(ingest, quick: quick).rows
+    }
+    return figures
+}
+
+func runMonitor(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: Double) throws -> LiveFigures {
+    var figures = LiveFigures()
     let live = try Scenario(binDir: binDir, dir: dir, name: "monitor", spec: monitorSpec, warmup: warmup)
     defer { live.server.stop() }
 
@@ -200,11 +261,6 @@ func runLive(binDir: String, quick: Bool) throws -> LiveFigures {
     figures.rows.append(("rollover_overlay_bytes", number(hover, "bytes", "p50"),
                          ("wheel_frame_bytes_1e6", number(wheel, "bytes", "p50")), "B"))
     live.server.stop()
-
-    // Fan-out and a slow viewer, on the scrolling chart.
-    let scrolling = try Scenario(binDir: binDir, dir: dir, name: "scrolling", spec: scrollingSpec, warmup: warmup)
-    defer { scrolling.server.stop() }
-    figures.rows += try runFanOut(scrolling, quick: quick, seconds: seconds).rows
     return figures
 }
 
@@ -245,5 +301,146 @@ func runFanOut(_ sc: Scenario, quick: Bool, seconds: Double) throws -> LiveFigur
     figures.rows.append(("slow_viewer_others_fps_ratio", withSlow / plain, ("slow_viewer_fps", slowFps), ""))
     figures.rows.append(("slow_viewer_server_rss_growth_mb", sc.server.residentMB - rssBefore,
                          ("server_rss_mb", sc.server.residentMB), "MB"))
+    return figures
+}
+
+// MARK: Ingest while watched, and independent views
+
+/// Telegraf's cpu input on 2 hosts of 4 cpus: the tag sets and fields `cwload lines` writes.
+let telegrafHosts = (1...2).map { String(format: "web-%02d", $0) }
+let telegrafCPUs = (0..<4).map { "cpu\($0)" }
+let telegrafFields = ["usage_user", "usage_system", "usage_idle", "usage_iowait", "usage_steal"]
+
+/// The sessions of the ingest figures and of the independent views. Every ingest
+/// session is the scrolling monitor chart (four series through a 20 s window, fed 50
+/// times a second so that frames change 30+ times a second whatever the ingest does)
+/// at `maxFps` 30, with the ingested series beside it on an x axis of their own (top),
+/// following their newest data, and a y axis of their own (right):
+/// - `pub`: one series `p` of 10^6 points (FIFO), fed through the publisher WebSocket;
+///   its window is its 10^6 newest points (the samples' index is x).
+/// - `http`: the same with `h`, fed with JSON appends.
+/// - `lines`: 40 series (2 hosts x 4 cpus x 5 fields) of 50,000 points, fed with
+///   Telegraf's cpu lines, one rule a series; 2 s of their (nanosecond) time in view.
+/// - `views`: the fan-out chart (four series of 250,000 points scrolling through 20 s)
+///   with `"viewMode": "independent"` at `maxFps` 30 (the rate each viewer must keep), so
+///   a view is rendered at most 30 times a second.
+let ingestSpec: String = {
+    func feedSeries() -> String {
+        (0..<4).map { #"{"id":"s\#($0)","name":"Signal \#($0)","capacity":250000}"# }.joined(separator: ",")
+    }
+    func session(_ id: String, _ title: String, window: String, series: [String], extra: String = "") -> String {
+        #"""
+        {"id":"\#(id)","title":"\#(title)","maxFps":30,\#(extra)"chart":{"title":"\#(title)",
+         "xAxes":[{"id":"t","alignment":"bottom","title":"Time (s)","mode":"follow","window":20},
+                  {"id":"i","alignment":"top","title":"Ingest","mode":"follow","window":\#(window)}],
+         "yAxes":[{"id":"v","alignment":"left","title":"Value","mode":"visible"},
+                  {"id":"w","alignment":"right","title":"Ingest","mode":"visible"}],
+         "series":[\#(feedSeries()),\#(series.joined(separator: ","))],
+         "legend":{"position":"topLeft"}}}
+        """#
+    }
+    func ingested(_ id: String, capacity: Int) -> String {
+        #"{"id":"\#(id)","capacity":\#(capacity),"xAxis":"i","yAxis":"w","showInLegend":false}"#
+    }
+    var cpuSeries: [String] = [], rules: [String] = []
+    for host in telegrafHosts {
+        for cpu in telegrafCPUs {
+            for field in telegrafFields {
+                let id = "\(host)-\(cpu)-\(field)"
+                cpuSeries.append(ingested(id, capacity: 50_000))
+                rules.append(#"{"measurement":"cpu","tags":{"cpu":"\#(cpu)","host":"\#(host)"},"field":"\#(field)","series":"\#(id)"}"#)
+            }
+        }
+    }
+    let lineProtocol = #""lineProtocol":{"series":[\#(rules.joined(separator: ","))],"unknown":"ignore"},"#
+    let views = #"""
+        {"id":"views","title":"Views","viewMode":"independent","maxFps":30,"chart":{"title":"Monitor",
+         "xAxes":[{"id":"t","alignment":"bottom","title":"Time (s)","mode":"follow","window":20}],
+         "yAxes":[{"id":"v","alignment":"left","title":"Value","mode":"visible"}],
+         "series":[\#(feedSeries())],"legend":{"position":"topLeft"}}}
+        """#
+    return #"{"sessions":["# + [
+        session("pub", "Publisher", window: "1000000", series: [ingested("p", capacity: 1_000_000)]),
+        session("http", "HTTP", window: "1000000", series: [ingested("h", capacity: 1_000_000)]),
+        session("lines", "Lines", window: "2", series: cpuSeries, extra: lineProtocol),
+        views,
+    ].joined(separator: ",") + "]}"
+}()
+
+/// Ingest through the publisher WebSocket, HTTP JSON appends and line protocol, each
+/// into its own session while 100 viewers watch it (1600x900, acknowledging every
+/// frame) and the feed keeps its frames changing. Each figure is the ingest's rate;
+/// beside it the slowest viewer's frame rate over a stretch that lies inside the
+/// ingest: whether watching kept its 30 frames a second.
+func runIngest(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
+    var figures = LiveFigures()
+    let warmup = sc.warmup, seconds = quick ? 3.0 : 6.0
+    let viewers = 100
+    func phase(_ session: String, _ name: String, _ fpsName: String, rate: String, ingest: (Double) throws -> Load) throws {
+        try sc.topUp(session)
+        let f = try sc.feed(warmup + seconds + 4, session: session)
+        let v = try sc.load(["viewers", "--count", String(viewers), "--duration", String(seconds), "--warmup", String(warmup)],
+                            session: session)
+        // The viewers are open 0.2 s after they start (500 a second) and measure from
+        // `warmup` after that for `seconds`; the ingest runs from 0.5 s to beyond that.
+        Thread.sleep(forTimeInterval: 0.5)
+        let p0 = try sc.publications()[session] ?? .nan
+        let c0 = sc.server.cpuSeconds, t0 = Date()
+        let load = try ingest(warmup + seconds + 1)
+        let r = try load.result()
+        let cpu = (sc.server.cpuSeconds - c0) / Date().timeIntervalSince(t0) * 100
+        let pubs = ((try sc.publications()[session] ?? .nan) - p0) / Date().timeIntervalSince(t0)
+        let vr = try v.result()
+        _ = try f.result()
+        let minFps = number(vr, "fps", "min")
+        func none(_ key: String) -> Bool { let n = number(r, key); return n.isNaN || n == 0 }
+        let ok = number(vr, "connected") == Double(viewers) && none("failed") && none("errors")
+        FileHandle.standardError.write(Data(("\(name): \(Int(number(r, rate))) /s (request or batch to answer), "
+            + "viewers fps min \(minFps) median \(number(vr, "fps", "median")), \(Int(number(vr, "bytes_per_s") / 1000)) kB/s, "
+            + "server \(Int(cpu)) %, \(String(format: "%.1f", pubs)) publications/s"
+            + (ok ? "" : " — FAILED: \(String(describing: r)) \(String(describing: vr))") + "\n").utf8))
+        figures.rows.append((name, ok ? number(r, rate) : .nan, (fpsName, minFps), "/s"))
+    }
+    // Publisher: 10,000-point binary batches, 16 in flight.
+    try phase("pub", "ingest_publisher_points_per_s", "ingest_publisher_viewers_min_fps", rate: "points_per_s") { d in
+        try sc.load(["publish", "--series", "p", "--batch", "10000", "--inflight", "16", "--duration", String(d)], session: "pub")
+    }
+    // HTTP JSON appends of 10,000 points, one keep-alive connection, request to answer.
+    try phase("http", "ingest_http_points_per_s", "ingest_http_viewers_min_fps", rate: "points_per_s") { d in
+        try sc.load(["ingest", "--series", "h", "--batch", "10000", "--duration", String(d)], session: "http")
+    }
+    // Line protocol: 1,000 lines a request (Telegraf's default metric_batch_size): 125
+    // ticks of 8 cpus, 5,000 values.
+    try phase("lines", "ingest_lineprotocol_points_per_s", "ingest_lineprotocol_viewers_min_fps", rate: "values_per_s") { d in
+        try sc.load(["lines", "--batch", "1000", "--start", "1700000000", "--step", "0.0001", "--duration", String(d)], session: "lines")
+    }
+    return figures
+}
+
+/// Independent views: the most viewers (of those tried) on one `"viewMode":
+/// "independent"` session that each zoom once (a y zoom about a point and by an amount
+/// of their own, so every view differs) and then each still get at least 30 frames a
+/// second while the feed runs, with the server's CPU at that load. The x axis still
+/// follows the data in every view, so every view changes with every append.
+func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
+    var figures = LiveFigures()
+    let warmup = sc.warmup, seconds = quick ? 3.0 : 4.0
+    var best = 0.0, bestCPU = Double.nan
+    try sc.topUp("views")
+    for count in quick ? [5, 10, 25, 100, 500] : [5, 10, 20, 50, 100, 250, 500, 1000] {
+        let f = try sc.feed(Double(count) / 500 + warmup + seconds + 3, session: "views")
+        let v = try sc.load(["viewers", "--count", String(count), "--duration", String(seconds), "--warmup", String(warmup + 1),
+                             "--zoom", "y"], session: "views")
+        var r: JSONValue = .null
+        let c = try sc.cpu { Thread.sleep(forTimeInterval: 1); r = try v.result() }
+        _ = try f.result()
+        let connected = number(r, "connected"), zoomed = number(r, "zoomed"), minFps = number(r, "fps", "min")
+        FileHandle.standardError.write(Data(("independent \(count): connected \(connected), zoomed \(zoomed) "
+            + "(first frames after the wheel: median \(Int(number(r, "zoom_frame_bytes", "median"))) B), "
+            + "fps min \(minFps) median \(number(r, "fps", "median")), server \(Int(c)) %\n").utf8))
+        guard connected == Double(count), zoomed == Double(count), minFps >= 30 else { break }
+        best = Double(count); bestCPU = c
+    }
+    figures.rows.append(("independent_viewers_30fps", best, ("independent_server_cpu_pct", bestCPU), "viewers"))
     return figures
 }

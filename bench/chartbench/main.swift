@@ -11,7 +11,8 @@ struct Args {
     var quick = false
     var live = true
     var jsonPath: String? = nil
-    /// Only these groups of figures (`--only lines,series`): lines, series, demo, layout.
+    /// Only these groups of figures (`--only lines,series`): lines, series, demo, layout; and of
+    /// the live figures monitor, fanout, ingest (none named: all of them, unless --no-live).
     var only: Set<String>? = nil
     var fontDir = "/usr/share/fonts/truetype/dejavu"
 }
@@ -32,7 +33,7 @@ while let a = it.next() {
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --font-dir needs a folder\n".utf8)); exit(2) }
         args.fontDir = p
     default:
-        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout] [--json FILE] [--font-dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout,monitor,fanout,ingest] [--json FILE] [--font-dir DIR]\n".utf8))
         exit(2)
     }
 }
@@ -414,7 +415,9 @@ if args.live {
         build.waitUntilExit()
     }
     do {
-        for row in try runLive(binDir: binDir, quick: args.quick).rows {
+        // `--only` naming live groups (monitor, fanout, ingest) runs only those; otherwise all.
+        let groups = args.only.map { $0.intersection(liveGroups) }.flatMap { $0.isEmpty ? nil : $0 } ?? liveGroups
+        for row in try runLive(binDir: binDir, quick: args.quick, groups: groups).rows {
             record(row.0, row.1, baseline: row.2, unit: row.3)
         }
     } catch {

@@ -82,7 +82,8 @@ static void die(const char *msg) {
 
 typedef struct {
     const char *host, *session, *series;
-    int port, count, width, height, ack, binary, batch;
+    int port, count, width, height, ack, binary, batch, inflight, hosts, cpus, has_duration, has_points;
+    char zoom;                                   // viewers --zoom: 'x', 'y' or 0
     double duration, warmup, throttle, connect_rate, rate, dpr, start, step, jump, revert;
     long points;
 } Options;
@@ -90,7 +91,8 @@ typedef struct {
 static Options parse(int argc, char **argv) {
     Options o = {.host = "127.0.0.1", .session = NULL, .series = NULL, .port = 0, .count = 1, .width = 1600,
                  .height = 900, .ack = 1, .binary = 0, .batch = 1, .duration = 10, .warmup = 2, .throttle = 0,
-                 .connect_rate = 500, .rate = 50, .dpr = 1, .points = 1000000, .start = 0, .step = 1, .jump = 0.2, .revert = 0.02};
+                 .connect_rate = 500, .rate = 50, .dpr = 1, .points = 1000000, .start = 0, .step = 1, .jump = 0.2, .revert = 0.02,
+                 .inflight = 8, .hosts = 2, .cpus = 4, .has_duration = 0, .has_points = 0, .zoom = 0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -103,13 +105,20 @@ static Options parse(int argc, char **argv) {
         else if (ARG("--width")) o.width = atoi(v);
         else if (ARG("--height")) o.height = atoi(v);
         else if (ARG("--dpr")) o.dpr = atof(v);
-        else if (ARG("--duration")) o.duration = atof(v);
+        else if (ARG("--duration")) { o.duration = atof(v); o.has_duration = 1; }
         else if (ARG("--warmup")) o.warmup = atof(v);
         else if (ARG("--throttle-one")) o.throttle = atof(v);
         else if (ARG("--connect-rate")) o.connect_rate = atof(v);
         else if (ARG("--rate")) o.rate = atof(v);
         else if (ARG("--batch")) o.batch = atoi(v);
-        else if (ARG("--points")) o.points = atol(v);
+        else if (ARG("--points")) { o.points = atol(v); o.has_points = 1; }
+        else if (ARG("--inflight")) o.inflight = atoi(v);
+        else if (ARG("--hosts")) o.hosts = atoi(v);
+        else if (ARG("--cpus")) o.cpus = atoi(v);
+        else if (ARG("--zoom")) {
+            if (strcmp(v, "x") != 0 && strcmp(v, "y") != 0) die("--zoom takes x or y");
+            o.zoom = v[0];
+        }
         else if (ARG("--start")) o.start = atof(v);
         else if (ARG("--step")) o.step = atof(v);
         else if (ARG("--jump")) o.jump = atof(v);
@@ -120,7 +129,8 @@ static Options parse(int argc, char **argv) {
 #undef ARG
     }
     if (o.port <= 0 || !o.session) die("--port and --session are required");
-    if (o.count < 1 || o.batch < 1 || o.duration <= 0 || o.rate <= 0) die("counts, batch, duration and rate must be positive");
+    if (o.count < 1 || o.batch < 1 || o.duration <= 0 || o.rate <= 0 || o.inflight < 1 || o.hosts < 1 || o.cpus < 1)
+        die("counts, batch, duration, rate, inflight, hosts and cpus must be positive");
     return o;
 }
 
@@ -201,6 +211,8 @@ typedef struct {
     uint8_t out[4096]; size_t out_len;                     // small pending writes (hello, acks)
     long frames, bytes, texts;                             // in the measured interval
     double tokens, last_refill;
+    int index, zoomed;                                     // --zoom: its wheel sent
+    long zoom_frames, zoom_bytes;                          // frames after the wheel (up to 3), the largest's bytes
 } Viewer;
 
 static int window_size = 0;
@@ -250,6 +262,24 @@ static void on_message(Viewer *v, int op, const uint8_t *p, size_t n, int measur
         if (n < 3 || memcmp(p, "CWF", 3) != 0) { errors++; return; }
         if (measuring) { v->frames++; v->bytes += (long)n; }
         if (o->ack) send_text(v, "{\"type\":\"ack\"}");
+        if (v->zoomed && v->zoom_frames < 3) {
+            v->zoom_frames++;
+            if ((long)n > v->zoom_bytes) v->zoom_bytes = (long)n;
+        }
+        if (o->zoom && !v->zoomed) {
+            // One wheel turn after the first frame, a different one for every viewer: the
+            // pixel it zooms about (across the middle 60 % of the canvas along the zoomed
+            // direction) and the amount, so no two views are alike. y: shift held, which
+            // turns the default x wheel zoom (mouseWheelZoom) into a y zoom.
+            int i = v->index;
+            double along = 0.2 + 0.6 * (double)(i % 97) / 96, across = 0.2 + 0.6 * (double)((i * 7919) % 1000) / 999;
+            double x = o->width * (o->zoom == 'x' ? along : across), y = o->height * (o->zoom == 'y' ? along : across);
+            char wheel[256];
+            snprintf(wheel, sizeof wheel, "{\"type\":\"wheel\",\"x\":%.1f,\"y\":%.1f,\"deltaX\":0,\"deltaY\":%d,%s\"time\":%d}",
+                     x, y, -(30 + 6 * (i / 97 % 40)), o->zoom == 'y' ? "\"shift\":true," : "", 1000 + i);
+            send_text(v, wheel);
+            v->zoomed = 1;
+        }
     } else if (op == 1) {
         if (measuring) v->texts++;
         if (n < 4096) {
@@ -336,6 +366,7 @@ static int viewers(const Options *o) {
         while (opened < o->count && opened < (int)((t - t0) * o->connect_rate) + 1) {
             Viewer *v = &vs[opened];
             v->throttled = o->throttle > 0 && opened == 0;
+            v->index = opened;
             v->fd = open_socket(o, 1, v->throttled ? 4096 : 0);
             if (v->fd < 0) { v->state = DEAD; failed++; opened++; continue; }
             uint8_t raw[16];
@@ -419,11 +450,14 @@ static int viewers(const Options *o) {
         }
     }
 
-    int connected = 0, closed = 0, k = 0;
+    int connected = 0, closed = 0, k = 0, zoomed = 0, nz = 0;
     double *fps = calloc((size_t)o->count, sizeof *fps), throttled_fps = -1, sum = 0;
+    double *zb = calloc((size_t)o->count, sizeof *zb);
     long bytes = 0;
     for (int i = 0; i < o->count; i++) {
         Viewer *v = &vs[i];
+        if (v->zoomed) zoomed++;
+        if (v->zoom_frames > 0) zb[nz++] = (double)v->zoom_bytes;
         if (v->state == OPEN) connected++; else if (v->fd >= 0 && v->state == DEAD) closed++;
         bytes += v->bytes;
         double f = (double)v->frames / o->duration;
@@ -431,11 +465,14 @@ static int viewers(const Options *o) {
         if (v->state == OPEN) { fps[k++] = f; sum += f; }
     }
     qsort(fps, (size_t)k, sizeof *fps, cmp_double);
+    qsort(zb, (size_t)nz, sizeof *zb, cmp_double);
     printf("{\"viewers\":%d,\"connected\":%d,\"failed\":%d,\"closed\":%d,\"window\":%d,"
            "\"fps\":{\"min\":%.2f,\"p5\":%.2f,\"median\":%.2f,\"mean\":%.2f,\"max\":%.2f},"
-           "\"throttled_fps\":%.2f,\"bytes_per_s\":%.0f,\"errors\":%ld}\n",
+           "\"throttled_fps\":%.2f,\"bytes_per_s\":%.0f,\"errors\":%ld",
            o->count, connected, failed, closed, window_size, k ? fps[0] : 0, k ? fps[k / 20] : 0, k ? fps[k / 2] : 0,
            k ? sum / k : 0, k ? fps[k - 1] : 0, throttled_fps, (double)bytes / o->duration, errors);
+    if (o->zoom) printf(",\"zoomed\":%d,\"zoom_frame_bytes\":{\"min\":%.0f,\"median\":%.0f}", zoomed, nz ? zb[0] : 0, nz ? zb[nz / 2] : 0);
+    printf("}\n");
     return 0;
 }
 
@@ -451,12 +488,10 @@ static void put(Buf *b, const void *p, size_t n) {
 
 /// One POST on a keep-alive connection; returns the status (0 on a broken connection)
 /// and, for 200, the accepted count.
-static int post(int fd, const Options *o, const char *series, const Buf *body, long *accepted) {
+static int post_to(int fd, const Options *o, const char *path, const char *type, const Buf *body, long *accepted) {
     char head[512];
-    int m = snprintf(head, sizeof head,
-                     "POST /api/sessions/%s/series/%s/append HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\n"
-                     "Content-Length: %zu\r\n\r\n",
-                     o->session, series, o->host, o->binary ? "application/octet-stream" : "application/json", body->n);
+    int m = snprintf(head, sizeof head, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n\r\n",
+                     path, o->host, type, body->n);
     if (write_all(fd, head, (size_t)m) < 0 || write_all(fd, body->p, body->n) < 0) return 0;
     char buf[8192];
     size_t have = 0;
@@ -476,6 +511,12 @@ static int post(int fd, const Options *o, const char *series, const Buf *body, l
         if (status == 200 && acc) *accepted = atol(acc + 11);
         return status;
     }
+}
+
+static int post(int fd, const Options *o, const char *series, const Buf *body, long *accepted) {
+    char path[512];
+    snprintf(path, sizeof path, "/api/sessions/%s/series/%s/append", o->session, series);
+    return post_to(fd, o, path, o->binary ? "application/octet-stream" : "application/json", body, accepted);
 }
 
 static void body_for(Buf *b, const Options *o, const double *xs, const double *ys, int n) {
@@ -550,10 +591,11 @@ static int ingest(const Options *o) {
     if (fd < 0) die("cannot connect");
     double *xs = malloc(sizeof(double) * (size_t)o->batch), *ys = malloc(sizeof(double) * (size_t)o->batch);
     Buf body = {0};
-    long sent = 0, failed = 0;
+    long sent = 0, failed = 0, stored = 0;
     double x = o->start, t0 = now_s(), busy = 0;
-    while (sent < o->points) {
-        int n = (int)(o->points - sent < o->batch ? o->points - sent : o->batch);
+    // --duration: batches of K until that much time has passed (--points then unused).
+    while (o->has_duration ? now_s() - t0 < o->duration : sent < o->points) {
+        int n = (int)(!o->has_duration && o->points - sent < o->batch ? o->points - sent : o->batch);
         for (int i = 0; i < n; i++) { xs[i] = x; ys[i] = 0.8 * sin(i * 0.0007) + (double)rand() / RAND_MAX * 0.2 - 0.1; x += o->step; }
         body_for(&body, o, xs, ys, n);        // encoding is the client's cost: not timed
         long accepted = 0;
@@ -561,11 +603,234 @@ static int ingest(const Options *o) {
         int status = post(fd, o, o->series, &body, &accepted);
         busy += now_s() - a;
         if (status == 0) die("the server closed the connection");
-        if (status != 200) failed++;
+        if (status != 200) failed++; else stored += accepted;
         sent += n;
     }
-    printf("{\"points\":%ld,\"seconds\":%.3f,\"wall_seconds\":%.3f,\"points_per_s\":%.0f,\"failed\":%ld}\n", sent, busy,
-           now_s() - t0, (double)sent / busy, failed);
+    double wall = now_s() - t0;
+    printf("{\"points\":%ld,\"accepted\":%ld,\"seconds\":%.3f,\"wall_seconds\":%.3f,\"points_per_s\":%.0f,"
+           "\"wall_points_per_s\":%.0f,\"failed\":%ld}\n", sent, stored, busy, wall, (double)sent / busy, (double)sent / wall, failed);
+    return 0;
+}
+
+// ---- line protocol -----------------------------------------------------------------------
+
+/// Telegraf's cpu input, as its influx serializer writes it: one line per host and cpu
+/// each tick, five fields, floats in their shortest form, nanosecond timestamps. Ticks
+/// are --step seconds apart from --start (Unix seconds); --batch lines go in each
+/// POST to /api/sessions/S/write?precision=ns.
+static const char *cpu_fields[5] = {"usage_user", "usage_system", "usage_idle", "usage_iowait", "usage_steal"};
+
+static int lines(const Options *o) {
+    int fd = open_socket(o, 0, 0);
+    if (fd < 0) die("cannot connect");
+    char path[512];
+    snprintf(path, sizeof path, "/api/sessions/%s/write?precision=ns", o->session);
+    Buf body = {0};
+    int sets = o->hosts * o->cpus;
+    long long t_ns = (long long)(o->start * 1e9), step_ns = (long long)(o->step * 1e9 + 0.5);
+    if (step_ns < 1) die("--step must be at least a nanosecond");
+    long tick = 0, requests = 0, failed = 0, nlines = 0, values = 0, accepted_total = 0;
+    double t0 = now_s(), busy = 0;
+    unsigned seed = 12345;
+    while (o->has_duration ? now_s() - t0 < o->duration : nlines < o->points) {
+        body.n = 0;
+        int in_body = 0;
+        // Whole ticks only, so every host and cpu has a line at each timestamp.
+        while (in_body + sets <= (o->batch > sets ? o->batch : sets)) {
+            long long ts = t_ns + tick * step_ns;
+            for (int h = 0; h < o->hosts; h++) {
+                for (int c = 0; c < o->cpus; c++) {
+                    // Jiffies-like ratios, so the values have every digit a real cpu's have.
+                    seed = seed * 1103515245u + 12345u;
+                    int total = 1000 + (int)(seed >> 16) % 24, user = 5 + (int)(seed >> 8) % 40, sys = 2 + (int)(seed >> 3) % 15;
+                    int wait = (int)(seed >> 20) % 4;
+                    double u = 100.0 * user / total, sy = 100.0 * sys / total, w = 100.0 * wait / total;
+                    double idle = 100.0 - u - sy - w;
+                    char line[512];
+                    int m = snprintf(line, sizeof line,
+                                     "cpu,cpu=cpu%d,host=web-%02d %s=%.16g,%s=%.16g,%s=%.16g,%s=%.16g,%s=0 %lld\n", c, h + 1,
+                                     cpu_fields[0], u, cpu_fields[1], sy, cpu_fields[2], idle, cpu_fields[3], w, cpu_fields[4], ts);
+                    put(&body, line, (size_t)m);
+                    in_body++;
+                }
+            }
+            tick++;
+        }
+        long accepted = 0;
+        double a = now_s();
+        int status = post_to(fd, o, path, "text/plain; charset=utf-8", &body, &accepted);   // encoding is not timed
+        busy += now_s() - a;
+        if (status == 0) die("the server closed the connection");
+        requests++;
+        nlines += in_body;
+        values += in_body * 5L;
+        if (status != 200) failed++; else accepted_total += accepted;
+    }
+    double wall = now_s() - t0;
+    printf("{\"requests\":%ld,\"lines\":%ld,\"values\":%ld,\"accepted\":%ld,\"failed\":%ld,\"seconds\":%.3f,\"wall_seconds\":%.3f,"
+           "\"values_per_s\":%.0f,\"lines_per_s\":%.0f,\"wall_values_per_s\":%.0f,\"body_bytes\":%zu}\n",
+           requests, nlines, values, accepted_total, failed, busy, wall, (double)accepted_total / busy, (double)nlines / busy,
+           (double)accepted_total / wall, body.n);
+    return 0;
+}
+
+// ---- publisher -------------------------------------------------------------------------------
+
+/// Opens a WebSocket (blocking) on `path` with `subprotocol`; verifies the accept key.
+/// Anything read past the handshake is left in `v->in`.
+static void ws_open(Viewer *v, const Options *o, const char *path, const char *subprotocol) {
+    v->fd = open_socket(o, 0, 0);
+    if (v->fd < 0) die("cannot connect");
+    uint8_t raw[16];
+    for (int i = 0; i < 16; i++) raw[i] = (uint8_t)rand();
+    base64(raw, 16, v->key);
+    char cat[128];
+    snprintf(cat, sizeof cat, "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", v->key);
+    uint8_t digest[20];
+    sha1((const uint8_t *)cat, strlen(cat), digest);
+    base64(digest, 20, v->accept);
+    char req[768];
+    int m = snprintf(req, sizeof req,
+                     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: %s\r\n\r\n",
+                     path, o->host, o->port, v->key, subprotocol);
+    if (write_all(v->fd, req, (size_t)m) < 0) die("cannot write the handshake");
+    while (1) {
+        grow(&v->in, &v->in_cap, v->in_len + 4096);
+        ssize_t r = read(v->fd, v->in + v->in_len, 4096);
+        if (r <= 0) die("the server closed the connection during the handshake");
+        v->in_len += (size_t)r;
+        uint8_t *end = memmem(v->in, v->in_len, "\r\n\r\n", 4);
+        if (!end) continue;
+        size_t hlen = (size_t)(end - v->in) + 4;
+        char head[2048];
+        size_t c = hlen < sizeof head - 1 ? hlen : sizeof head - 1;
+        memcpy(head, v->in, c); head[c] = 0;
+        if (strncmp(head, "HTTP/1.1 101", 12) != 0 || !strcasestr(head, v->accept)) {
+            fprintf(stderr, "cwload: upgrade refused: %.200s\n", head);
+            exit(2);
+        }
+        memmove(v->in, v->in + hlen, v->in_len - hlen);
+        v->in_len -= hlen;
+        v->state = OPEN;
+        return;
+    }
+}
+
+/// The publisher WebSocket (/publish/S/ID, chartwire.publish.v1): binary batches of
+/// --batch points ("CWA1", count, x..., y...; masked as a client must), --inflight of
+/// them sent ahead of their acknowledgements, for --duration seconds (or --points).
+static int publish(const Options *o) {
+    if (!o->series) die("--series is required");
+    if (o->batch > 1000000) die("a batch holds at most 1,000,000 points");
+    Viewer v = {0};
+    char path[512];
+    snprintf(path, sizeof path, "/publish/%s/%s", o->session, o->series);
+    ws_open(&v, o, path, "chartwire.publish.v1");
+    fcntl(v.fd, F_SETFL, fcntl(v.fd, F_GETFL) | O_NONBLOCK);
+    size_t n = (size_t)o->batch, payload = 8 + 16 * n, hdr = 14;
+    // One frame buffer: the next batch is built once the last one is written.
+    uint8_t *frame = malloc(hdr + payload + 8);
+    if (!frame) die("out of memory");
+    // A bounded signal, as a table: the client's own cost stays small (it shares the cores).
+    enum { TABLE = 4096 };
+    double table[TABLE];
+    for (int i = 0; i < TABLE; i++) table[i] = 0.8 * sin(i * 2 * M_PI / TABLE) + 0.1 * sin(i * 0.37);
+    long sent_batches = 0, acked_batches = 0, acked_points = 0, errors_seen = 0, sent_points = 0;
+    size_t frame_len = 0, frame_off = 0;   // the frame being written (0: none)
+    double t0 = now_s(), first_send = -1, last_ack = -1, stop_at = t0 + o->duration, x = o->start;
+    long index = 0;
+    int inflight_max = 0;
+    while (1) {
+        double t = now_s();
+        int more = o->has_duration || !o->has_points ? t < stop_at : sent_points < o->points;
+        if (frame_len == 0 && more && sent_batches - acked_batches < o->inflight) {
+            size_t k = !o->has_duration && o->has_points && o->points - sent_points < (long)n ? (size_t)(o->points - sent_points) : n;
+            size_t len = 8 + 16 * k;
+            uint8_t *p = frame + hdr;
+            uint32_t count = (uint32_t)k;
+            memcpy(p, "CWA1", 4);
+            memcpy(p + 4, &count, 4);                          // little-endian on every machine we build for
+            for (size_t i = 0; i < k; i++) {
+                double xv = x + (double)index * o->step, yv = table[index % TABLE];
+                memcpy(p + 8 + 8 * i, &xv, 8);
+                memcpy(p + 8 + 8 * k + 8 * i, &yv, 8);
+                index++;
+            }
+            // Header: FIN + binary, masked, 64-bit length, then the masking key.
+            frame[0] = 0x82; frame[1] = 0x80 | 127;
+            for (int i = 0; i < 8; i++) frame[2 + i] = (uint8_t)((uint64_t)len >> (56 - 8 * i));
+            uint32_t key = (uint32_t)rand() ^ (uint32_t)((uint64_t)index * 2654435761u);
+            memcpy(frame + 10, &key, 4);
+            uint64_t key64 = (uint64_t)key | (uint64_t)key << 32, w;
+            size_t i = 0;
+            for (; i + 8 <= len; i += 8) { memcpy(&w, p + i, 8); w ^= key64; memcpy(p + i, &w, 8); }
+            for (; i < len; i++) p[i] ^= frame[10 + (i & 3)];
+            frame_len = hdr + len;
+            frame_off = 0;
+            sent_points += (long)k;
+        }
+        if (!more && frame_len == 0 && sent_batches == acked_batches) break;
+        if (!more && t > stop_at + 10) { fprintf(stderr, "cwload: %ld batches unanswered\n", sent_batches - acked_batches); break; }
+        struct pollfd pfd = {.fd = v.fd, .events = POLLIN | (frame_len ? POLLOUT : 0)};
+        int wait_ms = frame_len ? 100 : (int)fmax(1, fmin(100, (stop_at - t) * 1000));
+        if (poll(&pfd, 1, wait_ms) < 0 && errno != EINTR) die("poll failed");
+        if (pfd.revents & (POLLERR | POLLHUP)) die("the server closed the publisher connection");
+        if (frame_len && (pfd.revents & POLLOUT)) {
+            ssize_t w = write(v.fd, frame + frame_off, frame_len - frame_off);
+            if (w < 0 && errno != EAGAIN && errno != EINTR) die("cannot write a batch");
+            if (w > 0) {
+                if (first_send < 0) first_send = now_s();
+                frame_off += (size_t)w;
+                if (frame_off == frame_len) {
+                    frame_len = 0;
+                    sent_batches++;
+                    if (sent_batches - acked_batches > inflight_max) inflight_max = (int)(sent_batches - acked_batches);
+                }
+            }
+        }
+        if (pfd.revents & POLLIN) {
+            grow(&v.in, &v.in_cap, v.in_len + 65536);
+            ssize_t r = read(v.fd, v.in + v.in_len, 65536);
+            if (r == 0) die("the server closed the publisher connection");
+            if (r < 0 && errno != EAGAIN && errno != EINTR) die("cannot read");
+            if (r > 0) v.in_len += (size_t)r;
+            // Answers: small unmasked text frames, one per batch, in order.
+            size_t at = 0;
+            while (v.in_len - at >= 2) {
+                uint8_t b1 = v.in[at + 1];
+                size_t len = b1 & 0x7F, h = 2;
+                if (len == 126) { if (v.in_len - at < 4) break; len = (size_t)v.in[at + 2] << 8 | v.in[at + 3]; h = 4; }
+                else if (len == 127) die("an answer too long for an acknowledgement");
+                if (v.in_len - at < h + len) break;
+                int op = v.in[at] & 0x0F;
+                if (op == 1) {
+                    char msg[1024];
+                    size_t c = len < sizeof msg - 1 ? len : sizeof msg - 1;
+                    memcpy(msg, v.in + at + h, c); msg[c] = 0;
+                    char *acc = strstr(msg, "\"accepted\":");
+                    if (strstr(msg, "\"type\":\"ack\"") && acc) {
+                        acked_points += atol(acc + 11);
+                    } else {
+                        if (errors_seen++ < 3) fprintf(stderr, "cwload: %s\n", msg);
+                    }
+                    acked_batches++;
+                    last_ack = now_s();
+                } else if (op == 8) {
+                    die("the server closed the publisher connection");
+                }
+                at += h + len;
+            }
+            memmove(v.in, v.in + at, v.in_len - at);
+            v.in_len -= at;
+        }
+    }
+    double seconds = last_ack > first_send && first_send >= 0 ? last_ack - first_send : 0;
+    printf("{\"batches\":%ld,\"acked\":%ld,\"points\":%ld,\"acked_points\":%ld,\"errors\":%ld,\"seconds\":%.3f,"
+           "\"points_per_s\":%.0f,\"inflight_max\":%d}\n",
+           sent_batches, acked_batches, sent_points, acked_points, errors_seen, seconds, seconds > 0 ? (double)acked_points / seconds : 0,
+           inflight_max);
+    close(v.fd);
     return 0;
 }
 
@@ -701,12 +966,14 @@ static int gestures(const Options *o) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) die("usage: cwload viewers|feed|ingest|gestures|get --port P --session S ... (see the top of bench/cwload/main.c)");
+    if (argc < 2) die("usage: cwload viewers|feed|ingest|gestures|get|publish|lines --port P --session S ... (see the top of bench/cwload/main.c)");
     Options o = parse(argc, argv);
     if (strcmp(argv[1], "viewers") == 0) return viewers(&o);
     if (strcmp(argv[1], "feed") == 0) return feed(&o);
     if (strcmp(argv[1], "ingest") == 0) return ingest(&o);
     if (strcmp(argv[1], "get") == 0) return get(&o);
     if (strcmp(argv[1], "gestures") == 0) return gestures(&o);   // --series carries the path
-    die("the first argument is viewers, feed or ingest");
+    if (strcmp(argv[1], "publish") == 0) return publish(&o);
+    if (strcmp(argv[1], "lines") == 0) return lines(&o);
+    die("the first argument is viewers, feed, ingest, gestures, get, publish or lines");
 }
