@@ -114,7 +114,7 @@ final class Scenario {
     /// `history`: the sessions whose four series s0...s3 get that many points of
     /// history (50 a second, ending now) before anything is measured.
     init(binDir: String, dir: URL, name: String, spec: String, warmup: Double,
-         history: [(session: String, points: Int)] = [("monitor", 250_000)]) throws {
+         history: [(session: String, points: Int)] = [("monitor", 250_000)], binaryHistory: Bool = false) throws {
         let config = dir.appendingPathComponent(name + ".json").path
         try spec.write(toFile: config, atomically: true, encoding: .utf8)
         self.binDir = binDir
@@ -124,7 +124,7 @@ final class Scenario {
             let start = Date().timeIntervalSince1970 - Double(points) / 50
             for s in 0..<4 {
                 _ = try load(["ingest", "--series", "s\(s)", "--points", String(points), "--batch", "50000",
-                              "--start", String(start), "--step", "0.02"], session: session).result()
+                              "--start", String(start), "--step", "0.02"] + (binaryHistory ? ["--binary"] : []), session: session).result()
             }
             dataEnd[session] = start + Double(points - 1) * 0.02
         }
@@ -202,7 +202,8 @@ func runLive(binDir: String, quick: Bool, groups: Set<String> = liveGroups) thro
     }
     if groups.contains("ingest") {
         let ingest = try Scenario(binDir: binDir, dir: dir, name: "ingest", spec: ingestSpec, warmup: warmup,
-                                  history: [("pub", 2_000), ("http", 2_000), ("lines", 2_000), ("views", 250_000)])
+                                  history: [("pub", 2_000), ("http", 2_000), ("lines", 2_000), ("views", 250_000)],
+                                  binaryHistory: true)
         defer { ingest.server.stop() }
         figures.rows += try runIngest(ingest, quick: quick).rows
         figures.rows += try runIndependent(ingest, quick: quick).rows
@@ -378,7 +379,8 @@ func runIngest(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
     let viewers = 100
     func phase(_ session: String, _ name: String, _ fpsName: String, rate: String, ingest: (Double) throws -> Load) throws {
         try sc.topUp(session)
-        let f = try sc.feed(warmup + seconds + 4, session: session)
+        // (The feed runs `warmup` more than its duration: it outlasts the ingest by 0.5 s.)
+        let f = try sc.feed(seconds + 2, session: session)
         let v = try sc.load(["viewers", "--count", String(viewers), "--duration", String(seconds), "--warmup", String(warmup)],
                             session: session)
         // The viewers are open 0.2 s after they start (500 a second) and measure from
@@ -419,16 +421,18 @@ func runIngest(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
 
 /// Independent views: the most viewers (of those tried) on one `"viewMode":
 /// "independent"` session that each zoom once (a y zoom about a point and by an amount
-/// of their own, so every view differs) and then each still get at least 30 frames a
-/// second while the feed runs, with the server's CPU at that load. The x axis still
+/// of their own, so every view differs) and then each still get 30 frames a second (the
+/// session's maxFps) while the feed runs, with the server's CPU at that load. The x axis still
 /// follows the data in every view, so every view changes with every append.
 func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
     var figures = LiveFigures()
     let warmup = sc.warmup, seconds = quick ? 3.0 : 4.0
     var best = 0.0, bestCPU = Double.nan
     try sc.topUp("views")
-    for count in quick ? [5, 10, 25, 100, 500] : [5, 10, 20, 50, 100, 250, 500, 1000] {
-        let f = try sc.feed(Double(count) / 500 + warmup + seconds + 3, session: "views")
+    for count in quick ? [10, 25, 100, 500] : [5, 10, 20, 50, 100, 250, 500, 1000] {
+        // The viewers connect (500 a second), warm up for `warmup` + 1 s and measure for
+        // `seconds`; the feed (which runs `warmup` more than its duration) outlasts them.
+        let f = try sc.feed(Double(count) / 500 + seconds + 1.5, session: "views")
         let v = try sc.load(["viewers", "--count", String(count), "--duration", String(seconds), "--warmup", String(warmup + 1),
                              "--zoom", "y"], session: "views")
         var r: JSONValue = .null
@@ -438,7 +442,10 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
         FileHandle.standardError.write(Data(("independent \(count): connected \(connected), zoomed \(zoomed) "
             + "(first frames after the wheel: median \(Int(number(r, "zoom_frame_bytes", "median"))) B), "
             + "fps min \(minFps) median \(number(r, "fps", "median")), server \(Int(c)) %\n").utf8))
-        guard connected == Double(count), zoomed == Double(count), minFps >= 30 else { break }
+        // At least 30 frames/s, the session's maxFps: publications 1/30 s apart put 119 to
+        // 121 of them in the measured seconds, so a viewer that got every one may count
+        // 29.75; one that falls behind loses frames every second.
+        guard connected == Double(count), zoomed == Double(count), minFps >= 29.5 else { break }
         best = Double(count); bestCPU = c
     }
     figures.rows.append(("independent_viewers_30fps", best, ("independent_server_cpu_pct", bestCPU), "viewers"))

@@ -13,6 +13,13 @@
 //        "throttled_fps","bytes_per_s","errors","closed"}; fps and bytes cover the
 //       measured interval after the warm-up. --throttle-one makes viewer 0 a slow reader
 //       (small receive buffer, at most B bytes read a second); it is left out of "fps".
+//       --zoom x|y: after its first frame each viewer sends one wheel turn, zooming in
+//       about its own point (along the zoomed direction, across the middle 60 % of the
+//       canvas) by its own amount, so no two views are alike (for a session in the
+//       independent view mode); y holds shift, turning the default x wheel zoom into a
+//       y zoom. Adds "zoomed" (wheels sent) and "zoom_frame_bytes":{"min","median"}
+//       (the largest of the first three frames after the wheel: a viewer moved into a
+//       view of its own is sent every layer whole).
 //
 //   cwload feed --port P --session S --series A,B,.. --rate PER_S [--batch K] [--binary]
 //               [--host H] [--duration S] [--warmup S]
@@ -23,10 +30,32 @@
 //       "latency_ms":{"p50","p90","p99","max"},"rate"} for the measured interval.
 //
 //   cwload ingest --port P --session S --series ID --points N --batch K [--binary] [--host H]
-//                 [--start X --step DX]
+//                 [--start X --step DX] [--duration S]
 //       Sends N points (x = X, X+DX, ...) in batches of K as fast as it can over one
-//       connection; prints {"points","seconds","wall_seconds","points_per_s","failed"},
+//       connection (with --duration: batches until S seconds have passed); prints
+//       {"points","accepted","seconds","wall_seconds","points_per_s","wall_points_per_s","failed"},
 //       where seconds (and points_per_s) count request-to-answer time, not encoding.
+//
+//   cwload publish --port P --session S --series ID --batch K [--inflight F] [--duration S | --points N]
+//                  [--start X --step DX]
+//       The publisher WebSocket (/publish/S/ID, subprotocol chartwire.publish.v1): binary
+//       batches of K points ("CWA1", count, x..., y...; masked, as a client's frames must
+//       be), at most F (default 8) sent ahead of their acknowledgements, for S seconds
+//       (default 10) or N points. y repeats a 4096-value table (the client's own cost
+//       stays small). Prints {"batches","acked","points","acked_points","errors",
+//       "seconds","points_per_s","inflight_max"}: points_per_s is acknowledged points
+//       over the time from the first batch written to the last acknowledgement read.
+//
+//   cwload lines --port P --session S --batch K [--hosts H --cpus C] [--start T --step DT]
+//                [--duration S | --points LINES]
+//       InfluxDB line protocol as Telegraf's cpu input writes it, K lines a request to
+//       POST /api/sessions/S/write?precision=ns over one keep-alive connection: each tick
+//       (DT seconds apart from Unix time T) one line per host (web-01 ... H, default 2)
+//       and cpu (cpu0 ... C-1, default 4), `cpu,cpu=cpuN,host=web-NN usage_user=...,
+//       usage_system=...,usage_idle=...,usage_iowait=...,usage_steal=0 <ns>`, floats in
+//       full precision. Prints {"requests","lines","values","accepted","failed","seconds",
+//       "wall_seconds","values_per_s","lines_per_s","wall_values_per_s","body_bytes"};
+//       seconds (and the rates without wall_) count request-to-answer time, not encoding.
 //
 // feed's x values are Unix seconds (wall clock), so a feed continues history that
 // `ingest --start <unix seconds>` loaded.
@@ -545,8 +574,10 @@ static int feed(const Options *o) {
     for (char *s = strtok(list, ","); s && ns < 64; s = strtok(NULL, ",")) names[ns++] = s;
     int fds[64];
     for (int i = 0; i < ns; i++) if ((fds[i] = open_socket(o, 0, 0)) < 0) die("cannot connect");
-    double *lat = malloc(sizeof(double) * (size_t)(o->rate * ns * (o->duration + 1) + 16));
-    size_t nl = 0;
+    // A feed that fell behind (a busy server) catches up at once, so the measured interval
+    // may hold more than rate x duration requests: keep at most `cap` latencies.
+    size_t cap = (size_t)(o->rate * ns * (o->warmup + o->duration + 1) + 16), nl = 0;
+    double *lat = malloc(sizeof(double) * cap);
     long requests = 0, ok = 0, bad = 0, points = 0;
     double *xs = malloc(sizeof(double) * (size_t)o->batch), *ys = malloc(sizeof(double) * (size_t)o->batch);
     double walk[64] = {0};
@@ -573,7 +604,7 @@ static int feed(const Options *o) {
             if (b >= from) {
                 requests++;
                 if (status == 200) { ok++; points += accepted; } else bad++;
-                lat[nl++] = (b - a) * 1000;
+                if (nl < cap) lat[nl++] = (b - a) * 1000;
             }
         }
     }
