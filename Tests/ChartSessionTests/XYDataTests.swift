@@ -36,6 +36,30 @@ import Testing
         #expect((0..<5).map { d.x($0) } == [107, 108, 109, 110, 111])
     }
 
+    /// Chunked storage: a FIFO across many chunk boundaries keeps exactly its newest
+    /// points, and a copy taken midway (as an independent view takes one) keeps the points
+    /// it saw while the original goes on appending and evicting.
+    @Test func copiesKeepTheirPointsWhileTheOriginalMovesOn() throws {
+        var d = XYData(capacity: 10_000)
+        func y(_ i: Int) -> Double { i % 97 == 0 ? .nan : Double((i * 7919) % 1000) }
+        for i in 0..<25_000 { d.append(x: Double(i), y: y(i)) }
+        let copy = d
+        try d.append(xs: (25_000..<40_000).map(Double.init), ys: (25_000..<40_000).map(y))
+        for i in 40_000..<41_234 { d.append(x: Double(i), y: y(i)) }
+        #expect(d.count == 10_000 && d.firstX == 31_234 && d.lastX == 41_233 && d.firstSequence == 31_234)
+        #expect(copy.count == 10_000 && copy.firstX == 15_000 && copy.lastX == 24_999)
+        #expect((0..<10_000).allSatisfy { d.x($0) == Double(31_234 + $0) && d.y($0).isNaN == y(31_234 + $0).isNaN })
+        #expect((0..<10_000).allSatisfy { copy.x($0) == Double(15_000 + $0) && (copy.y($0) == y(15_000 + $0) || y(15_000 + $0).isNaN) })
+        d.checkInvariants(); copy.checkInvariants()
+        // Stretches cover a range in order, chunk by chunk.
+        var xs: [Double] = []
+        copy.withStretches(123..<9_000) { x, _ in xs += x }
+        #expect(xs == (15_123..<24_000).map(Double.init))
+        // The min/max index answers for the copy from the copy's points.
+        let expected = (15_100..<24_100).map(y).filter { !$0.isNaN }
+        #expect(copy.yRange(indices: 100..<9_100)! == (expected.min()!, expected.max()!))
+    }
+
     @Test func generatorIsDeterministicAndTiedToTheClock() {
         var a = DataGenerator(kind: .randomWalk, rate: 50, seed: 9)
         var b = DataGenerator(kind: .randomWalk, rate: 50, seed: 9)

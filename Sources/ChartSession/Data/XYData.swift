@@ -51,17 +51,24 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
 }
 
 /// The points of one X/Y series: x sorted ascending (equal values allowed), y finite
-/// or NaN (a gap: the line breaks there). With a `capacity` the series is a FIFO ring:
+/// or NaN (a gap: the line breaks there). With a `capacity` the series is a FIFO:
 /// appending past it drops the oldest points, as a scrolling monitor wants, and it
-/// never holds more than `capacity` points in memory.
+/// never holds more than `capacity` points (plus one chunk) in memory.
+///
+/// Points are stored in chunks of 4096, each a copy-on-write array of its own, so a
+/// copy of the data (an independent view's chart, a spec read back) shares every chunk
+/// and the next append copies only the chunk it writes to (32 kB), not the series.
 ///
 /// A min/max index (`YIndex`) summarises y in blocks of 16, 256, 4096, ... points, so
 /// the extremes of any stretch of points cost a few dozen reads, not one per point.
 public struct XYData: Sendable {
-    /// Ring storage: logical point `i` is at `start + i`, wrapped at `xs.count`.
-    private var xs: [Double] = []
-    private var ys: [Double] = []
-    private var start = 0
+    /// Chunk `k` holds the points with sequence numbers `base + k·4096 ..< base + (k+1)·4096`
+    /// (the last one may be shorter); the first `firstSequence - base` of them are evicted.
+    private var xc: [[Double]] = []
+    private var yc: [[Double]] = []
+    private var base = 0
+    static let chunkShift = 12
+    static let chunkSize = 1 << chunkShift
     public private(set) var count = 0
     public let capacity: Int?
     /// Points ever evicted: the sequence number of the first live point.
@@ -81,34 +88,39 @@ public struct XYData: Sendable {
     init(capacity: Int?, firstSequence: Int) {
         self.init(capacity: capacity)
         self.firstSequence = firstSequence
+        self.base = firstSequence
     }
 
     public var isEmpty: Bool { count == 0 }
     /// Points ever appended: one past the sequence number of the newest point.
     public var endSequence: Int { firstSequence + count }
 
-    @inline(__always) private func slot(_ i: Int) -> Int {
-        let p = start + i
-        return p >= xs.count ? p - xs.count : p
+    /// Read access in the live index space `0..<count`.
+    @inline(__always) public func x(_ i: Int) -> Double {
+        let s = firstSequence - base + i
+        return xc[s >> Self.chunkShift][s & (Self.chunkSize - 1)]
+    }
+    @inline(__always) public func y(_ i: Int) -> Double {
+        let s = firstSequence - base + i
+        return yc[s >> Self.chunkShift][s & (Self.chunkSize - 1)]
     }
 
-    /// Read access in the live index space `0..<count`.
-    @inline(__always) public func x(_ i: Int) -> Double { xs[slot(i)] }
-    @inline(__always) public func y(_ i: Int) -> Double { ys[slot(i)] }
-
-    /// Calls `body` with the storage of the points `range` (live indices) as at most two
-    /// contiguous stretches of x and y values, oldest first: tight loops over many points.
+    /// Calls `body` with the storage of the points `range` (live indices) as contiguous
+    /// stretches of x and y values (one per chunk touched), oldest first: tight loops
+    /// over many points.
     func withStretches(_ range: Range<Int>, _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) -> Void) {
         guard !range.isEmpty else { return }
-        xs.withUnsafeBufferPointer { x in
-            ys.withUnsafeBufferPointer { y in
-                let a = slot(range.lowerBound), n = range.count
-                let firstPart = min(n, xs.count - a)
-                body(UnsafeBufferPointer(rebasing: x[a..<(a + firstPart)]), UnsafeBufferPointer(rebasing: y[a..<(a + firstPart)]))
-                if firstPart < n {
-                    body(UnsafeBufferPointer(rebasing: x[0..<(n - firstPart)]), UnsafeBufferPointer(rebasing: y[0..<(n - firstPart)]))
+        var s = firstSequence - base + range.lowerBound
+        let end = firstSequence - base + range.upperBound
+        while s < end {
+            let k = s >> Self.chunkShift, from = s & (Self.chunkSize - 1)
+            let to = min(Self.chunkSize, from + (end - s))
+            xc[k].withUnsafeBufferPointer { x in
+                yc[k].withUnsafeBufferPointer { y in
+                    body(UnsafeBufferPointer(rebasing: x[from..<to]), UnsafeBufferPointer(rebasing: y[from..<to]))
                 }
             }
+            s += to - from
         }
     }
 
@@ -239,7 +251,8 @@ public struct XYData: Sendable {
     private mutating func dropAll(passing: Int) {
         firstSequence += count + passing
         count = 0
-        start = 0
+        xc = []; yc = []
+        base = firstSequence
         var idx = index
         index = YIndex()
         idx.evict(upTo: firstSequence)
@@ -248,19 +261,25 @@ public struct XYData: Sendable {
 
     @inline(__always) private mutating func store(_ x: Double, _ y: Double) {
         if let last = lastX, x > last, x - last < minSpacing { minSpacing = x - last }
-        if let capacity, count == capacity {
-            // Full ring: the newest point takes the oldest one's slot.
-            xs[start] = x; ys[start] = y
-            start += 1
-            if start == xs.count { start = 0 }
-            firstSequence += 1
-        } else if start == 0, count == xs.count {
-            xs.append(x); ys.append(y)
-            count += 1
+        let k = (endSequence - base) >> Self.chunkShift
+        if k == xc.count {
+            // A new chunk: a series past its first chunk gets whole ones at once.
+            var cx: [Double] = [], cy: [Double] = []
+            if k > 0 { cx.reserveCapacity(Self.chunkSize); cy.reserveCapacity(Self.chunkSize) }
+            cx.append(x); cy.append(y)
+            xc.append(cx); yc.append(cy)
         } else {
-            let p = slot(count)
-            xs[p] = x; ys[p] = y
-            count += 1
+            xc[k].append(x); yc[k].append(y)
+        }
+        count += 1
+        if let capacity, count > capacity {
+            // Full: the oldest point goes, and with it its chunk once that is all evicted.
+            firstSequence += 1
+            count -= 1
+            if firstSequence - base >= Self.chunkSize {
+                xc.removeFirst(); yc.removeFirst()
+                base += Self.chunkSize
+            }
         }
         // Every 16th point completes index blocks; every 16th eviction may free some.
         if endSequence & (YIndex.fanout - 1) == 0 || firstSequence - index.evictedUpTo >= YIndex.fanout {
