@@ -215,7 +215,7 @@ public struct ChartLayoutEngine: Sendable {
     /// How far across the axis `ticks`' labels reach: the widest label of a vertical
     /// axis, a line of text for a horizontal one (the tallest turned label when they are).
     func labelExtent(_ axis: AxisSpec, ticks: [Tick]) -> Double {
-        if axis.alignment.isHorizontal, turned(axis) || ticks.contains(where: { $0.label.contains("\n") }) {
+        if axis.alignment.isHorizontal, turned(axis) || ticks.contains(where: { $0.label.hasLineBreak }) {
             return ticks.map(\.labelSize.height).max() ?? 0
         }
         return axis.alignment.isHorizontal
@@ -226,18 +226,18 @@ public struct ChartLayoutEngine: Sendable {
     /// Whether an axis' labels may come with several lines ("\n"): only labels the
     /// user writes (a generator, a hook, a label map, a date pattern) can.
     func mayWrap(_ axis: AxisSpec) -> Bool {
-        axis.labelGenerator != nil || axis.tickHook != nil || axis.labelMap.values.contains { $0.contains("\n") }
-            || (axis.dateFormat?.contains("\n") ?? false)
+        axis.labelGenerator != nil || axis.tickHook != nil || axis.labelMap.values.contains { $0.hasLineBreak }
+            || (axis.dateFormat?.hasLineBreak ?? false)
     }
 
     /// The size of text that may have several lines: the widest line, the lines' height.
     func textSize(_ text: String, _ style: TextStyle) -> Size {
-        guard text.contains("\n") else { return measurer.size(of: text, style: style) }
+        guard text.hasLineBreak else { return measurer.size(of: text, style: style) }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { measurer.size(of: String($0), style: style) }
         return Size(width: lines.map(\.width).max() ?? 0, height: lines.reduce(0) { $0 + $1.height })
     }
 
-    func oneLine(_ text: String) -> String { text.replacingOccurrences(of: "\n", with: " ") }
+    func oneLine(_ text: String) -> String { text.hasLineBreak ? text.replacingOccurrences(of: "\n", with: " ") : text }
 
     /// Whether a horizontal axis' labels are turned.
     func turned(_ axis: AxisSpec) -> Bool { axis.alignment.isHorizontal && axis.labelAngle != 0 }
@@ -279,7 +279,7 @@ public struct ChartLayoutEngine: Sendable {
     /// A label of several lines as one placed text per line, stacked down its box
     /// (centred on the tick of a vertical axis).
     func lines(of label: PlacedText, lineHeight: Double, ascent: Double) -> [PlacedText] {
-        guard label.text.contains("\n") else { return [label] }
+        guard label.text.hasLineBreak else { return [label] }
         let parts = label.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         return parts.enumerated().map { k, text in
             var line = label
@@ -332,7 +332,7 @@ public struct ChartLayoutEngine: Sendable {
                                     bounds: Rect(x: tick.pixel - s.width / 2, y: top, width: s.width, height: s.height))
             case .left, .right:
                 // (Several lines: their box centred on the tick.)
-                let multiline = tick.label.contains("\n")
+                let multiline = tick.label.hasLineBreak
                 let baseline = multiline ? tick.pixel - s.height / 2 + ascent : tick.pixel + (ascent - descent) / 2
                 let left = axis.facing == .left ? band.maxX - inset - s.width : band.minX + inset
                 placed = PlacedText(text: tick.label,
@@ -411,4 +411,10 @@ public struct ChartLayoutEngine: Sendable {
         }
         return layout
     }
+}
+
+extension String {
+    /// Whether the text holds a line break ("\n"): a byte scan. (`contains("\n")` would be
+    /// Foundation's substring search, which bridges to NSString: a tenth of a view's layout.)
+    var hasLineBreak: Bool { utf8.contains(10) }
 }
