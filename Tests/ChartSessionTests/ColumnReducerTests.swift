@@ -163,6 +163,41 @@ import TestSupport
         #expect(reusedScale > 300)
     }
 
+    /// A chart following its newest points (Unix-time x, a window whose span varies in
+    /// its last bits from frame to frame, a FIFO evicting, gaps, a second canvas size):
+    /// the reduction reuses the columns it had, and gives exactly what a fresh one gives.
+    @Test(arguments: [1.0, 2.0])
+    func scrollingReductionReusesAndEqualsFresh(dpr: Double) throws {
+        var rng = SplitMix64(seed: UInt64(dpr * 7))
+        var data = XYData(capacity: 3_000)
+        var cache: ColumnReducer.Cache? = nil
+        let plot = Rect(x: 41, y: 12, width: 523, height: 240)
+        var x = 1_763_900_000.0, y = 0.0, reused = 0, steps = 0
+        for i in 0..<2_500 { x += 0.02; y += rng.nextUnit() - 0.5; data.append(x: x, y: i % 500 == 7 ? .nan : y) }
+        for step in 0..<300 {
+            var xs: [Double] = [], ys: [Double] = []
+            for _ in 0..<(1 + Int(rng.nextUnit() * 3)) {
+                x += 0.02
+                y += rng.nextUnit() - 0.5
+                xs.append(x); ys.append(rng.nextUnit() < 0.02 ? .nan : y)
+            }
+            try data.append(xs: xs, ys: ys)
+            let window = 20.0 + (step % 50 == 49 ? 5 : 0)   // now and then the window changes
+            let xc = CoordinateCalculator(range: DoubleRange(x - window, x), pixelStart: plot.minX, pixelEnd: plot.maxX)
+            let yc = CoordinateCalculator(range: DoubleRange(-30, 30), pixelStart: plot.maxY, pixelEnd: plot.minY)
+            let incremental = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, style: .init(stroke: "s", width: 1),
+                                                   cache: &cache)
+            let fresh = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, stroke: "s", width: 1, dash: [])
+            #expect(incremental == fresh, "step \(step)")
+            if incremental != fresh { break }
+            steps += 1
+            if (cache?.reused ?? 0) > (incremental?.entries.count ?? 0) / 2 { reused += 1 }
+        }
+        #expect(steps == 300)
+        // All but the first reduction and those just after a change of window.
+        #expect(reused >= 285)
+    }
+
     /// Scrolling by whole columns keeps every column's content: a patch carries only
     /// the columns at the new end.
     @Test func scrollingReusesColumns() throws {

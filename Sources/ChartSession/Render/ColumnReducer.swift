@@ -26,17 +26,24 @@ public enum ColumnReducer {
     /// What the previous reduction of a series at one canvas size computed, so that the
     /// next one recomputes only the columns whose points changed: appended points change
     /// the columns from the previous newest point's onwards, evicted ones the columns up
-    /// to the oldest remaining point's. With an unchanged scale (the usual case for a
-    /// live chart, whose ranges are stable) a publication costs a few columns.
+    /// to the oldest remaining point's, and the two edge columns are always recomputed.
+    /// A column's content depends only on its points and the column width, not on where
+    /// the axis starts: with an unchanged scale (a still range, or one scrolling with the
+    /// data, as a live chart's does) a publication costs a few columns.
     public struct Cache: Sendable {
-        var x: CoordinateCalculator, y: CoordinateCalculator
+        /// The column width (X data units) and the absolute columns of the two edges.
+        var w: Double, firstColumn: Int, lastColumn: Int
+        var y: CoordinateCalculator
         var dpr: Double, plot: Rect, step: Bool
         /// The data's generation: any change but an append or eviction makes it stale.
         var generation: Int
         var firstSequence: Int, endSequence: Int
+        /// Columns relative to `firstColumn`.
         var raws: [Raw]
         /// `raws` quantised, entry for entry (nil when a connection had to be clipped).
         var entries: [ColumnLine.Entry]?
+        /// How many of `raws` the reduction that made this cache took from the one before.
+        var reused = 0
     }
 
     /// How the reduced line is drawn: its stroke, whether it steps, and its fill (an
@@ -81,7 +88,7 @@ public enum ColumnReducer {
     ) -> ColumnLine? {
         let step = style.step
         let devicePerUnit = (x.pixelEnd - x.pixelStart) / x.range.span * dpr
-        let w = 1 / abs(devicePerUnit)
+        let w = snappedWidth(1 / abs(devicePerUnit))
         guard w.isFinite, w > 0, !data.isEmpty else { return nil }
         let kA = (x.range.min / w).rounded(.down), kB = (x.range.max / w).rounded(.down)
         guard abs(kA) < 1e15, abs(kB) < 1e15, kB - kA < 1e6 else { return nil }
@@ -184,28 +191,33 @@ public enum ColumnReducer {
             }
         }
 
-        // What the previous reduction at this scale can give: the columns strictly
-        // between the oldest point's (if points were evicted) and the previous newest
-        // point's (if points were appended).
+        // What the previous reduction at this scale can give: the columns strictly inside
+        // both its edges and these, after the oldest point's (if points were evicted) and
+        // before the previous newest point's (if points were appended). Absolute columns.
         // (When reused: the cached raws kept, and where they sit in `raws`.)
-        var kept: (from: Range<Int>, at: Int)? = nil
-        if let c = cache, c.x == x, c.y == y, c.dpr == dpr, c.plot == plot, c.step == step, c.generation == data.generation,
+        var kept: (from: Range<Int>, at: Int, shift: Int)? = nil
+        if let c = cache, c.w == w, c.y == y, c.dpr == dpr, c.plot.minY == plot.minY, c.plot.height == plot.height,
+           c.step == step, c.generation == data.generation,
            data.firstSequence >= c.firstSequence, data.endSequence >= c.endSequence, c.endSequence > data.firstSequence {
-            let evictedTo = data.firstSequence > c.firstSequence ? column(0) - firstColumn : Int.min
-            let appendedFrom = data.endSequence > c.endSequence ? column(c.endSequence - 1 - data.firstSequence) - firstColumn : Int.max
+            var after = max(firstColumn, c.firstColumn)
+            if data.firstSequence > c.firstSequence { after = max(after, column(0)) }
+            var before = min(lastColumn, c.lastColumn)
+            if data.endSequence > c.endSequence { before = min(before, column(c.endSequence - 1 - data.firstSequence)) }
             // Raws are in column order: the kept ones are one stretch.
-            let lo = partition(c.raws) { $0.column > evictedTo }
-            let hi = max(lo, partition(c.raws) { $0.column >= appendedFrom })
+            let lo = partition(c.raws) { $0.column + c.firstColumn > after }
+            let hi = max(lo, partition(c.raws) { $0.column + c.firstColumn >= before })
             if hi > lo, hi - lo > c.raws.count / 2 {
-                // Evictions left of the near edge change nothing in view.
-                if evictedTo >= 0 { _ = front(upTo: evictedTo + firstColumn) }
-                kept = (lo..<hi, raws.count)
-                raws += c.raws[lo..<hi]
+                let shift = c.firstColumn - firstColumn
+                _ = front(upTo: c.raws[lo].column + c.firstColumn - 1)
+                kept = (lo..<hi, raws.count, shift)
+                for r in c.raws[lo..<hi] {
+                    var r = r
+                    r.column += shift
+                    raws.append(r)
+                }
                 lastEmitted = c.raws[hi - 1].lastSequence - data.firstSequence
-                // Appends beyond the far edge change nothing in view (the kept far-edge
-                // entry stands); otherwise recompute from the previous newest point's column.
-                let k = appendedFrom == Int.max ? Int.max : appendedFrom + firstColumn
-                if k <= lastColumn { back(columns(from: data.lowerBound(Double(k) * w), k: k, upTo: lastColumn - 1)) }
+                // The columns from `before` on, and the far edge.
+                back(columns(from: data.lowerBound(Double(before) * w), k: before, upTo: lastColumn - 1))
             }
         }
         if kept == nil { back(front(upTo: lastColumn - 1)) }
@@ -216,12 +228,17 @@ public enum ColumnReducer {
         let entries: [ColumnLine.Entry]
         var entriesMatchRaws = true
         let outside = { (r: Raw) in r.lo < low || r.hi > high }
-        if let (from, at) = kept, let cached = cache?.entries,
+        if let (from, at, shift) = kept, let cached = cache?.entries,
            !raws[..<at].contains(where: outside), !raws[(at + from.count)...].contains(where: outside) {
             // Same scale, nothing to clip: the kept columns' entries stand as they were.
             var e = quantise(raws[..<at], y0: y0, dy: dy)
             e.reserveCapacity(raws.count)
-            e += cached[from]
+            if shift == 0 {
+                e += cached[from]
+            } else {
+                let d = Int32(shift)
+                for var entry in cached[from] { entry.column += d; e.append(entry) }
+            }
             e += quantise(raws[(at + from.count)...], y0: y0, dy: dy)
             entries = e
         } else {
@@ -229,8 +246,9 @@ public enum ColumnReducer {
             entriesMatchRaws = clipped.count == raws.count
             entries = quantise(clipped[...], y0: y0, dy: dy)
         }
-        cache = Cache(x: x, y: y, dpr: dpr, plot: plot, step: step, generation: data.generation, firstSequence: data.firstSequence, endSequence: data.endSequence,
-                      raws: raws, entries: entriesMatchRaws ? entries : nil)
+        cache = Cache(w: w, firstColumn: firstColumn, lastColumn: lastColumn, y: y, dpr: dpr, plot: plot, step: step,
+                      generation: data.generation, firstSequence: data.firstSequence, endSequence: data.endSequence,
+                      raws: raws, entries: entriesMatchRaws ? entries : nil, reused: kept?.from.count ?? 0)
         let sign: Double = devicePerUnit > 0 ? 1 : -1
         var area: ColumnLine.Area? = nil
         if let fill = style.fill {
@@ -246,6 +264,16 @@ public enum ColumnReducer {
         line.anchor = Int64(firstColumn)
         line.normalize()
         return line
+    }
+
+    /// The column width rounded to 20 significant bits. A scrolling axis' span (newest x
+    /// minus a window) varies from frame to frame in its last bits; rounded, the columns
+    /// stay where they were, so the previous frame's columns can be reused. (Columns are
+    /// drawn one device pixel apart: at most 2^-20 of a pixel's width off per column.)
+    static func snappedWidth(_ w: Double) -> Double {
+        guard w.isFinite, w > 0 else { return w }
+        let unit = Double(sign: .plus, exponent: w.exponent - 20, significand: 1)
+        return (w / unit).rounded() * unit
     }
 
     /// First index in `from...count` whose x is at least `value`, given that every
