@@ -68,6 +68,31 @@ import TestSupport
         #expect(drain(s, a) == 1)
     }
 
+    /// A view's animated zoom home needs the session's clock until it ends (the
+    /// transport asks after every message, and only a step of the clock works it out
+    /// anew over all views); acknowledgements alone change nothing.
+    @Test func aViewGlidingHomeRunsTheClock() throws {
+        let s = try session(Self.spec.replacingOccurrences(of: #""duration": 0"#, with: #""duration": 0.3"#))
+        s.publish(now: 0)
+        let a = join(s), b = join(s)
+        #expect(!s.needsClock)
+        _ = s.receive(.wheel(WheelEvent(x: 400, y: 250, deltaY: -300)), from: a)
+        s.advance(to: 0.1)
+        s.publish(now: 0.1)
+        drain(s, a); drain(s, b)
+        #expect(s.viewers[a]?.view != nil && !s.needsClock, "a zoomed view at rest")
+        _ = s.receive(.doubleClick(DoubleClickEvent(x: 400, y: 250)), from: a)
+        #expect(s.needsClock, "the glide home starts at once")
+        var t = 0.1, steps = 0
+        while s.needsClock, steps < 100 {
+            t += 0.02; steps += 1
+            s.advance(to: t); s.publish(now: t)
+            drain(s, a); drain(s, b)
+        }
+        #expect(steps >= 10 && steps < 30, "about 0.3 s of steps (\(steps))")
+        #expect(s.viewers[a]?.view == nil && !s.needsClock, "home, on the shared view, clock idle")
+    }
+
     @Test func viewersWhoseViewsShowTheSameShareThem() throws {
         let s = try session()
         s.publish(now: 0)

@@ -47,6 +47,7 @@ extension Session {
     /// Makes the chart `spec` describes and takes it in place of the current one. With
     /// `patch`, state the patch does not touch carries over (see `applyPatch`).
     private func redefine(_ spec: SessionSpec, carrying patch: JSONValue?) throws(JSONReadError) {
+        viewsNeedClock = true   // views take the new definition; the next clock step looks
         let fresh = spec.makeChart(defaultTheme: defaultTheme)
         var keepModifiers = false
         if let patch {

@@ -224,6 +224,7 @@ public final class Session {
             }
             // The sender's own drawing follows its input; others' only when told.
             viewer.modifierDirty = true
+            if let view = viewer.view, Self.needsClock(view) { viewsNeedClock = true }
             collectOverlayInvalidations()
             // Back to the shared view once its own shows the same again (zoomed home), or
             // onto another viewer's view that shows the same.
@@ -679,7 +680,9 @@ public final class Session {
         chart.advanceAnimations(to: now, watched: !viewers.isEmpty)
         for m in chart.modifiers where m.isEnabled && m.needsClock { chart.suspendUpdates { m.onClock(now) } }
         if chart.overlaysInvalidated != nil { viewerLayersChangedByClock = true }
-        for view in distinctViews {
+        let views = distinctViews
+        defer { viewsNeedClock = views.contains(where: Self.needsClock) }
+        for view in views {
             view.chart.advanceAnimations(to: now, watched: true)
             let clocked = view.chart.modifiers.filter { $0.isEnabled && $0.needsClock }
             for m in clocked { view.chart.suspendUpdates { m.onClock(now) } }
@@ -706,7 +709,17 @@ public final class Session {
     public var needsClock: Bool {
         chart.hasGenerators || chart.isAnimating || (!viewers.isEmpty && chart.hasPendingEntries)
             || chart.modifiers.contains { $0.isEnabled && $0.needsClock }
-            || views.contains { $0.chart.isAnimating || $0.chart.modifiers.contains { $0.isEnabled && $0.needsClock } }
+            || viewsNeedClock
+    }
+    /// Whether an independent view animates or has a modifier that needs the clock. The
+    /// transport asks `needsClock` after every message a viewer sends (acknowledgements
+    /// too), so this is kept rather than found by visiting every view: worked out at each
+    /// clock step, and set when a viewer's input or a change of definition may start
+    /// something (the next step then works it out again).
+    var viewsNeedClock = false
+
+    static func needsClock(_ view: Surface) -> Bool {
+        view.chart.isAnimating || view.chart.modifiers.contains { $0.isEnabled && $0.needsClock }
     }
     private var startUnixTime = 0.0
 }
