@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The measure pass and the layout pass, and what they are made of.
 ///
@@ -17,6 +18,18 @@ public struct ChartLayoutEngine: Sendable {
     public init(measurer: TextMeasurer, manager: any ChartLayoutManager = DefaultLayoutManager()) {
         self.measurer = measurer
         self.manager = manager
+    }
+
+    /// Ticks already made, by axis id and calculator (see `memoizingTicks`).
+    private var tickMemo: TickMemo?
+
+    /// This engine remembering the ticks it makes for the length of one layout, in which
+    /// an axis id always stands for the same axis: the passes measure the same axes again
+    /// over the same plot, and placing them makes their ticks once more.
+    public func memoizingTicks() -> ChartLayoutEngine {
+        var e = self
+        e.tickMemo = TickMemo()
+        return e
     }
 
     public func layout(_ spec: ChartLayoutSpec) -> ChartLayout { manager.layout(spec, engine: self) }
@@ -99,8 +112,17 @@ public struct ChartLayoutEngine: Sendable {
 
     /// The axis' ticks, and its step when it is numeric.
     func ticks(_ axis: AxisSpec, plot: Rect, calc given: CoordinateCalculator? = nil) -> (step: TickStep?, ticks: [Tick])? {
+        let calc = given ?? calculator(axis, plot: plot)
+        guard let memo = tickMemo else { return makeTicks(axis, calc: calc) }
+        if let made = memo.find(axis.id, calc) { return made }
+        let made = makeTicks(axis, calc: calc)
+        memo.store(axis.id, calc, made)
+        return made
+    }
+
+    private func makeTicks(_ axis: AxisSpec, calc: CoordinateCalculator) -> (step: TickStep?, ticks: [Tick])? {
         let horizontal = axis.alignment.isHorizontal
-        let calc = given ?? calculator(axis, plot: plot), length = abs(calc.pixelEnd - calc.pixelStart)
+        let length = abs(calc.pixelEnd - calc.pixelStart)
         let measure = { (s: String) in rotatedSize(textSize(turned(axis) ? oneLine(s) : s, axis.labelStyle), axis) }
         guard let (step, generated) = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure) else {
             return nil
@@ -417,4 +439,19 @@ extension String {
     /// Whether the text holds a line break ("\n"): a byte scan. (`contains("\n")` would be
     /// Foundation's substring search, which bridges to NSString: a tenth of a view's layout.)
     var hasLineBreak: Bool { utf8.contains(10) }
+}
+
+/// The ticks one layout has made (a handful of axes, each measured over a few plots).
+final class TickMemo: Sendable {
+    typealias Made = (step: TickStep?, ticks: [Tick])?
+    private struct Entry { var id: String, calc: CoordinateCalculator, made: Made }
+    private let entries = Mutex<[Entry]>([])
+
+    func find(_ id: String, _ calc: CoordinateCalculator) -> Made? {
+        entries.withLock { list in list.first { $0.id == id && $0.calc == calc }.map { $0.made } }
+    }
+
+    func store(_ id: String, _ calc: CoordinateCalculator, _ made: Made) {
+        entries.withLock { $0.append(Entry(id: id, calc: calc, made: made)) }
+    }
 }

@@ -22,24 +22,47 @@ public enum TickLabelFormatter {
         let (n, overflow) = index.multipliedReportingOverflow(by: Int64(step.factor))
         if overflow { return exponentLabel(Double(index) * step.value) }
         if n == 0 { return step.power < 0 ? "0." + String(repeating: "0", count: -step.power) : "0" }
-        let negative = n < 0
-        let digits = String(n.magnitude)
-        let sign = negative ? "-" : ""
-        if step.power >= 0 {
-            if digits.count + step.power > maxPlainIntegerDigits {
-                return sign + exponentForm(digits: digits, exponent: step.power + digits.count - 1)
+        // Built byte by byte (labels are made for every candidate step of every axis at
+        // every layout): the digits of |n|, then zeros, a point, or the exponent form.
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let count = withUnsafeMutableBytes(of: &digits) { buf -> Int in
+            var m = n.magnitude, k = 0
+            while m > 0 { buf[19 - k] = UInt8(truncatingIfNeeded: m % 10) + 48; m /= 10; k += 1 }
+            return k
+        }
+        return withUnsafeBytes(of: &digits) { raw -> String in
+            let d = UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[(20 - count)...])
+            let negative = n < 0
+            if step.power >= 0 {
+                if count + step.power > maxPlainIntegerDigits {
+                    return (negative ? "-" : "") + exponentForm(digits: String(decoding: d, as: UTF8.self), exponent: step.power + count - 1)
+                }
+                return String(unsafeUninitializedCapacity: count + step.power + 1) { out in
+                    var i = 0
+                    if negative { out[0] = 45; i = 1 }
+                    for c in d { out[i] = c; i += 1 }
+                    for _ in 0..<step.power { out[i] = 48; i += 1 }
+                    return i
+                }
             }
-            return sign + digits + String(repeating: "0", count: step.power)
+            let decimals = -step.power
+            if decimals > maxPlainDecimals {
+                return (negative ? "-" : "") + exponentForm(digits: String(decoding: d, as: UTF8.self), exponent: step.power + count - 1)
+            }
+            // "0.00ddd" when the digits do not reach the point, else "ddd.ddd".
+            let integer = max(count - decimals, 1), zeros = max(decimals - count, 0)
+            return String(unsafeUninitializedCapacity: integer + decimals + 2) { out in
+                var i = 0
+                if negative { out[0] = 45; i = 1 }
+                if count <= decimals { out[i] = 48; i += 1 } else { for c in d[..<(count - decimals)] { out[i] = c; i += 1 } }
+                out[i] = 46; i += 1
+                for _ in 0..<zeros { out[i] = 48; i += 1 }
+                for c in d[max(0, count - decimals)...] { out[i] = c; i += 1 }
+                return i
+            }
         }
-        let decimals = -step.power
-        if decimals > maxPlainDecimals {
-            return sign + exponentForm(digits: digits, exponent: step.power + digits.count - 1)
-        }
-        let padded = digits.count <= decimals
-            ? String(repeating: "0", count: decimals - digits.count + 1) + digits
-            : digits
-        let cut = padded.index(padded.endIndex, offsetBy: -decimals)
-        return sign + padded[..<cut] + "." + padded[cut...]
     }
 
     /// The labels of one axis' ticks in `format`. With SI suffixes every label of the
@@ -107,3 +130,4 @@ public enum TickLabelFormatter {
         return (v < 0 ? "-" : "") + text
     }
 }
+
