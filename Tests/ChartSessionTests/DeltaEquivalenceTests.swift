@@ -13,6 +13,37 @@ import TestSupport
             .render(s.chart, size: Size(width: Double(size.width), height: Double(size.height)), dpr: size.dpr).layers
     }
 
+    /// A renderer's memo lends each layout the ticks of the last one while the axes'
+    /// definitions stay: what it draws equals a fresh render through range changes, and
+    /// a new label generator or a moved axis is drawn at once.
+    @Test func ticksLentFromFrameToFrameEqualFreshOnes() throws {
+        let chart = Chart(
+            title: "Ticks",
+            xAxes: [AxisConfig(id: "x", alignment: .bottom, title: "X", mode: .follow, window: 30)],
+            yAxes: [AxisConfig(id: "y", alignment: .left, mode: .visible)],
+            series: [Series(id: "a", name: "A", color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: XYData())])
+        let renderer = ChartRenderer(measurer: TestFonts.measurer)
+        let size = Size(width: 640, height: 400)
+        var memo = ChartRenderer.Memo()
+        func check(_ what: String) {
+            let lent = renderer.render(chart, size: size, dpr: 1, memo: &memo).layers
+            let fresh = renderer.render(chart, size: size, dpr: 1).layers
+            #expect(lent[.background] == fresh[.background], "\(what)")
+        }
+        for i in 0..<40 {
+            try chart.append(seriesId: "a", xs: [Double(i)], values: [[Double(i % 7) * 1.5]])
+            check("step \(i)")
+        }
+        chart.setTickLabels("y", generator: TickLabelGenerator("pct") { "\(Int($0 * 10))%" })
+        check("a label generator")
+        let labels = renderer.render(chart, size: size, dpr: 1, memo: &memo).layout.axis("y")!.labels.map(\.text)
+        #expect(!labels.isEmpty && labels.allSatisfy { $0.hasSuffix("%") })
+        chart.setAlignment("y", .right)
+        check("the y axis moved right")
+        chart.setRange("y", DoubleRange(-100, 100))
+        check("a y range set")
+    }
+
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func heldLayersEqualAFreshFrame(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)

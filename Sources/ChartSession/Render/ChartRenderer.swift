@@ -26,8 +26,11 @@ public struct ChartRenderer: Sendable {
         layout(chart, size: size, dpr: dpr, resolved: chart.resolvedRanges())
     }
 
-    func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange]) -> ChartLayout {
-        let engine = ChartLayoutEngine(measurer: measurer, manager: chart.layoutManager)
+    func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange],
+                earlierTicks: TickMemo? = nil) -> ChartLayout {
+        var engine = ChartLayoutEngine(measurer: measurer, manager: chart.layoutManager)
+        // (Only our manager is lent earlier ticks: it passes the axes as they are defined.)
+        if chart.layoutManager is DefaultLayoutManager { engine.earlierTicks = earlierTicks }
         let reserved = legendBand(chart)?.reserved ?? .all(0)
         var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved, reserved: reserved))
         let following = chart.axes.filter {
@@ -67,6 +70,10 @@ public struct ChartRenderer: Sendable {
         var layoutKey: LayoutKey?
         var layout: ChartLayout?
         var background: [DrawCommand]?
+        /// The ticks the last layout made, while the axes' definitions stay (a live chart's
+        /// still axes keep their ticks; a scrolling one's are made again).
+        var ticks = TickMemo()
+        var ticksAxes: [AxisConfig]?
         public init() {}
     }
 
@@ -98,7 +105,8 @@ public struct ChartRenderer: Sendable {
         if key == memo.layoutKey, let l = memo.layout, let b = memo.background {
             layout = l; background = b
         } else {
-            layout = self.layout(chart, size: size, dpr: dpr, resolved: key.ranges)
+            if memo.ticksAxes != key.axes { memo.ticks = TickMemo(); memo.ticksAxes = key.axes }
+            layout = self.layout(chart, size: size, dpr: dpr, resolved: key.ranges, earlierTicks: memo.ticks)
             background = backgroundCommands(chart, layout: layout, dpr: dpr)
             memo.layoutKey = key; memo.layout = layout; memo.background = background
         }

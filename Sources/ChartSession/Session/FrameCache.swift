@@ -12,6 +12,9 @@ struct RenderedSize {
     var history: [LayerID: [Layer]] = [:]
     /// Encodings of the current version: whole (key nil) or patched from a base version.
     var encoded: [LayerID: [UInt32?: EncodedLayer]] = [:]
+    /// The size of each layer's last whole encoding (any version): what a patch is weighed
+    /// against without encoding the whole layer again.
+    var wholeBytes: [LayerID: Int] = [:]
     /// What the last render at this size lends the next (reductions, layout).
     var memo = ChartRenderer.Memo()
     /// Whole binary frames already assembled, by the layer versions the viewer held:
@@ -28,7 +31,8 @@ struct EncodedLayer {
 /// Keeps a `RenderedSize` per canvas size and hands out layer versions. A layer keeps
 /// its version when a re-render produces the same commands, so viewers are not sent
 /// what they have; a changed layer is sent as a patch to the version a viewer holds
-/// when that is smaller than the whole layer.
+/// when that is smaller than the whole layer (a patch under half the layer's last whole
+/// encoding is taken without encoding the whole again).
 struct FrameCache {
     private(set) var entries: [ViewerSize: RenderedSize] = [:]
     /// Layouts computed for gestures between frames: a gesture needs the layout at
@@ -46,12 +50,16 @@ struct FrameCache {
     @discardableResult
     mutating func render(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer, dataTime: Double) -> RenderedSize {
         if let hit = entries[size], hit.chartVersion == chart.version { return hit }
-        var memo = entries[size]?.memo ?? ChartRenderer.Memo()
-        entries[size]?.memo = ChartRenderer.Memo()   // the local copy is the only one: no copy on write
+        // Taken out while it changes: the local copy is the only one, so nothing in it
+        // (memo, layers, history, encodings) is copied on write.
+        var taken = entries.removeValue(forKey: size)
+        var memo = taken?.memo ?? ChartRenderer.Memo()
+        taken?.memo = ChartRenderer.Memo()
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
                                      dpr: size.dpr, memo: &memo)
         chart.notePresented(output.layout)
-        var entry = entries[size] ?? RenderedSize(chartVersion: 0, dataTime: 0, layout: output.layout)
+        var entry = taken ?? RenderedSize(chartVersion: 0, dataTime: 0, layout: output.layout)
+        taken = nil
         entry.memo = memo
         entry.chartVersion = chart.version
         entry.dataTime = dataTime
@@ -78,15 +86,24 @@ struct FrameCache {
     mutating func layer(_ id: LayerID, size: ViewerSize, held: UInt32?) -> EncodedLayer? {
         guard let entry = entries[size], let current = entry.layers[id], held != current.version else { return nil }
         if let cached = entry.encoded[id]?[held] { return cached }
-        let whole = entry.encoded[id]?[nil] ?? EncodedLayer(layer: .full(current), bytes: BinaryFrame.encodeLayer(current))
-        entries[size]!.encoded[id, default: [:]][nil] = whole
-        var chosen = whole
+        var patched: EncodedLayer? = nil
         if let held, let base = entry.history[id]?.last(where: { $0.version == held }),
            let patch = LayerPatch.diff(from: base, to: current) {
-            let bytes = BinaryFrame.encodePatch(patch)
-            if bytes.count < whole.bytes.count { chosen = EncodedLayer(layer: .patch(patch), bytes: bytes) }
+            patched = EncodedLayer(layer: .patch(patch), bytes: BinaryFrame.encodePatch(patch))
         }
-        entries[size]!.encoded[id]![held] = chosen
+        var chosen: EncodedLayer
+        if let p = patched, entry.encoded[id]?[nil] == nil, let known = entry.wholeBytes[id], p.bytes.count * 2 <= known {
+            // A patch under half the layer's last whole encoding goes without encoding the
+            // whole again: with a view per viewer, that was every layer of every view at
+            // every publication, to be thrown away.
+            chosen = p
+        } else {
+            let whole = entry.encoded[id]?[nil] ?? EncodedLayer(layer: .full(current), bytes: BinaryFrame.encodeLayer(current))
+            entries[size]!.encoded[id, default: [:]][nil] = whole
+            entries[size]!.wholeBytes[id] = whole.bytes.count
+            chosen = patched.map { $0.bytes.count < whole.bytes.count ? $0 : whole } ?? whole
+        }
+        entries[size]!.encoded[id, default: [:]][held] = chosen
         return chosen
     }
 

@@ -22,13 +22,18 @@ public struct ChartLayoutEngine: Sendable {
 
     /// Ticks already made, by axis id and calculator (see `memoizingTicks`).
     private var tickMemo: TickMemo?
+    /// Ticks earlier layouts of the same axes made, for the default manager to use (see
+    /// `TickMemo`). Whoever sets it vouches that the axes (all but their ranges) are
+    /// those of the layouts that filled it.
+    public var earlierTicks: TickMemo?
 
-    /// This engine remembering the ticks it makes for the length of one layout, in which
-    /// an axis id always stands for the same axis: the passes measure the same axes again
-    /// over the same plot, and placing them makes their ticks once more.
-    public func memoizingTicks() -> ChartLayoutEngine {
+    /// This engine remembering the ticks it makes in `memo` (nil: a new one, for this
+    /// layout only), where an axis id always stands for the same axis: the passes
+    /// measure the same axes again over the same plot, and placing them makes their ticks
+    /// once more.
+    public func memoizingTicks(_ memo: TickMemo? = nil) -> ChartLayoutEngine {
         var e = self
-        e.tickMemo = TickMemo()
+        e.tickMemo = memo ?? TickMemo()
         return e
     }
 
@@ -441,17 +446,33 @@ extension String {
     var hasLineBreak: Bool { utf8.contains(10) }
 }
 
-/// The ticks one layout has made (a handful of axes, each measured over a few plots).
-final class TickMemo: Sendable {
+/// Ticks made by axis id and calculator: those of one layout (a handful of axes, each
+/// measured over a few plots), and, kept from one layout to the next of the same axes,
+/// those of the layout before (a live chart's still axes: the same ticks every frame).
+/// An axis' ticks depend on its definition and its calculator alone.
+public final class TickMemo: Sendable {
     typealias Made = (step: TickStep?, ticks: [Tick])?
     private struct Entry { var id: String, calc: CoordinateCalculator, made: Made }
-    private let entries = Mutex<[Entry]>([])
+    private struct Lists { var current: [Entry] = [], previous: [Entry] = [] }
+    private let lists = Mutex(Lists())
+
+    public init() {}
 
     func find(_ id: String, _ calc: CoordinateCalculator) -> Made? {
-        entries.withLock { list in list.first { $0.id == id && $0.calc == calc }.map { $0.made } }
+        lists.withLock { l in
+            if let e = l.current.first(where: { $0.id == id && $0.calc == calc }) { return e.made }
+            guard let e = l.previous.first(where: { $0.id == id && $0.calc == calc }) else { return nil }
+            l.current.append(e)
+            return e.made
+        }
     }
 
     func store(_ id: String, _ calc: CoordinateCalculator, _ made: Made) {
-        entries.withLock { $0.append(Entry(id: id, calc: calc, made: made)) }
+        lists.withLock { $0.current.append(Entry(id: id, calc: calc, made: made)) }
+    }
+
+    /// A layout ended: what it used is kept for the next, the rest forgotten.
+    public func finishLayout() {
+        lists.withLock { l in l.previous = l.current; l.current = [] }
     }
 }

@@ -234,7 +234,8 @@ public struct DefaultLayoutManager: ChartLayoutManager {
         // Each pass measures every axis, and placing them makes their ticks once more: the
         // same ticks again wherever the plot came out the same, so they are made once.
         // (Axes are told apart by id, so only when their ids differ.)
-        let engine = Set(spec.axes.map(\.id)).count == spec.axes.count ? engine.memoizingTicks() : engine
+        let engine = Set(spec.axes.map(\.id)).count == spec.axes.count ? engine.memoizingTicks(engine.earlierTicks) : engine
+        defer { engine.earlierTicks?.finishLayout() }
         let canvas = Rect(x: 0, y: 0, width: spec.size.width, height: spec.size.height)
         let (title, content) = engine.placeTitle(spec, in: canvas.inset(by: spec.padding))
 
