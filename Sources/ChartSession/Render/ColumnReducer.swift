@@ -210,10 +210,10 @@ public enum ColumnReducer {
                 let shift = c.firstColumn - firstColumn
                 _ = front(upTo: c.raws[lo].column + c.firstColumn - 1)
                 kept = (lo..<hi, raws.count, shift)
-                for r in c.raws[lo..<hi] {
-                    var r = r
-                    r.column += shift
-                    raws.append(r)
+                let at = raws.count
+                raws += c.raws[lo..<hi]
+                if shift != 0 {
+                    raws.withUnsafeMutableBufferPointer { b in for i in at..<b.count { b[i].column += shift } }
                 }
                 lastEmitted = c.raws[hi - 1].lastSequence - data.firstSequence
                 // The columns from `before` on, and the far edge.
@@ -233,11 +233,11 @@ public enum ColumnReducer {
             // Same scale, nothing to clip: the kept columns' entries stand as they were.
             var e = quantise(raws[..<at], y0: y0, dy: dy)
             e.reserveCapacity(raws.count)
-            if shift == 0 {
-                e += cached[from]
-            } else {
+            let start = e.count
+            e += cached[from]
+            if shift != 0 {
                 let d = Int32(shift)
-                for var entry in cached[from] { entry.column += d; e.append(entry) }
+                e.withUnsafeMutableBufferPointer { b in for i in start..<(start + from.count) { b[i].column += d } }
             }
             e += quantise(raws[(at + from.count)...], y0: y0, dy: dy)
             entries = e
