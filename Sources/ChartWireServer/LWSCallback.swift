@@ -107,20 +107,8 @@ extension LWSServer {
             if let p = publishers[wsi] { return receivePublisher(wsi, p, input: input, len: len) }
             guard let client = clients[wsi] else { return -1 }
             if client.closing { return 0 }
-            if lws_is_first_fragment(wsi) != 0 {
-                client.rx.removeAll(keepingCapacity: true)
-                client.rxTooLarge = false
-                client.rxBinary = lws_frame_is_binary(wsi) != 0
-            }
-            if let input, !client.rxTooLarge {
-                if client.rx.count + len > Self.maxMessage {
-                    client.rxTooLarge = true
-                    client.rx = []
-                } else {
-                    client.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
-                }
-            }
-            guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+            guard gather(wsi, input, len, into: &client.rx, tooLarge: &client.rxTooLarge, binary: &client.rxBinary,
+                         limit: Self.maxMessage, keepCapacity: true) else { return 0 }
             receiveMessage(client)
             pump()  // a gesture may have changed the chart
             if client.wantsWrite { lws_callback_on_writable(wsi) }
@@ -288,22 +276,32 @@ extension LWSServer {
         return 0
     }
 
-    private func receivePublisher(_ wsi: OpaquePointer, _ p: Publisher, input: UnsafeMutableRawPointer?, len: Int) -> Int32 {
-        if p.closing { return 0 }
+    /// Gathers one WebSocket message's fragments into `rx`: at most `limit` bytes (past
+    /// it the message is `tooLarge` and nothing of it is kept), and whether it is binary.
+    /// True once the message is whole. `keepCapacity`: whether a new message reuses the
+    /// last one's storage.
+    private func gather(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ len: Int, into rx: inout [UInt8],
+                        tooLarge: inout Bool, binary: inout Bool, limit: Int, keepCapacity: Bool) -> Bool {
         if lws_is_first_fragment(wsi) != 0 {
-            p.rx.removeAll(keepingCapacity: p.rx.capacity <= Self.maxMessage)
-            p.rxTooLarge = false
-            p.rxBinary = lws_frame_is_binary(wsi) != 0
+            rx.removeAll(keepingCapacity: keepCapacity)
+            tooLarge = false
+            binary = lws_frame_is_binary(wsi) != 0
         }
-        if let input, !p.rxTooLarge {
-            if p.rx.count + len > Self.maxBatch {
-                p.rxTooLarge = true
-                p.rx = []
+        if let input, !tooLarge {
+            if rx.count + len > limit {
+                tooLarge = true
+                rx = []
             } else {
-                p.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
+                rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
             }
         }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        return lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+    }
+
+    private func receivePublisher(_ wsi: OpaquePointer, _ p: Publisher, input: UnsafeMutableRawPointer?, len: Int) -> Int32 {
+        if p.closing { return 0 }
+        guard gather(wsi, input, len, into: &p.rx, tooLarge: &p.rxTooLarge, binary: &p.rxBinary,
+                     limit: Self.maxBatch, keepCapacity: p.rx.capacity <= Self.maxMessage) else { return 0 }
         p.batches += 1
         p.outbox.append(applyBatch(p))
         p.rx.removeAll(keepingCapacity: p.rx.capacity <= Self.maxMessage)
