@@ -244,6 +244,19 @@ typedef struct {
     long zoom_frames, zoom_bytes;                          // frames after the wheel (up to 3), the largest's bytes
 } Viewer;
 
+/// A fresh Sec-WebSocket-Key in v->key, and in v->accept the Sec-WebSocket-Accept the
+/// server must answer with (RFC 6455: SHA-1 of the key and the GUID, in base64).
+static void new_key(Viewer *v) {
+    uint8_t raw[16];
+    for (int i = 0; i < 16; i++) raw[i] = (uint8_t)rand();
+    base64(raw, 16, v->key);
+    char cat[128];
+    snprintf(cat, sizeof cat, "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", v->key);
+    uint8_t digest[20];
+    sha1((const uint8_t *)cat, strlen(cat), digest);
+    base64(digest, 20, v->accept);
+}
+
 static int window_size = 0;
 static long errors = 0;
 
@@ -398,14 +411,7 @@ static int viewers(const Options *o) {
             v->index = opened;
             v->fd = open_socket(o, 1, v->throttled ? 4096 : 0);
             if (v->fd < 0) { v->state = DEAD; failed++; opened++; continue; }
-            uint8_t raw[16];
-            for (int i = 0; i < 16; i++) raw[i] = (uint8_t)rand();
-            base64(raw, 16, v->key);
-            char cat[128];
-            snprintf(cat, sizeof cat, "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", v->key);
-            uint8_t digest[20];
-            sha1((const uint8_t *)cat, strlen(cat), digest);
-            base64(digest, 20, v->accept);
+            new_key(v);
             v->state = CONNECTING;
             v->reading = 1;
             v->last_refill = t;
@@ -712,14 +718,7 @@ static int lines(const Options *o) {
 static void ws_open(Viewer *v, const Options *o, const char *path, const char *subprotocol) {
     v->fd = open_socket(o, 0, 0);
     if (v->fd < 0) die("cannot connect");
-    uint8_t raw[16];
-    for (int i = 0; i < 16; i++) raw[i] = (uint8_t)rand();
-    base64(raw, 16, v->key);
-    char cat[128];
-    snprintf(cat, sizeof cat, "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", v->key);
-    uint8_t digest[20];
-    sha1((const uint8_t *)cat, strlen(cat), digest);
-    base64(digest, 20, v->accept);
+    new_key(v);
     char req[768];
     int m = snprintf(req, sizeof req,
                      "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
