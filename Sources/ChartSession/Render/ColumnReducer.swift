@@ -209,8 +209,8 @@ public enum ColumnReducer {
             if hi > lo, hi - lo > c.raws.count / 2 {
                 let shift = c.firstColumn - firstColumn
                 _ = front(upTo: c.raws[lo].column + c.firstColumn - 1)
-                kept = (lo..<hi, raws.count, shift)
                 let at = raws.count
+                kept = (lo..<hi, at, shift)
                 raws += c.raws[lo..<hi]
                 if shift != 0 {
                     raws.withUnsafeMutableBufferPointer { b in for i in at..<b.count { b[i].column += shift } }
