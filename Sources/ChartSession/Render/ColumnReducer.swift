@@ -14,7 +14,8 @@ public enum ColumnReducer {
     /// The finest quantum: a quarter of a device pixel.
     static let quantaPerDevicePixel = 4.0
 
-    /// One column entry before quantisation (CSS pixels, column relative to the first).
+    /// One column entry before quantisation (CSS pixels; the absolute column, so a kept
+    /// entry stands as it was whatever the window's first column now is).
     struct Raw: Sendable {
         var column: Int
         var lo: Double, hi: Double, first: Double, last: Double
@@ -38,7 +39,7 @@ public enum ColumnReducer {
         /// The data's generation: any change but an append or eviction makes it stale.
         var generation: Int
         var firstSequence: Int, endSequence: Int
-        /// Columns relative to `firstColumn`.
+        /// Absolute columns, in column order.
         var raws: [Raw]
         /// `raws` quantised, entry for entry (nil when a connection had to be clipped).
         var entries: [ColumnLine.Entry]?
@@ -113,7 +114,7 @@ public enum ColumnReducer {
         func emitColumn(_ k: Int, _ s: Int, _ e: Int) {
             let summary = data.ySummary(s..<e)
             if !summary.hasGap {
-                raws.append(Raw(column: k - firstColumn, lo: yOf(summary.min), hi: yOf(summary.max),
+                raws.append(Raw(column: k, lo: yOf(summary.min), hi: yOf(summary.max),
                                 first: yOf(data.y(s)), last: yOf(data.y(e - 1)), joined: lastEmitted == s - 1,
                                 lastSequence: data.firstSequence + e - 1))
                 lastEmitted = e - 1
@@ -129,7 +130,7 @@ public enum ColumnReducer {
                 while i < e, !data.y(i).isNaN {
                     lo = min(lo, data.y(i)); hi = max(hi, data.y(i)); i += 1
                 }
-                raws.append(Raw(column: k - firstColumn, lo: yOf(lo), hi: yOf(hi), first: yOf(data.y(a)),
+                raws.append(Raw(column: k, lo: yOf(lo), hi: yOf(hi), first: yOf(data.y(a)),
                                 last: yOf(data.y(i - 1)), joined: lastEmitted == a - 1, lastSequence: data.firstSequence + i - 1))
                 lastEmitted = i - 1
             }
@@ -143,7 +144,7 @@ public enum ColumnReducer {
             let t = ((Double(k) + 0.5) * w - xa) / (xb - xa)
             // A step line holds the earlier value until the next point.
             let v = yOf(step ? ya : ya + (yb - ya) * min(max(t, 0), 1))
-            raws.append(Raw(column: k - firstColumn, lo: v, hi: v, first: v, last: v, joined: lastEmitted == p,
+            raws.append(Raw(column: k, lo: v, hi: v, first: v, last: v, joined: lastEmitted == p,
                             lastSequence: data.firstSequence + p))
             lastEmitted = p
         }
@@ -204,17 +205,14 @@ public enum ColumnReducer {
             var before = min(lastColumn, c.lastColumn)
             if data.endSequence > c.endSequence { before = min(before, column(c.endSequence - 1 - data.firstSequence)) }
             // Raws are in column order: the kept ones are one stretch.
-            let lo = partition(c.raws) { $0.column + c.firstColumn > after }
-            let hi = max(lo, partition(c.raws) { $0.column + c.firstColumn >= before })
+            let lo = partition(c.raws) { $0.column > after }
+            let hi = max(lo, partition(c.raws) { $0.column >= before })
             if hi > lo, hi - lo > c.raws.count / 2 {
                 let shift = c.firstColumn - firstColumn
-                _ = front(upTo: c.raws[lo].column + c.firstColumn - 1)
+                _ = front(upTo: c.raws[lo].column - 1)
                 let at = raws.count
                 kept = (lo..<hi, at, shift)
                 raws += c.raws[lo..<hi]
-                if shift != 0 {
-                    raws.withUnsafeMutableBufferPointer { b in for i in at..<b.count { b[i].column += shift } }
-                }
                 lastEmitted = c.raws[hi - 1].lastSequence - data.firstSequence
                 // The columns from `before` on, and the far edge.
                 back(columns(from: data.lowerBound(Double(before) * w), k: before, upTo: lastColumn - 1))
@@ -231,7 +229,7 @@ public enum ColumnReducer {
         if let (from, at, shift) = kept, let cached = cache?.entries,
            !raws[..<at].contains(where: outside), !raws[(at + from.count)...].contains(where: outside) {
             // Same scale, nothing to clip: the kept columns' entries stand as they were.
-            var e = quantise(raws[..<at], y0: y0, dy: dy)
+            var e = quantise(raws[..<at], firstColumn: firstColumn, y0: y0, dy: dy)
             e.reserveCapacity(raws.count)
             let start = e.count
             e += cached[from]
@@ -239,12 +237,12 @@ public enum ColumnReducer {
                 let d = Int32(shift)
                 e.withUnsafeMutableBufferPointer { b in for i in start..<(start + from.count) { b[i].column += d } }
             }
-            e += quantise(raws[(at + from.count)...], y0: y0, dy: dy)
+            e += quantise(raws[(at + from.count)...], firstColumn: firstColumn, y0: y0, dy: dy)
             entries = e
         } else {
             let clipped = clipGapConnections(raws, low: low, high: high)
             entriesMatchRaws = clipped.count == raws.count
-            entries = quantise(clipped[...], y0: y0, dy: dy)
+            entries = quantise(clipped[...], firstColumn: firstColumn, y0: y0, dy: dy)
         }
         cache = Cache(w: w, firstColumn: firstColumn, lastColumn: lastColumn, y: y, dpr: dpr, plot: plot, step: step,
                       generation: data.generation, firstSequence: data.firstSequence, endSequence: data.endSequence,
@@ -360,7 +358,7 @@ public enum ColumnReducer {
         return t.isNaN ? 0 : UInt16(min(max(t, 0), 65_535))
     }
 
-    static func quantise(_ raws: ArraySlice<Raw>, y0: Double, dy: Double) -> [ColumnLine.Entry] {
+    static func quantise(_ raws: ArraySlice<Raw>, firstColumn: Int, y0: Double, dy: Double) -> [ColumnLine.Entry] {
         @inline(__always) func q(_ v: Double) -> UInt16 {
             // Rounds half up as `rounded()` does for these non-negative values, without
             // a call into libm per value.
@@ -369,7 +367,7 @@ public enum ColumnReducer {
         }
         return raws.map { r in
             let a = q(r.lo), b = q(r.hi)
-            return ColumnLine.Entry(column: Int32(r.column), lo: min(a, b), hi: max(a, b),
+            return ColumnLine.Entry(column: Int32(r.column - firstColumn), lo: min(a, b), hi: max(a, b),
                                     first: q(r.first), last: q(r.last), joined: r.joined)
         }
     }
