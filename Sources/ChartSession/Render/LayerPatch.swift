@@ -153,6 +153,8 @@ public struct ColumnsPatch: Equatable, Sendable {
         // Candidate alignments: each of the first few new entries, matched to the old
         // entry in the same column (the edge entries often change).
         for start in 0..<min(n.count, 4) {
+            // An entry inside the stretch found keeps the same alignment: a shorter stretch.
+            if best.count > 0, start < best.newStart + best.count { continue }
             let column = n[start].column + shift
             var lo = 0, hi = o.count
             while lo < hi {
