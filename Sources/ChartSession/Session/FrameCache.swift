@@ -31,8 +31,8 @@ struct EncodedLayer {
 /// Keeps a `RenderedSize` per canvas size and hands out layer versions. A layer keeps
 /// its version when a re-render produces the same commands, so viewers are not sent
 /// what they have; a changed layer is sent as a patch to the version a viewer holds
-/// when that is smaller than the whole layer (a patch under half the layer's last whole
-/// encoding is taken without encoding the whole again).
+/// when that is smaller than the whole layer (a patch no larger than the layer's last
+/// whole encoding is taken without encoding the whole again).
 struct FrameCache {
     private(set) var entries: [ViewerSize: RenderedSize] = [:]
     /// Layouts computed for gestures between frames: a gesture needs the layout at
@@ -92,10 +92,12 @@ struct FrameCache {
             patched = EncodedLayer(layer: .patch(patch), bytes: BinaryFrame.encodePatch(patch))
         }
         var chosen: EncodedLayer
-        if let p = patched, entry.encoded[id]?[nil] == nil, let known = entry.wholeBytes[id], p.bytes.count * 2 <= known {
-            // A patch under half the layer's last whole encoding goes without encoding the
-            // whole again: with a view per viewer, that was every layer of every view at
-            // every publication, to be thrown away.
+        if let p = patched, entry.encoded[id]?[nil] == nil, let known = entry.wholeBytes[id], p.bytes.count <= known {
+            // A patch no larger than the layer's last whole encoding goes without encoding
+            // the whole again (with a view per viewer, that was every layer of every view at
+            // every publication, to be thrown away). A patch carries the new commands and
+            // the operations that place them, so it exceeds the new whole only by those
+            // few bytes, when nearly everything changed.
             chosen = p
         } else {
             let whole = entry.encoded[id]?[nil] ?? EncodedLayer(layer: .full(current), bytes: BinaryFrame.encodeLayer(current))
