@@ -93,6 +93,75 @@ import TestSupport
         #expect(s.viewers[a]?.view == nil && !s.needsClock, "home, on the shared view, clock idle")
     }
 
+    /// Views render concurrently (`renderThreads`): every viewer is sent, frame for
+    /// frame, the bytes a session rendering on one thread sends it. Viewers zoom y each by
+    /// their own amount (two alike, sharing a view; two at another size) while the chart
+    /// scrolls with appended data.
+    @Test func viewsRenderedOnSeveralThreadsSendWhatOneThreadSends() throws {
+        let spec = """
+            {"id": "many", "viewMode": "independent", "chart": {
+              "xAxes": [{"id": "x", "mode": "follow", "window": 40}],
+              "series": [{"id": "a", "capacity": 400}, {"id": "b", "capacity": 400, "type": "area"}]}}
+            """
+        func run(threads: Int) throws -> (frames: [[[UInt8]]], views: Int) {
+            let s = try session(spec)
+            s.renderThreads = threads
+            var rng = SplitMix(seed: 7)
+            var t = 0.0
+            func feed(_ n: Int) throws {
+                let xs = (0..<n).map { Double($0) * 0.25 + t }
+                t += Double(n) * 0.25
+                _ = try s.append(seriesId: "a", xs: xs, ys: xs.map { sin($0 / 3) * 10 + Double(rng.next() % 100) / 50 })
+                _ = try s.append(seriesId: "b", xs: xs, ys: xs.map { cos($0 / 5) * 8 })
+            }
+            try feed(200)
+            s.publish(now: 0)
+            var ids: [ViewerID] = []
+            for i in 0..<12 {
+                let v = s.connect()
+                let size = i % 6 == 5 ? ViewerSize(width: 640, height: 360, dpr: 2) : Fixtures.size
+                _ = s.receive(.hello(size, format: .binary, token: nil), from: v)
+                drain(s, v)
+                let turn = i == 3 ? -90 : -30 - 10 * Double(i % 7)
+                _ = s.receive(.wheel(WheelEvent(x: 300, y: 100 + Double(i) * 20, deltaY: turn, shift: true)), from: v)
+                ids.append(v)
+            }
+            _ = s.receive(.wheel(WheelEvent(x: 300, y: 160, deltaY: -90, shift: true)), from: ids[0])
+            var frames = [[[UInt8]]](repeating: [], count: ids.count)
+            for step in 1...25 {
+                try feed(1 + step % 3)
+                s.publish(now: Double(step) / 30)
+                for (k, v) in ids.enumerated() {
+                    while let out = s.nextFrame(for: v, now: Double(step) / 30) {
+                        if case let .binary(b) = out { frames[k].append(b); _ = s.receive(.ack, from: v) }
+                    }
+                }
+            }
+            // What each view shows is what a fresh render of its chart (no memo, no
+            // ticks lent by other views) draws.
+            for v in ids {
+                let view = try #require(s.viewers[v]?.view), size = try #require(s.viewers[v]?.size)
+                let fresh = ChartRenderer(measurer: TestFonts.measurer)
+                    .render(view.chart, size: Size(width: Double(size.width), height: Double(size.height)), dpr: size.dpr)
+                let entry = try #require(view.cache.entry(size))
+                for id in LayerID.shared {
+                    let same = entry.layers[id]?.commands ?? [] == fresh.layers[id] ?? []
+                    #expect(same, "layer \(id) of viewer \(v) as a fresh render draws it")
+                }
+            }
+            #expect(s.sharedTicks.hits > 100, "views found the x axis' ticks made (\(s.sharedTicks.hits) times)")
+            return (frames, s.distinctViews.count)
+        }
+        let one = try run(threads: 1), several = try run(threads: 4)
+        #expect(one.views >= 8, "most viewers have a view of their own (\(one.views))")
+        #expect(one.frames.allSatisfy { $0.count >= 20 }, "every viewer is sent the scrolling frames")
+        #expect(several.views == one.views)
+        for k in one.frames.indices {
+            let same = several.frames[k] == one.frames[k]
+            #expect(same, "viewer \(k) is sent the same frames (\(several.frames[k].count) and \(one.frames[k].count))")
+        }
+    }
+
     @Test func viewersWhoseViewsShowTheSameShareThem() throws {
         let s = try session()
         s.publish(now: 0)

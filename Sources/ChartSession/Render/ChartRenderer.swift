@@ -27,10 +27,10 @@ public struct ChartRenderer: Sendable {
     }
 
     func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange],
-                earlierTicks: TickMemo? = nil) -> ChartLayout {
+                earlierTicks: TickMemo? = nil, sharedTicks: SharedTickMemo? = nil) -> ChartLayout {
         var engine = ChartLayoutEngine(measurer: measurer, manager: chart.layoutManager)
         // (Only our manager is lent earlier ticks: it passes the axes as they are defined.)
-        if chart.layoutManager is DefaultLayoutManager { engine.earlierTicks = earlierTicks }
+        if chart.layoutManager is DefaultLayoutManager { engine.earlierTicks = earlierTicks; engine.sharedTicks = sharedTicks }
         let reserved = legendBand(chart)?.reserved ?? .all(0)
         var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved, reserved: reserved))
         let following = chart.axes.filter {
@@ -77,6 +77,15 @@ public struct ChartRenderer: Sendable {
         public init() {}
     }
 
+    /// Ticks several charts with the same axes share while they render at one moment
+    /// (a session's views, see `SharedTickMemo`), and the axes they were made for: a
+    /// chart whose axes are defined otherwise does not use them.
+    public struct SharedTicks: Sendable {
+        public let memo: SharedTickMemo
+        public let axes: [AxisConfig]
+        public init(memo: SharedTickMemo, axes: [AxisConfig]) { self.memo = memo; self.axes = axes }
+    }
+
     /// Everything the layout and the background layer depend on.
     struct LayoutKey: Equatable, Sendable {
         var ranges: [String: DoubleRange]
@@ -95,7 +104,7 @@ public struct ChartRenderer: Sendable {
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
-    public func render(_ chart: Chart, size: Size, dpr: Double, memo: inout Memo) -> Output {
+    public func render(_ chart: Chart, size: Size, dpr: Double, memo: inout Memo, shared: SharedTicks? = nil) -> Output {
         let key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
                             userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
                             layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
@@ -106,7 +115,9 @@ public struct ChartRenderer: Sendable {
             layout = l; background = b
         } else {
             if memo.ticksAxes != key.axes { memo.ticks = TickMemo(); memo.ticksAxes = key.axes }
-            layout = self.layout(chart, size: size, dpr: dpr, resolved: key.ranges, earlierTicks: memo.ticks)
+            let sharedTicks = shared.flatMap { $0.axes == key.axes ? $0.memo : nil }
+            layout = self.layout(chart, size: size, dpr: dpr, resolved: key.ranges, earlierTicks: memo.ticks,
+                                 sharedTicks: sharedTicks)
             background = backgroundCommands(chart, layout: layout, dpr: dpr)
             memo.layoutKey = key; memo.layout = layout; memo.background = background
         }

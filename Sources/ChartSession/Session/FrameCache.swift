@@ -48,7 +48,8 @@ struct FrameCache {
 
     /// Renders `size` at the chart's current state unless it already shows it.
     @discardableResult
-    mutating func render(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer, dataTime: Double) -> RenderedSize {
+    mutating func render(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer, dataTime: Double,
+                         sharedTicks: ChartRenderer.SharedTicks? = nil) -> RenderedSize {
         if let hit = entries[size], hit.chartVersion == chart.version { return hit }
         // Taken out while it changes: the local copy is the only one, so nothing in it
         // (memo, layers, history, encodings) is copied on write.
@@ -56,7 +57,7 @@ struct FrameCache {
         var memo = taken?.memo ?? ChartRenderer.Memo()
         taken?.memo = ChartRenderer.Memo()
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
-                                     dpr: size.dpr, memo: &memo)
+                                     dpr: size.dpr, memo: &memo, shared: sharedTicks)
         chart.notePresented(output.layout)
         var entry = taken ?? RenderedSize(chartVersion: 0, dataTime: 0, layout: output.layout)
         taken = nil

@@ -25,6 +25,8 @@ public final class Session {
     final class Surface {
         let chart: Chart
         var cache = FrameCache()
+        /// The render lane it is drawn in (see `RenderLanes`): a view keeps its thread.
+        var lane = 0
         /// The chart version last published.
         var publishedVersion: UInt64 = 0
         /// The session chart's version this view last took its data from.
@@ -329,6 +331,8 @@ public final class Session {
         let from = surface(v)
         for m in from.chart.modifiers { m.viewerLeft(v.id) }
         let view = Surface(chart: from.chart.makeView(modifiers: factory()))
+        view.lane = nextLane
+        nextLane &+= 1
         view.syncedVersion = from === main ? chart.version : from.syncedVersion
         move(v, to: view)
     }
@@ -465,7 +469,11 @@ public final class Session {
     /// instead of some viewers getting every frame and others every other one. Viewers
     /// whose window is full are not waited for: a slow viewer holds back nobody.
     public func publishDue(now: Double) -> Double? {
-        guard chart.version != main.publishedVersion || views.contains(where: { $0.chart.version != $0.publishedVersion }) else { return nil }
+        // (Asked after every message a viewer sends: the views are looked at in place,
+        // not gathered.)
+        guard chart.version != main.publishedVersion
+                || viewers.values.contains(where: { v in v.view.map { $0.chart.version != $0.publishedVersion } ?? false })
+        else { return nil }
         let due = lastPublish + 1 / maxFps
         return max(now, viewersOwed > 0 ? max(due, lastPublish + Self.maxHold) : due)
     }
@@ -497,23 +505,19 @@ public final class Session {
         lastPublish = now - lastPublish < step + Self.timerSlack ? lastPublish + step : now
 
         chart.emit(.renderStarted)
+        // The session's chart and its views have the same axes (a view keeps its own
+        // ranges): what ticks one of them makes for an axis range and length, the others
+        // find made.
+        sharedTicks.clear()
+        let shared = ChartRenderer.SharedTicks(memo: sharedTicks, axes: chart.axes.map(\.config))
         var fullRedraw = false
         for size in liveSizes {
             let before = main.cache.entry(size)?.layers[.background]?.version
-            let after = main.cache.render(chart, size: size, renderer: renderer, dataTime: dataTime).layers[.background]?.version
+            let after = main.cache.render(chart, size: size, renderer: renderer, dataTime: dataTime, sharedTicks: shared)
+                .layers[.background]?.version
             if before != after { fullRedraw = true }
         }
-        // Each viewer's own view: the session's new data and definition, its own ranges.
-        for v in viewers.values {
-            guard let view = v.view, let size = v.size else { continue }
-            if view.syncedVersion != chart.version {
-                view.chart.syncView(from: chart)
-                view.syncedVersion = chart.version
-            }
-            view.chart.commitRanges()
-            view.publishedVersion = view.chart.version
-            view.cache.render(view.chart, size: size, renderer: renderer, dataTime: dataTime)
-        }
+        renderViews(sharedTicks: shared)
         chart.emit(.renderFinished(fullRedraw: fullRedraw))
         // A viewer this publication left behind waits from the first change it shows.
         viewersOwed = 0
@@ -527,6 +531,59 @@ public final class Session {
             if v.unacked < window { v.owed = true; viewersOwed += 1 }
         }
         stats.publications += 1
+    }
+
+    /// Ticks made during a publication, for the session's chart and views to share.
+    let sharedTicks = SharedTickMemo()
+
+    /// Threads the viewers' own views are rendered on (independent mode; 1: the
+    /// caller's alone). By default one per processor.
+    public var renderThreads = RenderLanes.shared.count {
+        didSet { renderThreads = max(1, renderThreads) }
+    }
+    /// The lane the next new view is given.
+    private var nextLane = 0
+
+    /// Renders each viewer's own view: the session's new data and definition, its own
+    /// ranges. Views are independent of one another once the session's chart has been
+    /// rendered, so they are rendered concurrently, each in its lane (`RenderLanes`): a
+    /// piece of work is one view (its chart and frame cache, at every size its viewers
+    /// have), and the session's chart is only read. A piece also encodes, ahead, the
+    /// frame each of its viewers that is ready for one will be sent (`nextFrame` then
+    /// finds it made), so the encoding is shared out too.
+    private func renderViews(sharedTicks: ChartRenderer.SharedTicks) {
+        var work: [(view: Surface, viewers: [Viewer])] = []
+        var slot: [ObjectIdentifier: Int] = [:]
+        for v in viewers.values {
+            guard let view = v.view, v.size != nil else { continue }
+            if let i = slot[ObjectIdentifier(view)] {
+                work[i].viewers.append(v)
+            } else {
+                slot[ObjectIdentifier(view)] = work.count
+                work.append((view, [v]))
+            }
+        }
+        let chart = chart, renderer = renderer, dataTime = dataTime, window = window
+        let lanes = max(1, min(renderThreads, RenderLanes.shared.count, work.count))
+        var lists = [[Int]](repeating: [], count: lanes)
+        for (i, w) in work.enumerated() { lists[w.view.lane % lanes].append(i) }
+        RenderLanes.shared.run(lists: lists) { i in
+            let (view, viewers) = work[i]
+            if view.syncedVersion != chart.version {
+                view.chart.syncView(from: chart)
+                view.syncedVersion = chart.version
+            }
+            view.chart.commitRanges()
+            view.publishedVersion = view.chart.version
+            for v in viewers {
+                guard let size = v.size else { continue }
+                view.cache.render(view.chart, size: size, renderer: renderer, dataTime: dataTime, sharedTicks: sharedTicks)
+            }
+            for v in viewers where v.format == .binary && v.sentSize == v.size && v.unacked < window {
+                guard let size = v.size else { continue }
+                _ = view.cache.binaryFrame(size: size, held: v.sharedHeld)
+            }
+        }
     }
 
     /// Tells the session its chart changed at clock time `now` (seconds) and wall-clock

@@ -26,6 +26,11 @@ public struct ChartLayoutEngine: Sendable {
     /// `TickMemo`). Whoever sets it vouches that the axes (all but their ranges) are
     /// those of the layouts that filled it.
     public var earlierTicks: TickMemo?
+    /// Ticks other layouts of the same axes made (other charts with those axes, at the
+    /// same moment), for the default manager to use after its own memo: the views of a
+    /// session share the x axis' ticks while each has its own y range. Whoever sets it
+    /// vouches, as for `earlierTicks`, that the axes are those that filled it.
+    public var sharedTicks: SharedTickMemo?
 
     /// This engine remembering the ticks it makes in `memo` (nil: a new one, for this
     /// layout only), where an axis id always stands for the same axis: the passes
@@ -120,8 +125,13 @@ public struct ChartLayoutEngine: Sendable {
         let calc = given ?? calculator(axis, plot: plot)
         guard let memo = tickMemo else { return makeTicks(axis, calc: calc) }
         if let made = memo.find(axis.id, calc) { return made }
+        if let made = sharedTicks?.find(axis.id, calc) {
+            memo.store(axis.id, calc, made)
+            return made
+        }
         let made = makeTicks(axis, calc: calc)
         memo.store(axis.id, calc, made)
+        sharedTicks?.store(axis.id, calc, made)
         return made
     }
 
@@ -475,4 +485,52 @@ public final class TickMemo: Sendable {
     public func finishLayout() {
         lists.withLock { l in l.previous = l.current; l.current = [] }
     }
+}
+
+/// Ticks made by axis id and calculator, shared by the layouts of several charts with
+/// the same axes (a session's views): one chart's x axis ticks serve every view whose x
+/// axis shows the same range over the same length. Found by hash, safe to use from
+/// several threads at once; `clear` forgets them (a session clears it at each
+/// publication). Calculators of discontinuous axes are not kept.
+public final class SharedTickMemo: Sendable {
+    private struct Key: Hashable {
+        var id: String
+        var min: Double, max: Double, start: Double, end: Double
+        var logBase: Double?
+        init?(_ id: String, _ calc: CoordinateCalculator) {
+            guard calc.breaks == nil else { return nil }
+            self.id = id
+            min = calc.range.min; max = calc.range.max; start = calc.pixelStart; end = calc.pixelEnd
+            logBase = calc.logBase
+        }
+    }
+    private struct Table { var made: [Key: TickMemo.Made] = [:], hits = 0 }
+    private let table = Mutex(Table())
+    /// Most entries kept: beyond it the table starts afresh.
+    private static let limit = 4096
+
+    public init() {}
+
+    func find(_ id: String, _ calc: CoordinateCalculator) -> TickMemo.Made? {
+        guard let key = Key(id, calc) else { return nil }
+        return table.withLock { t in
+            guard let made = t.made[key] else { return nil }
+            t.hits += 1
+            return made
+        }
+    }
+
+    func store(_ id: String, _ calc: CoordinateCalculator, _ made: TickMemo.Made) {
+        guard let key = Key(id, calc) else { return }
+        table.withLock {
+            if $0.made.count >= Self.limit { $0.made.removeAll(keepingCapacity: true) }
+            $0.made[key] = made
+        }
+    }
+
+    /// Forgets every tick kept.
+    public func clear() { table.withLock { $0.made.removeAll(keepingCapacity: true) } }
+
+    /// How many times a layout found an axis' ticks here (since the memo was made).
+    public var hits: Int { table.withLock { $0.hits } }
 }
