@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import LayoutEngine
 import TestSupport
@@ -160,6 +161,25 @@ import TestSupport
             let same = several.frames[k] == one.frames[k]
             #expect(same, "viewer \(k) is sent the same frames (\(several.frames[k].count) and \(one.frames[k].count))")
         }
+    }
+
+    /// Runs from several threads at once (sessions a host drives from threads of its
+    /// own): each run does every item once, whichever gets the workers.
+    @Test func renderLanesServeRunsFromSeveralThreadsAtOnce() {
+        let lanes = RenderLanes.shared.count
+        let lists = (0..<lanes).map { k in Array(stride(from: k, to: 400, by: lanes)) }
+        let results = Mutex([[Int]](repeating: [], count: 8))
+        DispatchQueue.concurrentPerform(iterations: 8) { run in
+            for _ in 0..<20 {
+                let done = Mutex([Int]())
+                RenderLanes.shared.run(lists: lists) { item in done.withLock { $0.append(item) } }
+                let items = done.withLock { $0 }.sorted()
+                results.withLock { $0[run] = items }
+                if items != Array(0..<400) { return }
+            }
+        }
+        let all = results.withLock { $0 }
+        #expect(all.allSatisfy { $0 == Array(0..<400) }, "every run did each item once")
     }
 
     @Test func viewersWhoseViewsShowTheSameShareThem() throws {

@@ -26,6 +26,8 @@ final class RenderLanes: @unchecked Sendable {
         var job: (() -> Void)?
     }
     private let workers: [Worker]
+    /// A run holds the workers.
+    private let busy = Mutex(false)
 
     private init(workers n: Int) {
         workers = (0..<n).map { _ in Worker() }
@@ -45,13 +47,21 @@ final class RenderLanes: @unchecked Sendable {
 
     /// Runs `body(lane)` for every lane below `lanes` (at most `count`), each on its own
     /// thread, lane 0 on the caller's; returns when all are done. The caller vouches that
-    /// lanes touch nothing another lane changes.
+    /// lanes touch nothing another lane changes. While another thread's run holds the
+    /// workers (sessions driven from several threads: a host of its own, tests), the
+    /// lanes run one after another on the caller's thread.
     func run(lanes: Int, _ body: (Int) -> Void) {
         let n = min(lanes, count)
-        guard n > 1 else {
-            if n == 1 { body(0) }
+        let taken = n > 1 && busy.withLock { busy in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard taken else {
+            for k in 0..<lanes { body(k) }
             return
         }
+        defer { busy.withLock { $0 = false } }
         withoutActuallyEscaping(body) { body in
             let shared = Unchecked(body)
             for k in 1..<n {
