@@ -334,19 +334,32 @@ static void on_message(Viewer *v, int op, const uint8_t *p, size_t n, int measur
     }
 }
 
+#define HEAD_MAX 2048
+
+/// Takes the handshake's answer from the start of `v->in`: 0 while it has not all
+/// arrived; 1 when the server upgraded with the accept value `v` expects (the answer is
+/// taken out of `v->in`, what followed it stays, and `v` is OPEN); -1 when it refused.
+/// `head` gets the answer's start (NUL-terminated) either way.
+static int take_handshake(Viewer *v, char head[HEAD_MAX]) {
+    uint8_t *end = memmem(v->in, v->in_len, "\r\n\r\n", 4);
+    if (!end) return 0;
+    size_t hlen = (size_t)(end - v->in) + 4;
+    size_t c = hlen < HEAD_MAX - 1 ? hlen : HEAD_MAX - 1;
+    memcpy(head, v->in, c); head[c] = 0;
+    if (strncmp(head, "HTTP/1.1 101", 12) != 0 || !strcasestr(head, v->accept)) return -1;
+    memmove(v->in, v->in + hlen, v->in_len - hlen);
+    v->in_len -= hlen;
+    v->state = OPEN;
+    return 1;
+}
+
 /// Parses what has arrived: the handshake answer, then frames.
 static void consume(Viewer *v, int measuring, const Options *o) {
     if (v->state == HANDSHAKE) {
-        uint8_t *end = memmem(v->in, v->in_len, "\r\n\r\n", 4);
-        if (!end) return;
-        size_t hlen = (size_t)(end - v->in) + 4;
-        char head[2048];
-        size_t c = hlen < sizeof head - 1 ? hlen : sizeof head - 1;
-        memcpy(head, v->in, c); head[c] = 0;
-        if (strncmp(head, "HTTP/1.1 101", 12) != 0 || !strcasestr(head, v->accept)) { v->state = DEAD; return; }
-        memmove(v->in, v->in + hlen, v->in_len - hlen);
-        v->in_len -= hlen;
-        v->state = OPEN;
+        char head[HEAD_MAX];
+        int answer = take_handshake(v, head);
+        if (answer == 0) return;
+        if (answer < 0) { v->state = DEAD; return; }
         char hello[128];
         snprintf(hello, sizeof hello, "{\"type\":\"hello\",\"width\":%d,\"height\":%d,\"dpr\":%g}", o->width, o->height, o->dpr);
         send_text(v, hello);
@@ -730,19 +743,13 @@ static void ws_open(Viewer *v, const Options *o, const char *path, const char *s
         ssize_t r = read(v->fd, v->in + v->in_len, 4096);
         if (r <= 0) die("the server closed the connection during the handshake");
         v->in_len += (size_t)r;
-        uint8_t *end = memmem(v->in, v->in_len, "\r\n\r\n", 4);
-        if (!end) continue;
-        size_t hlen = (size_t)(end - v->in) + 4;
-        char head[2048];
-        size_t c = hlen < sizeof head - 1 ? hlen : sizeof head - 1;
-        memcpy(head, v->in, c); head[c] = 0;
-        if (strncmp(head, "HTTP/1.1 101", 12) != 0 || !strcasestr(head, v->accept)) {
+        char head[HEAD_MAX];
+        int answer = take_handshake(v, head);
+        if (answer == 0) continue;
+        if (answer < 0) {
             fprintf(stderr, "cwload: upgrade refused: %.200s\n", head);
             exit(2);
         }
-        memmove(v->in, v->in + hlen, v->in_len - hlen);
-        v->in_len -= hlen;
-        v->state = OPEN;
         return;
     }
 }
@@ -902,14 +909,7 @@ static int gestures(const Options *o) {
     Viewer v = {0};
     v.fd = open_socket(o, 0, 0);
     if (v.fd < 0) die("cannot connect");
-    uint8_t raw[16];
-    for (int i = 0; i < 16; i++) raw[i] = (uint8_t)rand();
-    base64(raw, 16, v.key);
-    char cat[128];
-    snprintf(cat, sizeof cat, "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", v.key);
-    uint8_t digest[20];
-    sha1((const uint8_t *)cat, strlen(cat), digest);
-    base64(digest, 20, v.accept);
+    new_key(&v);
     char req[512];
     int m = snprintf(req, sizeof req,
                      "GET /ws/%s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
