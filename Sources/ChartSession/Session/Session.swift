@@ -103,8 +103,6 @@ public final class Session {
     public var modifierFactory: (() -> [ChartModifierBase])?
     /// The surface a viewer sees.
     func surface(_ v: Viewer) -> Surface { v.view ?? main }
-    /// The viewers' own views now.
-    var views: [Surface] { distinctViews }
     /// Clock reading (seconds) when the session started, for its generators.
     private var startTime: Double?
 
@@ -210,7 +208,7 @@ public final class Session {
             // Independent: a press, a wheel turn or a double click moves the viewer into a
             // view of its own first (hovering needs none), and it steers only that.
             let independent = viewMode == .independent && modifierFactory != nil
-            if independent, input.mayStartSteering, isShared(surface(viewer)) { enterView(viewer) }
+            if independent, input.mayStartSteering, seesShared(viewer) { enterView(viewer) }
             let s = surface(viewer)
             let layout = { s.cache.layout(s.chart, size: size, renderer: self.renderer) }
             let args = ModifierEventArgs(input: input, viewer: viewerID, source: s.chart,
@@ -317,10 +315,11 @@ public final class Session {
         collectOverlayInvalidations()
     }
 
-    /// Whether other viewers see `surface` too (the session's chart always counts as
-    /// shared): a viewer steering it must first have a view of its own.
-    private func isShared(_ surface: Surface) -> Bool {
-        surface === main || viewers.values.filter { $0.view === surface }.count > 1
+    /// Whether others see what `v` sees (the session's chart always counts as shared): a
+    /// viewer steering it must first have a view of its own.
+    private func seesShared(_ v: Viewer) -> Bool {
+        let s = surface(v)
+        return s === main || othersSee(s, besides: v)
     }
 
     /// Gives a viewer a view of its own: what it sees now (the session's chart, or a
@@ -359,7 +358,7 @@ public final class Session {
     private func move(_ v: Viewer, to target: Surface?) {
         if let old = v.view {
             for m in old.chart.modifiers { m.viewerLeft(v.id) }
-            if !viewers.values.contains(where: { $0 !== v && $0.view === old }) { old.chart.modifiers = [] }
+            if !othersSee(old, besides: v) { old.chart.modifiers = [] }
         }
         v.view = target
         v.held = Viewer.holdsNothing
@@ -368,10 +367,28 @@ public final class Session {
     }
 
     /// The viewers' own views, each once.
-    var distinctViews: [Surface] {
-        var seen: Set<ObjectIdentifier> = [], out: [Surface] = []
-        for v in viewers.values { if let view = v.view, seen.insert(ObjectIdentifier(view)).inserted { out.append(view) } }
-        return out
+    var distinctViews: [Surface] { viewGroups().map(\.view) }
+
+    /// The viewers' own views, each once, with the viewers (of those `include` takes)
+    /// who see it; a view none of them sees is left out.
+    func viewGroups(_ include: (Viewer) -> Bool = { _ in true }) -> [(view: Surface, viewers: [Viewer])] {
+        var groups: [(view: Surface, viewers: [Viewer])] = []
+        var slot: [ObjectIdentifier: Int] = [:]
+        for v in viewers.values {
+            guard let view = v.view, include(v) else { continue }
+            if let i = slot[ObjectIdentifier(view)] {
+                groups[i].viewers.append(v)
+            } else {
+                slot[ObjectIdentifier(view)] = groups.count
+                groups.append((view, [v]))
+            }
+        }
+        return groups
+    }
+
+    /// Whether a viewer other than `v` sees `surface`.
+    private func othersSee(_ surface: Surface, besides v: Viewer) -> Bool {
+        viewers.values.contains { $0 !== v && $0.view === surface }
     }
 
     /// The error a viewer-token viewer gets for a gesture that would steer: a press, a
@@ -552,17 +569,7 @@ public final class Session {
     /// frame each of its viewers that is ready for one will be sent (`nextFrame` then
     /// finds it made), so the encoding is shared out too.
     private func renderViews(sharedTicks: ChartRenderer.SharedTicks) {
-        var work: [(view: Surface, viewers: [Viewer])] = []
-        var slot: [ObjectIdentifier: Int] = [:]
-        for v in viewers.values {
-            guard let view = v.view, v.size != nil else { continue }
-            if let i = slot[ObjectIdentifier(view)] {
-                work[i].viewers.append(v)
-            } else {
-                slot[ObjectIdentifier(view)] = work.count
-                work.append((view, [v]))
-            }
-        }
+        let work = viewGroups { $0.size != nil }
         let chart = chart, renderer = renderer, dataTime = dataTime, window = window
         let lanes = max(1, min(renderThreads, RenderLanes.shared.count, work.count))
         var lists = [[Int]](repeating: [], count: lanes)
