@@ -10,8 +10,8 @@ import Synchronization
 /// same worker. A session gives each of its views a lane for the view's lifetime, so a
 /// view's frames are made, replaced and freed by one thread: its memory stays in that
 /// thread's malloc arena instead of being freed across threads under the arenas' locks
-/// (which cost a tenth of the render when views were handed out to whichever thread
-/// was free).
+/// (which took a tenth of the transport thread's time when views were handed out to
+/// whichever thread was free).
 final class RenderLanes: @unchecked Sendable {
     static let shared = RenderLanes(workers: max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
 
