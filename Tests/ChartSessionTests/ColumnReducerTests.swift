@@ -172,7 +172,7 @@ import TestSupport
         var data = XYData(capacity: 3_000)
         var cache: ColumnReducer.Cache? = nil
         let plot = Rect(x: 41, y: 12, width: 523, height: 240)
-        var x = 1_763_900_000.0, y = 0.0, reused = 0, steps = 0
+        var x = 1_763_900_000.0, y = 0.0, reused = 0, steps = 0, moved = 0, address = 0
         for i in 0..<2_500 { x += 0.02; y += rng.nextUnit() - 0.5; data.append(x: x, y: i % 500 == 7 ? .nan : y) }
         for step in 0..<300 {
             var xs: [Double] = [], ys: [Double] = []
@@ -191,11 +191,43 @@ import TestSupport
             #expect(incremental == fresh, "step \(step)")
             if incremental != fresh { break }
             steps += 1
+            if let a = cache?.raws.storageAddress, a != address { moved += 1; address = a }
             if (cache?.reused ?? 0) > (incremental?.entries.count ?? 0) / 2 { reused += 1 }
         }
         #expect(steps == 300)
         // All but the first reduction and those just after a change of window.
         #expect(reused >= 285)
+        // The kept columns stay where they are: the run moves only when it grows past its
+        // capacity or a change of window starts it afresh, not at every scroll.
+        #expect(moved < 30, "the kept run was moved \(moved) times in 300 reductions")
+    }
+
+    /// The run a reduction keeps in place holds exactly what an array given the same
+    /// changes holds, through many scrolls (its start moves on, it runs out of room in
+    /// front, and it is moved back once more room than run lies before it).
+    @Test func rawRunKeepsWhatAnArrayKeeps() {
+        var rng = SplitMix64(seed: 11)
+        func raw(_ k: Int) -> ColumnReducer.Raw {
+            .init(column: k, lo: Double(k), hi: Double(k) + 1, first: 0, last: 0, joined: k % 3 == 0, lastSequence: k * 2)
+        }
+        var run = ColumnReducer.RawRun((0..<200).map(raw))
+        var model = (0..<200).map(raw)
+        var next = 200
+        for step in 0..<3_000 {
+            // Drop a few at the front and the recomputed end, put 0–40 in front, append some.
+            let lo = Int(rng.nextUnit() * 4), hi = model.count - Int(rng.nextUnit() * 3)
+            guard hi > lo else { break }
+            run.keep(lo..<hi); model = Array(model[lo..<hi])
+            let near = (0..<(step % 97 == 0 ? 40 : Int(rng.nextUnit() * 3))).map { raw(-$0 - step) }
+            run.prepend(near); model = near + model
+            for _ in 0..<Int(rng.nextUnit() * 5) { run.append(raw(next)); model.append(raw(next)); next += 1 }
+            if step % 500 == 0 { run.keep(0..<min(run.count, 10)); model = Array(model.prefix(10)) }
+            #expect(run.count == model.count, "step \(step)")
+            guard run.count == model.count else { break }
+            let same = zip(run, model).allSatisfy { $0.column == $1.column && $0.lastSequence == $1.lastSequence }
+            #expect(same, "step \(step)")
+            if !same { break }
+        }
     }
 
     /// Scrolling by whole columns keeps every column's content: a patch carries only

@@ -40,11 +40,64 @@ public enum ColumnReducer {
         var generation: Int
         var firstSequence: Int, endSequence: Int
         /// Absolute columns, in column order.
-        var raws: [Raw]
+        var raws: RawRun
         /// `raws` quantised, entry for entry (nil when a connection had to be clipped).
         var entries: [ColumnLine.Entry]?
         /// How many of `raws` the reduction that made this cache took from the one before.
         var reused = 0
+    }
+
+    /// Raws in column order, kept in place from one reduction to the next. A scroll keeps
+    /// most of them: the columns that left at the front only move where the run starts,
+    /// the recomputed ones at the end replace the old end, and a new edge goes into the
+    /// room before the start. So a publication costs the columns that changed, not a copy
+    /// of all of them (with a view per viewer, that copy was the largest single cost).
+    struct RawRun: RandomAccessCollection, Sendable {
+        private var storage: [Raw] = []
+        /// Where the run starts in `storage`; the slots before are room for `prepend`.
+        private var start = 0
+        /// Room left before the start when the storage is rebuilt.
+        static let room = 32
+
+        init() {}
+        init(_ raws: [Raw]) { storage = raws }
+
+        /// Where the storage lives (tests: a scroll changes the run in place, not a copy).
+        var storageAddress: Int { storage.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) } }
+        var startIndex: Int { 0 }
+        var endIndex: Int { storage.count - start }
+        subscript(i: Int) -> Raw { storage[start + i] }
+
+        mutating func append(_ r: Raw) { storage.append(r) }
+        mutating func reserveCapacity(_ n: Int) { storage.reserveCapacity(start + n) }
+
+        /// Keeps only `range` (of the run's indices).
+        mutating func keep(_ range: Range<Int>) {
+            storage.removeLast(storage.count - start - range.upperBound)
+            start += range.lowerBound
+            // Once more room than run lies in front, move the run back (amortised: at
+            // least `count` columns were dropped since the last move).
+            if start > Self.room, start > count { rebuild(prepending: []) }
+        }
+
+        /// Puts `raws` in front of the run.
+        mutating func prepend(_ raws: [Raw]) {
+            guard raws.count <= start else { return rebuild(prepending: raws) }
+            start -= raws.count
+            storage.withUnsafeMutableBufferPointer { b in
+                for (i, r) in raws.enumerated() { b[start + i] = r }
+            }
+        }
+
+        private mutating func rebuild(prepending raws: [Raw]) {
+            let filler = Raw(column: 0, lo: 0, hi: 0, first: 0, last: 0, joined: false, lastSequence: 0)
+            var s = [Raw](repeating: filler, count: Self.room)
+            s.reserveCapacity(Self.room + raws.count + count + Self.room)
+            s += raws
+            s += storage[start...]
+            storage = s
+            start = Self.room
+        }
     }
 
     /// How the reduced line is drawn: its stroke, whether it steps, and its fill (an
@@ -97,8 +150,7 @@ public enum ColumnReducer {
         let lastColumn = Int(kB) + 1           // just outside the far edge
         let yOf = { (v: Double) in y.pixel(v) }
 
-        var raws: [Raw] = []
-        raws.reserveCapacity(lastColumn - firstColumn + 2)
+        var raws = RawRun()
         /// The data index of the last point the entries so far end with (-2: none).
         var lastEmitted = -2
 
@@ -197,6 +249,7 @@ public enum ColumnReducer {
         // before the previous newest point's (if points were appended). Absolute columns.
         // (When reused: the cached raws kept, and where they sit in `raws`.)
         var kept: (from: Range<Int>, at: Int, shift: Int)? = nil
+        var plan: (kept: Range<Int>, before: Int, shift: Int)? = nil
         if let c = cache, c.w == w, c.y == y, c.dpr == dpr, c.plot.minY == plot.minY, c.plot.height == plot.height,
            c.step == step, c.generation == data.generation,
            data.firstSequence >= c.firstSequence, data.endSequence >= c.endSequence, c.endSequence > data.firstSequence {
@@ -207,18 +260,25 @@ public enum ColumnReducer {
             // Raws are in column order: the kept ones are one stretch.
             let lo = partition(c.raws) { $0.column > after }
             let hi = max(lo, partition(c.raws) { $0.column >= before })
-            if hi > lo, hi - lo > c.raws.count / 2 {
-                let shift = c.firstColumn - firstColumn
-                _ = front(upTo: c.raws[lo].column - 1)
-                let at = raws.count
-                kept = (lo..<hi, at, shift)
-                raws += c.raws[lo..<hi]
-                lastEmitted = c.raws[hi - 1].lastSequence - data.firstSequence
-                // The columns from `before` on, and the far edge.
-                back(columns(from: data.lowerBound(Double(before) * w), k: before, upTo: lastColumn - 1))
-            }
+            if hi > lo, hi - lo > c.raws.count / 2 { plan = (lo..<hi, before, c.firstColumn - firstColumn) }
         }
-        if kept == nil { back(front(upTo: lastColumn - 1)) }
+        if let plan {
+            // The cached run is taken out (so it is the only reference and changes in
+            // place), cut to the kept stretch, and the near edge put in front of it.
+            _ = front(upTo: cache!.raws[plan.kept.lowerBound].column - 1)
+            let near = Array(raws)
+            lastEmitted = cache!.raws[plan.kept.upperBound - 1].lastSequence - data.firstSequence
+            raws = cache!.raws
+            cache!.raws = RawRun()
+            raws.keep(plan.kept)
+            raws.prepend(near)
+            kept = (plan.kept, near.count, plan.shift)
+            // The columns from `before` on, and the far edge.
+            back(columns(from: data.lowerBound(Double(plan.before) * w), k: plan.before, upTo: lastColumn - 1))
+        } else {
+            raws.reserveCapacity(lastColumn - firstColumn + 2)
+            back(front(upTo: lastColumn - 1))
+        }
 
         let dy = max(0.25 / dpr, plot.height / 32_768)
         let y0 = plot.minY - Double(margin) * dy
@@ -240,7 +300,7 @@ public enum ColumnReducer {
             e += quantise(raws[(at + from.count)...], firstColumn: firstColumn, y0: y0, dy: dy)
             entries = e
         } else {
-            let clipped = clipGapConnections(raws, low: low, high: high)
+            let clipped = clipGapConnections(Array(raws), low: low, high: high)
             entriesMatchRaws = clipped.count == raws.count
             entries = quantise(clipped[...], firstColumn: firstColumn, y0: y0, dy: dy)
         }
@@ -342,7 +402,7 @@ public enum ColumnReducer {
 
     /// The first index of `raws` (in column order) whose entry satisfies `isPast`, a
     /// predicate false up to some column and true from it on.
-    static func partition(_ raws: [Raw], _ isPast: (Raw) -> Bool) -> Int {
+    static func partition(_ raws: RawRun, _ isPast: (Raw) -> Bool) -> Int {
         var a = 0, b = raws.count
         while a < b {
             let m = (a + b) / 2
@@ -358,7 +418,7 @@ public enum ColumnReducer {
         return t.isNaN ? 0 : UInt16(min(max(t, 0), 65_535))
     }
 
-    static func quantise(_ raws: ArraySlice<Raw>, firstColumn: Int, y0: Double, dy: Double) -> [ColumnLine.Entry] {
+    static func quantise<C: Collection<Raw>>(_ raws: C, firstColumn: Int, y0: Double, dy: Double) -> [ColumnLine.Entry] {
         @inline(__always) func q(_ v: Double) -> UInt16 {
             // Rounds half up as `rounded()` does for these non-negative values, without
             // a call into libm per value.
