@@ -166,8 +166,11 @@ import TestSupport
     /// A chart following its newest points (Unix-time x, a window whose span varies in
     /// its last bits from frame to frame, a FIFO evicting, gaps, a second canvas size):
     /// the reduction reuses the columns it had, and gives exactly what a fresh one gives.
-    @Test(arguments: [1.0, 2.0])
-    func scrollingReductionReusesAndEqualsFresh(dpr: Double) throws {
+    /// (As a line and as a step line, whose connections read the columns' first and last
+    /// values; now and then the points are sparser than the columns, so connections
+    /// cross empty columns and read them too.)
+    @Test(arguments: [1.0, 2.0], [false, true])
+    func scrollingReductionReusesAndEqualsFresh(dpr: Double, step isStep: Bool) throws {
         var rng = SplitMix64(seed: UInt64(dpr * 7))
         var data = XYData(capacity: 3_000)
         var cache: ColumnReducer.Cache? = nil
@@ -177,7 +180,7 @@ import TestSupport
         for step in 0..<300 {
             var xs: [Double] = [], ys: [Double] = []
             for _ in 0..<(1 + Int(rng.nextUnit() * 3)) {
-                x += 0.02
+                x += rng.nextUnit() < 0.05 ? 0.3 : 0.02
                 y += rng.nextUnit() - 0.5
                 xs.append(x); ys.append(rng.nextUnit() < 0.02 ? .nan : y)
             }
@@ -185,9 +188,10 @@ import TestSupport
             let window = 20.0 + (step % 50 == 49 ? 5 : 0)   // now and then the window changes
             let xc = CoordinateCalculator(range: DoubleRange(x - window, x), pixelStart: plot.minX, pixelEnd: plot.maxX)
             let yc = CoordinateCalculator(range: DoubleRange(-30, 30), pixelStart: plot.maxY, pixelEnd: plot.minY)
-            let incremental = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, style: .init(stroke: "s", width: 1),
-                                                   cache: &cache)
-            let fresh = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, stroke: "s", width: 1, dash: [])
+            let style = ColumnReducer.Style(stroke: "s", width: 1, step: isStep)
+            let incremental = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, style: style, cache: &cache)
+            var none: ColumnReducer.Cache? = nil
+            let fresh = ColumnReducer.reduce(data, x: xc, y: yc, dpr: dpr, plot: plot, style: style, cache: &none)
             #expect(incremental == fresh, "step \(step)")
             if incremental != fresh { break }
             steps += 1
@@ -200,6 +204,35 @@ import TestSupport
         // The kept columns stay where they are: the run moves only when it grows past its
         // capacity or a change of window starts it afresh, not at every scroll.
         #expect(moved < 30, "the kept run was moved \(moved) times in 300 reductions")
+    }
+
+    /// A FIFO shorter than the window, sparse and with gaps: the oldest point lies inside
+    /// the plot and leaves it with every append, so the kept columns' first one meets a
+    /// new neighbour, or none, at every frame. Incremental and fresh reductions agree.
+    @Test(arguments: [false, true])
+    func evictedStartInsideTheWindowEqualsFresh(step isStep: Bool) throws {
+        var rng = SplitMix64(seed: isStep ? 5 : 6)
+        var data = XYData(capacity: 60)
+        var cache: ColumnReducer.Cache? = nil
+        let plot = Rect(x: 10, y: 10, width: 400, height: 200)
+        var x = 1_000.0, y = 0.0, reused = 0
+        for step in 0..<400 {
+            for _ in 0..<(1 + Int(rng.nextUnit() * 2)) {
+                x += rng.nextUnit() < 0.3 ? 0.05 : 0.4
+                y += rng.nextUnit() - 0.5
+                try data.append(xs: [x], ys: [rng.nextUnit() < 0.08 ? .nan : y])
+            }
+            let xc = CoordinateCalculator(range: DoubleRange(x - 30, x + 0.5), pixelStart: plot.minX, pixelEnd: plot.maxX)
+            let yc = CoordinateCalculator(range: DoubleRange(-15, 15), pixelStart: plot.maxY, pixelEnd: plot.minY)
+            let style = ColumnReducer.Style(stroke: "s", width: 1, step: isStep)
+            let incremental = ColumnReducer.reduce(data, x: xc, y: yc, dpr: 1, plot: plot, style: style, cache: &cache)
+            var none: ColumnReducer.Cache? = nil
+            let fresh = ColumnReducer.reduce(data, x: xc, y: yc, dpr: 1, plot: plot, style: style, cache: &none)
+            #expect(incremental == fresh, "step \(step)")
+            if incremental != fresh { break }
+            if (cache?.reused ?? 0) > 0 { reused += 1 }
+        }
+        #expect(reused > 300)
     }
 
     /// The run a reduction keeps in place holds exactly what an array given the same

@@ -96,8 +96,12 @@ public struct ColumnLine: Equatable, Sendable {
     /// compare equal, and a point leaving or joining a column changes nothing unless it
     /// moves the column's extremes.
     /// A step line uses them at every joined connection.
-    public mutating func normalize() {
-        for i in entries.indices {
+    public mutating func normalize() { normalize(entries.indices) }
+
+    /// The same for the entries in `range` only (an entry's canonical values depend on
+    /// it and its two neighbours: entries whose neighbourhood did not change keep theirs).
+    mutating func normalize(_ range: Range<Int>) {
+        for i in range.clamped(to: entries.indices) {
             let e = entries[i]
             if !(i > 0 && uses(entries[i - 1], e)) { entries[i].first = e.lo }
             if !(i + 1 < entries.count && uses(e, entries[i + 1])) { entries[i].last = e.hi }

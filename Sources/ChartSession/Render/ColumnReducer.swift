@@ -41,7 +41,8 @@ public enum ColumnReducer {
         var firstSequence: Int, endSequence: Int
         /// Absolute columns, in column order.
         var raws: RawRun
-        /// `raws` quantised, entry for entry (nil when a connection had to be clipped).
+        /// `raws` quantised and normalised, entry for entry (nil when a connection had to be
+        /// clipped).
         var entries: [ColumnLine.Entry]?
         /// How many of `raws` the reduction that made this cache took from the one before.
         var reused = 0
@@ -285,28 +286,32 @@ public enum ColumnReducer {
         let (low, high) = (y0, y0 + 65_535 * dy)
         let entries: [ColumnLine.Entry]
         var entriesMatchRaws = true
+        /// Where the entries need normalising (nil: everywhere).
+        var unsettled: [Range<Int>]? = nil
         let outside = { (r: Raw) in r.lo < low || r.hi > high }
         if let (from, at, shift) = kept, let cached = cache?.entries,
            !raws[..<at].contains(where: outside), !raws[(at + from.count)...].contains(where: outside) {
-            // Same scale, nothing to clip: the kept columns' entries stand as they were.
+            // Same scale, nothing to clip: the kept columns' entries stand as they were,
+            // normalised as they were, but for the stretch's two ends, which meet new
+            // neighbours: those are quantised again and normalised with the new entries.
             var e = quantise(raws[..<at], firstColumn: firstColumn, y0: y0, dy: dy)
             e.reserveCapacity(raws.count)
-            let start = e.count
             e += cached[from]
             if shift != 0 {
                 let d = Int32(shift)
-                e.withUnsafeMutableBufferPointer { b in for i in start..<(start + from.count) { b[i].column += d } }
+                e.withUnsafeMutableBufferPointer { b in for i in at..<(at + from.count) { b[i].column += d } }
             }
             e += quantise(raws[(at + from.count)...], firstColumn: firstColumn, y0: y0, dy: dy)
+            let last = at + from.count - 1
+            e[at] = quantise(raws[at], firstColumn: firstColumn, y0: y0, dy: dy)
+            e[last] = quantise(raws[last], firstColumn: firstColumn, y0: y0, dy: dy)
             entries = e
+            unsettled = [0..<(at + 1), last..<e.count]
         } else {
             let clipped = clipGapConnections(Array(raws), low: low, high: high)
             entriesMatchRaws = clipped.count == raws.count
             entries = quantise(clipped[...], firstColumn: firstColumn, y0: y0, dy: dy)
         }
-        cache = Cache(w: w, firstColumn: firstColumn, lastColumn: lastColumn, y: y, dpr: dpr, plot: plot, step: step,
-                      generation: data.generation, firstSequence: data.firstSequence, endSequence: data.endSequence,
-                      raws: raws, entries: entriesMatchRaws ? entries : nil, reused: kept?.from.count ?? 0)
         let sign: Double = devicePerUnit > 0 ? 1 : -1
         var area: ColumnLine.Area? = nil
         if let fill = style.fill {
@@ -320,7 +325,12 @@ public enum ColumnReducer {
                               x0: Float(x.pixel((Double(firstColumn) + 0.5) * w)), dx: Float(sign / dpr),
                               y0: Float(y0), dy: Float(dy), entries: entries, step: step, area: area)
         line.anchor = Int64(firstColumn)
-        line.normalize()
+        if let unsettled { for r in unsettled { line.normalize(r) } } else { line.normalize() }
+        // The cache holds the entries normalised: the line shares them, and the next
+        // reduction keeps them as they are.
+        cache = Cache(w: w, firstColumn: firstColumn, lastColumn: lastColumn, y: y, dpr: dpr, plot: plot, step: step,
+                      generation: data.generation, firstSequence: data.firstSequence, endSequence: data.endSequence,
+                      raws: raws, entries: entriesMatchRaws ? line.entries : nil, reused: kept?.from.count ?? 0)
         return line
     }
 
@@ -419,16 +429,19 @@ public enum ColumnReducer {
     }
 
     static func quantise<C: Collection<Raw>>(_ raws: C, firstColumn: Int, y0: Double, dy: Double) -> [ColumnLine.Entry] {
+        raws.map { quantise($0, firstColumn: firstColumn, y0: y0, dy: dy) }
+    }
+
+    @inline(__always)
+    static func quantise(_ r: Raw, firstColumn: Int, y0: Double, dy: Double) -> ColumnLine.Entry {
         @inline(__always) func q(_ v: Double) -> UInt16 {
             // Rounds half up as `rounded()` does for these non-negative values, without
             // a call into libm per value.
             let t = (v - y0) / dy
             return t <= 0 ? 0 : t >= 65_534.5 ? 65_535 : UInt16(truncatingIfNeeded: Int(t + 0.5))
         }
-        return raws.map { r in
-            let a = q(r.lo), b = q(r.hi)
-            return ColumnLine.Entry(column: Int32(r.column - firstColumn), lo: min(a, b), hi: max(a, b),
-                                    first: q(r.first), last: q(r.last), joined: r.joined)
-        }
+        let a = q(r.lo), b = q(r.hi)
+        return ColumnLine.Entry(column: Int32(r.column - firstColumn), lo: min(a, b), hi: max(a, b),
+                                first: q(r.first), last: q(r.last), joined: r.joined)
     }
 }
