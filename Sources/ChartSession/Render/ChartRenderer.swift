@@ -32,11 +32,15 @@ public struct ChartRenderer: Sendable {
         // (Only our manager is lent earlier ticks: it passes the axes as they are defined.)
         if chart.layoutManager is DefaultLayoutManager { engine.earlierTicks = earlierTicks; engine.sharedTicks = sharedTicks }
         let reserved = legendBand(chart)?.reserved ?? .all(0)
-        var layout = engine.layout(chart.layoutSpec(size: size, ranges: resolved, reserved: reserved))
         let following = chart.axes.filter {
             $0.isXAxis && $0.userRange == nil && $0.config.mode == .follow && $0.config.type != .logarithmic
                 && !$0.config.isDiscontinuous
         }
+        // With following axes this first layout only measures the plot: its axes need
+        // their calculators, not their labels.
+        var measuring = engine
+        measuring.placesAxes = following.isEmpty
+        var layout = measuring.layout(chart.layoutSpec(size: size, ranges: resolved, reserved: reserved))
         guard !following.isEmpty else { return layout }
         for _ in 0..<3 {
             var ranges = resolved
@@ -698,17 +702,18 @@ public struct ChartRenderer: Sendable {
         return listed.map { LegendEntry(series: $0, slice: nil, name: $0.name) }
     }
 
-    func legendSpec(_ chart: Chart) -> LegendSpec? {
+    /// The legend's text and place, for `entries` (nil: the chart's legend entries).
+    func legendSpec(_ chart: Chart, entries given: [LegendEntry]? = nil) -> LegendSpec? {
         guard let legend = chart.legend else { return nil }
-        let entries = legendEntries(chart)
+        let entries = given ?? legendEntries(chart)
         guard !entries.isEmpty else { return nil }
         return LegendSpec(entries: entries.map(\.name), position: legend.position, style: TextStyle(size: legend.textSize))
     }
 
     /// An outside legend's room at the chart's edge: the insets the layout leaves out,
-    /// and the box's size.
-    func legendBand(_ chart: Chart) -> (reserved: EdgeInsets, size: Size)? {
-        guard chart.legend?.placement == .outsidePlotArea, let spec = legendSpec(chart),
+    /// and the box's size (`spec`: the legend's, when the caller has it).
+    func legendBand(_ chart: Chart, spec given: LegendSpec? = nil) -> (reserved: EdgeInsets, size: Size)? {
+        guard chart.legend?.placement == .outsidePlotArea, let spec = given ?? legendSpec(chart),
               let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
         let across = size.width + 2 * spec.margin, down = size.height + 2 * spec.margin
         var r = EdgeInsets.all(0)
@@ -726,7 +731,7 @@ public struct ChartRenderer: Sendable {
     /// (corners first), staying put when none is.
     func legendBox(_ chart: Chart, spec: LegendSpec, layout: ChartLayout) -> Rect? {
         guard let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
-        if let band = legendBand(chart) {
+        if let band = legendBand(chart, spec: spec) {
             let m = chart.margins, r = band.reserved
             let full = Rect(x: m.left, y: m.top, width: layout.size.width - m.left - m.right,
                             height: layout.size.height - m.top - m.bottom)
@@ -790,10 +795,11 @@ public struct ChartRenderer: Sendable {
     /// The legend's rows as a viewer sees them at `layout`: for each entry, its series
     /// (and slice) and the rectangle of its row (the whole box width), for taps.
     public func legendHitBoxes(_ chart: Chart, layout: ChartLayout) -> [LegendHitBox] {
-        guard let spec = legendSpec(chart), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
+        let entries = legendEntries(chart)
+        guard let spec = legendSpec(chart, entries: entries), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let lineHeight = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
-        return zip(placed.rows, legendEntries(chart)).map { row, entry in
+        return zip(placed.rows, entries).map { row, entry in
             LegendHitBox(seriesId: entry.series.id, slice: entry.slice?.index,
                          rect: Rect(x: placed.box.minX, y: row.label.bounds.minY - spec.rowGap / 2,
                                     width: placed.box.width, height: lineHeight + spec.rowGap))
@@ -801,8 +807,8 @@ public struct ChartRenderer: Sendable {
     }
 
     func overlayCommands(_ chart: Chart, layout: ChartLayout) -> [DrawCommand] {
-        guard let spec = legendSpec(chart), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let listed = legendEntries(chart)
+        guard let spec = legendSpec(chart, entries: listed), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let theme = chart.theme
         let b = placed.box
