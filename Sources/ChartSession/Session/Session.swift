@@ -566,8 +566,10 @@ public final class Session {
     /// rendered, so they are rendered concurrently, each in its lane (`RenderLanes`): a
     /// piece of work is one view (its chart and frame cache, at every size its viewers
     /// have), and the session's chart is only read. A piece also encodes, ahead, the
-    /// frame each of its viewers that is ready for one will be sent (`nextFrame` then
-    /// finds it made), so the encoding is shared out too.
+    /// frame each of its viewers that is ready for one, or whose acknowledgement is on
+    /// its way (one frame past the window), will be sent (`nextFrame` then finds it made),
+    /// so the encoding is shared out too. A viewer further behind is left to `nextFrame`:
+    /// a stalled connection should not cost an encoding at every publication.
     private func renderViews(sharedTicks: ChartRenderer.SharedTicks) {
         let work = viewGroups { $0.size != nil }
         let chart = chart, renderer = renderer, dataTime = dataTime, window = window
@@ -586,7 +588,7 @@ public final class Session {
                 guard let size = v.size else { continue }
                 view.cache.render(view.chart, size: size, renderer: renderer, dataTime: dataTime, sharedTicks: sharedTicks)
             }
-            for v in viewers where v.format == .binary && v.sentSize == v.size && v.unacked < window {
+            for v in viewers where v.format == .binary && v.sentSize == v.size && v.unacked <= window {
                 guard let size = v.size else { continue }
                 _ = view.cache.binaryFrame(size: size, held: v.sharedHeld)
             }
