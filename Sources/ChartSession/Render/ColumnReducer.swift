@@ -308,9 +308,12 @@ public enum ColumnReducer {
             entries = e
             unsettled = [0..<(at + 1), last..<e.count]
         } else {
-            let clipped = clipGapConnections(Array(raws), low: low, high: high)
-            entriesMatchRaws = clipped.count == raws.count
-            entries = quantise(clipped[...], firstColumn: firstColumn, y0: y0, dy: dy)
+            if let clipped = clipGapConnections(raws, low: low, high: high) {
+                entriesMatchRaws = clipped.count == raws.count
+                entries = quantise(clipped, firstColumn: firstColumn, y0: y0, dy: dy)
+            } else {
+                entries = quantise(raws, firstColumn: firstColumn, y0: y0, dy: dy)
+            }
         }
         let sign: Double = devicePerUnit > 0 ? 1 : -1
         var area: ColumnLine.Area? = nil
@@ -377,9 +380,10 @@ public enum ColumnReducer {
 
     /// Where a connection across empty columns leaves the quantisable band (far
     /// outside the plot), it is cut at the band's edge: the visible part keeps its
-    /// direction, and the part outside is not drawn.
-    static func clipGapConnections(_ raws: [Raw], low: Double, high: Double) -> [Raw] {
-        guard raws.contains(where: { $0.lo < low || $0.hi > high }) else { return raws }
+    /// direction, and the part outside is not drawn. Nil when every entry lies inside the
+    /// band (nothing to cut, and no copy of the run made).
+    static func clipGapConnections(_ raws: RawRun, low: Double, high: Double) -> [Raw]? {
+        guard raws.contains(where: { $0.lo < low || $0.hi > high }) else { return nil }
         var out: [Raw] = []
         out.reserveCapacity(raws.count + 4)
         for var e in raws {
