@@ -130,4 +130,3 @@ public enum TickLabelFormatter {
         return (v < 0 ? "-" : "") + text
     }
 }
-
