@@ -2,8 +2,10 @@ import LayoutEngine
 
 /// The rendered layers of a chart at one canvas size: the current version of each
 /// layer, a few earlier versions to patch from, and their encodings, made once and
-/// shared by every viewer of that size.
-struct RenderedSize {
+/// shared by every viewer of that size. A class: the cache hands it out and changes it
+/// in place many times a frame per viewer, and a struct of a dozen references was copied
+/// (each reference retained and released) at every look.
+final class RenderedSize {
     var chartVersion: UInt64
     var dataTime: Double
     var layout: ChartLayout
@@ -20,6 +22,10 @@ struct RenderedSize {
     /// Whole binary frames already assembled, by the layer versions the viewer held:
     /// viewers that keep up hold the same versions and are sent the same bytes.
     var assembled: [[UInt32?]: [UInt8]] = [:]
+
+    init(chartVersion: UInt64, dataTime: Double, layout: ChartLayout) {
+        self.chartVersion = chartVersion; self.dataTime = dataTime; self.layout = layout
+    }
 }
 
 /// One layer ready to send: the form chosen (whole or patch) and its binary bytes.
@@ -51,34 +57,33 @@ struct FrameCache {
     mutating func render(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer, dataTime: Double,
                          sharedTicks: ChartRenderer.SharedTicks? = nil) -> RenderedSize {
         if let hit = entries[size], hit.chartVersion == chart.version { return hit }
-        // Taken out while it changes: the local copy is the only one, so nothing in it
-        // (memo, layers, history, encodings) is copied on write.
-        var taken = entries.removeValue(forKey: size)
-        var memo = taken?.memo ?? ChartRenderer.Memo()
-        taken?.memo = ChartRenderer.Memo()
+        let entry = entries[size]
+        // The memo is taken out while the render changes it: the local copy is the only
+        // one, so its reductions are not copied on write.
+        var memo = entry?.memo ?? ChartRenderer.Memo()
+        entry?.memo = ChartRenderer.Memo()
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
                                      dpr: size.dpr, memo: &memo, shared: sharedTicks)
         chart.notePresented(output.layout)
-        var entry = taken ?? RenderedSize(chartVersion: 0, dataTime: 0, layout: output.layout)
-        taken = nil
-        entry.memo = memo
-        entry.chartVersion = chart.version
-        entry.dataTime = dataTime
-        entry.layout = output.layout
-        entry.assembled = [:]
+        let e = entry ?? RenderedSize(chartVersion: 0, dataTime: 0, layout: output.layout)
+        e.memo = memo
+        e.chartVersion = chart.version
+        e.dataTime = dataTime
+        e.layout = output.layout
+        e.assembled = [:]
         for id in LayerID.shared {
             let commands = output.layers[id] ?? []
-            if let old = entry.layers[id] {
-                if old.commands == commands { continue }
-                entry.history[id, default: []].append(old)
-                if entry.history[id]!.count > Self.historyDepth { entry.history[id]!.removeFirst() }
+            if let old = e.layers[id] {
+                if old.commands.sameCommands(as: commands) { continue }
+                e.history[id, default: []].append(old)
+                if e.history[id]!.count > Self.historyDepth { e.history[id]!.removeFirst() }
             }
             versionCounter &+= 1
-            entry.layers[id] = Layer(id: id, version: versionCounter, commands: commands)
-            entry.encoded[id] = [:]
+            e.layers[id] = Layer(id: id, version: versionCounter, commands: commands)
+            e.encoded[id] = [:]
         }
-        entries[size] = entry
-        return entry
+        entries[size] = e
+        return e
     }
 
     /// The current version of layer `id` at `size` for a viewer holding version
@@ -102,11 +107,11 @@ struct FrameCache {
             chosen = p
         } else {
             let whole = entry.encoded[id]?[nil] ?? EncodedLayer(layer: .full(current), bytes: BinaryFrame.encodeLayer(current))
-            entries[size]!.encoded[id, default: [:]][nil] = whole
-            entries[size]!.wholeBytes[id] = whole.bytes.count
+            entry.encoded[id, default: [:]][nil] = whole
+            entry.wholeBytes[id] = whole.bytes.count
             chosen = patched.map { $0.bytes.count < whole.bytes.count ? $0 : whole } ?? whole
         }
-        entries[size]!.encoded[id, default: [:]][held] = chosen
+        entry.encoded[id, default: [:]][held] = chosen
         return chosen
     }
 
@@ -124,7 +129,7 @@ struct FrameCache {
         if let bytes = entry.assembled[held] { return (bytes, layers.map(\.layer)) }
         let bytes = BinaryFrame.frame(width: size.width, height: size.height, dpr: size.dpr, dataTime: entry.dataTime,
                                       encodedLayers: layers.map(\.bytes))
-        entries[size]!.assembled[held] = bytes
+        entry.assembled[held] = bytes
         return (bytes, layers.map(\.layer))
     }
 
@@ -140,7 +145,7 @@ struct FrameCache {
     /// Forgets what renders lend the next (the chart was redefined: a series id may
     /// now name another series).
     mutating func forgetMemos() {
-        for size in entries.keys { entries[size]!.memo = ChartRenderer.Memo() }
+        for e in entries.values { e.memo = ChartRenderer.Memo() }
         layouts = [:]
     }
 
