@@ -72,13 +72,21 @@ public struct LayerPatch: Equatable, Sendable {
     /// only scrolled or grew are patched, the rest is replaced.
     public static func diff(from old: Layer, to new: Layer) -> LayerPatch? {
         guard old.id == new.id else { return nil }
-        let a = old.commands, b = new.commands
+        // Commands are compared where they lie: read out of an array, each would be
+        // copied first (every string and array in it retained, then released).
+        let ops = old.commands.withUnsafeBufferPointer { a in
+            new.commands.withUnsafeBufferPointer { b in operations(from: a, to: b) }
+        }
+        return LayerPatch(id: new.id, base: old.version, version: new.version, ops: ops)
+    }
+
+    private static func operations(from a: UnsafeBufferPointer<DrawCommand>, to b: UnsafeBufferPointer<DrawCommand>) -> [Op] {
         var prefix = 0
         while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
         var suffix = 0
         while suffix < a.count - prefix, suffix < b.count - prefix,
               a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
-        let oldMiddle = a[prefix..<(a.count - suffix)], newMiddle = b[prefix..<(b.count - suffix)]
+        let oldCount = a.count - suffix - prefix, newCount = b.count - suffix - prefix
 
         var ops: [Op] = []
         func add(_ op: Op) {
@@ -90,22 +98,36 @@ public struct LayerPatch: Equatable, Sendable {
             }
         }
         if prefix > 0 { add(.keep(prefix)) }
-        if oldMiddle.count == newMiddle.count {
+        if oldCount == newCount {
             // Command by command: equal ones kept, columns lines patched, others replaced.
-            for (o, n) in zip(oldMiddle, newMiddle) {
-                if o == n { add(.keep(1)); continue }
-                if case let .columns(ol) = o, case let .columns(nl) = n, let p = ColumnsPatch.diff(from: ol, to: nl) {
+            for i in prefix..<(prefix + newCount) {
+                if a[i] == b[i] { add(.keep(1)); continue }
+                if case let .columns(ol) = a[i], case let .columns(nl) = b[i], let p = ColumnsPatch.diff(from: ol, to: nl) {
                     add(.columns(p))
                 } else {
-                    add(.skip(1)); add(.insert([n]))
+                    add(.skip(1)); add(.insert([b[i]]))
                 }
             }
         } else {
-            if !oldMiddle.isEmpty { add(.skip(oldMiddle.count)) }
-            if !newMiddle.isEmpty { add(.insert(Array(newMiddle))) }
+            if oldCount > 0 { add(.skip(oldCount)) }
+            if newCount > 0 { add(.insert(Array(b[prefix..<(prefix + newCount)]))) }
         }
         if suffix > 0 { add(.keep(suffix)) }
-        return LayerPatch(id: new.id, base: old.version, version: new.version, ops: ops)
+        return ops
+    }
+}
+
+extension [DrawCommand] {
+    /// Equal command for command, compared where they lie (see `LayerPatch.diff`).
+    func sameCommands(as other: [DrawCommand]) -> Bool {
+        guard count == other.count else { return false }
+        return withUnsafeBufferPointer { a in
+            other.withUnsafeBufferPointer { b in
+                if a.baseAddress == b.baseAddress { return true }
+                for i in 0..<a.count where a[i] != b[i] { return false }
+                return true
+            }
+        }
     }
 }
 
