@@ -206,7 +206,11 @@ public final class Chart {
     public var yAxes: [Axis] { axes.filter { !$0.isXAxis } }
 
     /// A pie or donut chart: drawn about a centre, without axes.
-    public var isRadial: Bool { series.contains { $0.kind.isRadial } }
+    public var isRadial: Bool {
+        // By index: `contains` would copy out every series (each of its arrays and
+        // strings retained) to read its kind, and the legend asks this at every frame.
+        series.withUnsafeBufferPointer { all in all.indices.contains { all[$0].kind.isRadial } }
+    }
 
     /// True while no axis holds a user-set range: the chart follows its data.
     public var isFollowingData: Bool { axes.allSatisfy { $0.userRange == nil } }

@@ -750,18 +750,42 @@ public struct ChartRenderer: Sendable {
         // and a late joiner, sees the legend in the same place).
         let order = [spec.position] + [LegendPosition.topLeft, .topRight, .bottomLeft, .bottomRight, .topMiddle, .bottomMiddle,
                                        .middleLeft, .middleRight].filter { $0 != spec.position }
+        let probes = legendProbes(chart)
         for position in order {
             guard let box = LegendLayout.box(spec, size: size, at: position, in: plot) else { continue }
-            if !coversData(chart, box: box, layout: layout) { return box }
+            if !coversData(chart, box: box, layout: layout, probes: probes) { return box }
         }
         return LegendLayout.box(spec, size: size, at: spec.position, in: plot)
+    }
+
+    /// What `coversData` reads of a visible series, gathered once for every box the
+    /// legend tries: a series read for each box was copied each time (every array and
+    /// string in it retained and released), at every frame.
+    struct LegendProbe {
+        var xAxisId: String, yAxisId: String
+        var data: XYData
+        /// How far columns and candles reach past their x (0 or less).
+        var half: Double
+        var isLine: Bool
+        /// The series' drawn extent in y over indices of `data`.
+        var extent: (Range<Int>) -> (min: Double, max: Double)?
+    }
+
+    func legendProbes(_ chart: Chart) -> [LegendProbe] {
+        chart.series.compactMap { s in
+            guard !s.isHidden, !s.plotted.isEmpty else { return nil }
+            let data = s.plotted
+            let half = s.xExtent.flatMap { e in data.xRange.map { e.min - $0.min } } ?? 0
+            return LegendProbe(xAxisId: s.xAxisId, yAxisId: s.yAxisId, data: data, half: min(0, half), isLine: s.kind.isLine,
+                               extent: { s.valueRange(indices: $0).map(s.yExtent) })
+        }
     }
 
     /// Whether any visible series draws inside `box` (CSS pixels): its points there,
     /// one either side (a line's segments reach in), and for columns and areas the
     /// baseline, read from the min/max index. Conservative: a line that passes near a
     /// corner of the box may count.
-    func coversData(_ chart: Chart, box: Rect, layout: ChartLayout) -> Bool {
+    func coversData(_ chart: Chart, box: Rect, layout: ChartLayout, probes: [LegendProbe]) -> Bool {
         if chart.isRadial {
             // The pie's disc, protrusion included: does the box's nearest point to the
             // centre lie inside it?
@@ -770,20 +794,17 @@ public struct ChartRenderer: Sendable {
             let nx = min(max(plot.midX, box.minX), box.maxX) - plot.midX, ny = min(max(plot.midY, box.minY), box.maxY) - plot.midY
             return nx * nx + ny * ny < r * r
         }
-        for s in chart.series where !s.isHidden && !s.plotted.isEmpty {
+        for s in probes {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
             let across = xl.alignment.isHorizontal
             let (xa, xb) = across ? (box.minX, box.maxX) : (box.minY, box.maxY)
             let (ya, yb) = across ? (box.minY, box.maxY) : (box.minX, box.maxX)
             let v1 = xl.calculator.value(xa), v2 = xl.calculator.value(xb)
-            var lo = min(v1, v2), hi = max(v1, v2)
-            let data = s.plotted
-            if let half = s.xExtent.flatMap({ e in data.xRange.map { e.min - $0.min } }), half < 0 {
-                lo += half; hi -= half   // columns and candles reach half a column past their x
-            }
-            var start = data.lowerBound(lo), end = data.upperBound(hi)
-            if s.kind.isLine { start = max(0, start - 1); end = min(data.count, end + 1) }
-            guard start < end, let values = s.valueRange(indices: start..<end).map(s.yExtent) else { continue }
+            // (Columns and candles reach half a column past their x.)
+            let lo = min(v1, v2) + s.half, hi = max(v1, v2) - s.half
+            var start = s.data.lowerBound(lo), end = s.data.upperBound(hi)
+            if s.isLine { start = max(0, start - 1); end = min(s.data.count, end + 1) }
+            guard start < end, let values = s.extent(start..<end) else { continue }
             let p1 = yl.calculator.pixel(values.min), p2 = yl.calculator.pixel(values.max)
             if max(p1, p2) >= ya && min(p1, p2) <= yb { return true }
         }
