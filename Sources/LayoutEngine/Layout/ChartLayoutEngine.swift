@@ -73,7 +73,8 @@ public struct ChartLayoutEngine: Sendable {
         let labels = axis.reservedLabelExtent(measured: labelExtent(axis, ticks: ticks))
         var total = axis.tickLength + axis.labelPadding + labels
         if let title = axis.title, !title.isEmpty {
-            let lines = Double(title.split(separator: "\n", omittingEmptySubsequences: false).count)
+            // (Counted, not split: every pass of every layout measures every axis.)
+            let lines = Double(title.utf8.reduce(1) { $1 == 10 ? $0 + 1 : $0 })
             total += axis.titlePadding + lines * measurer.metrics(for: axis.titleStyle).lineHeight(size: axis.titleStyle.size)
         }
         return total.rounded(.up)

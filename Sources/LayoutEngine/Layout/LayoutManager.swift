@@ -247,7 +247,8 @@ public struct DefaultLayoutManager: ChartLayoutManager {
                 if !indices.isEmpty { groups.append(((isInner ? inner : outer)[a]!, indices)) }
             }
         }
-        let outerSides = Set(spec.axes.filter { !$0.isCenterAxis }.map(\.alignment))
+        let outerAxes = spec.axes.filter { !$0.isCenterAxis }
+        let outerSides = Set(outerAxes.map(\.alignment))
         // Strategies of the user's may read any axis' calculator; ours only for floating axes.
         let floating = spec.axes.contains { $0.positionValue != nil } || groups.contains {
             !($0.strategy is OuterAxisLayoutStrategy || $0.strategy is InnerAxisLayoutStrategy
@@ -290,7 +291,7 @@ public struct DefaultLayoutManager: ChartLayoutManager {
             passes += 1
             plot = viewport(thickness, reserve: reserve)
             let next = spec.axes.map { engine.measure($0, plot: plot) }
-            let overhang = engine.labelOverhang(spec.axes.filter { !$0.isCenterAxis }, plot: plot, padding: spec.padding,
+            let overhang = engine.labelOverhang(outerAxes, plot: plot, padding: spec.padding,
                                                 hasTitle: title != nil, sides: outerSides)
             if next == thickness && overhang == reserve { break }
             thickness = next
