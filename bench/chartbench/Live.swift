@@ -429,7 +429,7 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
     let warmup = sc.warmup, seconds = quick ? 3.0 : 4.0
     var best = 0.0, bestCPU = Double.nan
     try sc.topUp("views")
-    for count in quick ? [25, 50, 100, 150, 200, 250, 300, 500] : [5, 10, 20, 50, 100, 150, 200, 250, 300, 400, 500, 1000] {
+    for count in quick ? [25, 50, 100, 150, 200, 250, 300, 400, 500] : [5, 10, 20, 50, 100, 150, 200, 250, 300, 400, 500, 1000] {
         // The viewers connect (500 a second), warm up for `warmup` + 1 s and measure for
         // `seconds`; the feed (which runs `warmup` more than its duration) outlasts them.
         let f = try sc.feed(Double(count) / 500 + seconds + 1.5, session: "views")

@@ -401,6 +401,50 @@ if ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "1" {
           + "\(bytes / max(frames, 1)) B a frame")
 }
 
+// The independent views' render path in process (not a figure: for whoever tunes it):
+// `CHARTBENCH_PHASES=views` with `CHARTBENCH_VIEWS=N` viewers of the `views` session,
+// each zoomed in y by a wheel turn of its own (as `cwload viewers --zoom y`), then 150
+// publications, each after a point appended to every series, every viewer sent its
+// frame and acknowledging it. Prints the process' CPU time per view and publication.
+if ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "views" {
+    let count = Int(ProcessInfo.processInfo.environment["CHARTBENCH_VIEWS"] ?? "") ?? 200
+    let all = try! ConfigSpec.decode(foundationJSON(ingestSpec))
+    let s = all.first { $0.id == "views" }!.makeSession(measurer: measurer)
+    let xs = (1...250_000).map { Double($0) * 0.02 }
+    for i in 0..<4 {
+        try! s.append(seriesId: "s\(i)", xs: xs, ys: xs.indices.map { k in Double((k * 7919 + i * 104729) % 1000) / 1000 - 0.5 })
+    }
+    var x = xs.last!
+    let viewers = (0..<count).map { _ in s.connect() }
+    func drain(_ v: ViewerID) { while let out = s.nextFrame(for: v) { if case .binary = out { _ = s.receive(.ack, from: v) } } }
+    for (i, v) in viewers.enumerated() {
+        _ = s.receive(.hello(ViewerSize(width: 1600, height: 900, dpr: 1), format: .binary, token: nil), from: v)
+        drain(v)
+        let along = 0.2 + 0.6 * Double(i % 97) / 96, across = 0.2 + 0.6 * Double((i * 7919) % 1000) / 999
+        _ = s.receive(.wheel(WheelEvent(x: 1600 * across, y: 900 * along, deltaY: -Double(30 + 6 * (i / 97 % 40)),
+                                        time: Double(1000 + i), shift: true)), from: v)
+    }
+    func cpuSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+    var cpu = 0.0, wall = 0.0, frames = 0
+    for tick in 0..<170 {
+        x += 0.02
+        for i in 0..<4 { try! s.append(seriesId: "s\(i)", xs: [x], ys: [Double((tick * 7919 + i * 104729) % 1000) / 1000 - 0.5]) }
+        let c0 = cpuSeconds(), w0 = DispatchTime.now().uptimeNanoseconds
+        s.publish(now: Double(tick))
+        for v in viewers {
+            while let out = s.nextFrame(for: v) { if case .binary = out { frames += tick >= 20 ? 1 : 0; _ = s.receive(.ack, from: v) } }
+        }
+        if tick >= 20 { cpu += cpuSeconds() - c0; wall += Double(DispatchTime.now().uptimeNanoseconds - w0) / 1e9 }
+    }
+    print("views: \(count) viewers, \(frames) frames: \(String(format: "%.1f", cpu / Double(frames) * 1e6)) µs of CPU a view-frame, "
+          + "\(String(format: "%.2f", wall / 150 * 1000)) ms a publication (wall)")
+    exit(0)
+}
+
 // MARK: Live scenarios (a real server, fed and watched by cwload)
 
 if args.live {
