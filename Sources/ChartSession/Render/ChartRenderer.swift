@@ -730,7 +730,7 @@ public struct ChartRenderer: Sendable {
     /// position, or when data lies under that, at the first other position free of data
     /// (corners first), staying put when none is.
     func legendBox(_ chart: Chart, spec: LegendSpec, layout: ChartLayout) -> Rect? {
-        guard let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
+        // (An outside legend's band comes with the box' size: measured once.)
         if let band = legendBand(chart, spec: spec) {
             let m = chart.margins, r = band.reserved
             let full = Rect(x: m.left, y: m.top, width: layout.size.width - m.left - m.right,
@@ -743,8 +743,9 @@ public struct ChartRenderer: Sendable {
             case .bottomLeft, .bottomMiddle, .bottomRight:
                 area = Rect(x: full.minX, y: full.maxY - r.bottom, width: full.width, height: r.bottom)
             }
-            return LegendLayout.box(spec, size: size, at: spec.position, in: area)
+            return LegendLayout.box(spec, size: band.size, at: spec.position, in: area)
         }
+        guard let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
         let plot = layout.plotRect
         // A fixed order, so the frame follows from the chart's state alone (every viewer,
         // and a late joiner, sees the legend in the same place).
@@ -773,8 +774,8 @@ public struct ChartRenderer: Sendable {
 
     func legendProbes(_ chart: Chart) -> [LegendProbe] {
         chart.series.compactMap { s in
-            guard !s.isHidden, !s.plotted.isEmpty else { return nil }
             let data = s.plotted
+            guard !s.isHidden, !data.isEmpty else { return nil }
             let half = s.xExtent.flatMap { e in data.xRange.map { e.min - $0.min } } ?? 0
             return LegendProbe(xAxisId: s.xAxisId, yAxisId: s.yAxisId, data: data, half: min(0, half), isLine: s.kind.isLine,
                                extent: { s.valueRange(indices: $0).map(s.yExtent) })
