@@ -566,10 +566,11 @@ public final class Session {
     /// rendered, so they are rendered concurrently, each in its lane (`RenderLanes`): a
     /// piece of work is one view (its chart and frame cache, at every size its viewers
     /// have), and the session's chart is only read. A piece also encodes, ahead, the
-    /// frame each of its viewers that is ready for one, or whose acknowledgement is on
-    /// its way (its window just full: one acknowledgement short of ready), will be sent (`nextFrame` then finds it made),
-    /// so the encoding is shared out too. A viewer further behind is left to `nextFrame`:
-    /// a stalled connection should not cost an encoding at every publication.
+    /// frame each of its viewers will be sent when that viewer is ready for one, or its
+    /// acknowledgement is on its way (its window just full: one acknowledgement short of
+    /// ready); `nextFrame` then finds it made, so the encoding is shared out too. A viewer
+    /// further behind is left to `nextFrame`: a stalled connection should not cost an
+    /// encoding at every publication.
     private func renderViews(sharedTicks: ChartRenderer.SharedTicks) {
         let work = viewGroups { $0.size != nil }
         let chart = chart, renderer = renderer, dataTime = dataTime, window = window
