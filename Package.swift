@@ -50,8 +50,12 @@ let package = Package(
             name: "ChartWireServer",
             dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson"]
         ),
-        // The command-line server (INTERFACE.md).
-        .executableTarget(name: "wsserver", dependencies: ["ChartWireServer"]),
+        // The command-line server (INTERFACE.md). It allocates with jemalloc: a view-frame
+        // makes and frees many small values on two threads, and glibc's malloc took a
+        // tenth of the server's time there (docs/bench.md, "The allocator"). Programs
+        // hosting the library choose their own allocator.
+        .executableTarget(name: "wsserver", dependencies: ["ChartWireServer"],
+                          linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         // A Swift program hosting its own sessions, with no JSON (docs/feeding.md, "Embedding").
         .executableTarget(name: "embedded-example", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine"],
                           path: "examples/embedded"),
@@ -63,7 +67,9 @@ let package = Package(
         .executableTarget(
             name: "chartbench",
             dependencies: ["ChartSession", "LayoutEngine", "FontStack", "TestSupport"],
-            path: "bench/chartbench"
+            path: "bench/chartbench",
+            // The server's allocator, so its in-process figures measure what the server runs.
+            linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
 
         // Shared by the tests and the benchmark: the chart font as the server loads it,
