@@ -282,6 +282,51 @@ import TestSupport
         #expect(patch.head.count + patch.tail.count <= 6)
         #expect(try patch.apply(to: a, op: 0) == b)
     }
+
+    /// A scrolling line's patch from the line reduced just before starts from the entries
+    /// the reducer says it kept (`lineage`), and is the patch that comparing every entry
+    /// finds; from an older line, or once the entries were changed, it compares.
+    @Test(arguments: [false, true])
+    func lineagePatchEqualsComparedPatch(step isStep: Bool) throws {
+        var rng = SplitMix64(seed: isStep ? 3 : 4)
+        var data = XYData(capacity: 4_000)
+        var cache: ColumnReducer.Cache? = nil
+        let plot = Rect(x: 40, y: 10, width: 600, height: 300)
+        let yc = CoordinateCalculator(range: DoubleRange(-20, 20), pixelStart: plot.maxY, pixelEnd: plot.minY)
+        var x = 0.0, y = 0.0, lines: [ColumnLine] = [], fromLineage = 0
+        for step in 0..<200 {
+            var xs: [Double] = [], ys: [Double] = []
+            for _ in 0..<(1 + Int(rng.nextUnit() * 6)) {
+                x += 0.02 + rng.nextUnit() * 0.02
+                y += rng.nextUnit() - 0.5
+                xs.append(x); ys.append(rng.nextUnit() < 0.01 ? .nan : y)
+            }
+            try data.append(xs: xs, ys: ys)
+            let xc = CoordinateCalculator(range: DoubleRange(x - 30, x), pixelStart: plot.minX, pixelEnd: plot.maxX)
+            let line = try #require(ColumnReducer.reduce(data, x: xc, y: yc, dpr: 1, plot: plot,
+                                                         style: .init(stroke: "s", width: 1, step: isStep), cache: &cache))
+            if let previous = lines.last {
+                var unmarked = line
+                unmarked.lineage = nil
+                let patch = try #require(ColumnsPatch.diff(from: previous, to: line))
+                #expect(patch == ColumnsPatch.diff(from: previous, to: unmarked), "step \(step)")
+                #expect(try patch.apply(to: previous, op: 0) == line)
+                if line.lineage?.parent == previous.lineage?.id, line.lineage?.count ?? 0 > 0 { fromLineage += 1 }
+            }
+            if lines.count >= 3 {
+                // Three lines back: not the parent, so the entries are compared.
+                let old = lines[lines.count - 3]
+                #expect(line.lineage?.parent != old.lineage?.id)
+                #expect(try #require(ColumnsPatch.diff(from: old, to: line)).apply(to: old, op: 0) == line)
+            }
+            lines.append(line)
+        }
+        #expect(fromLineage > 150)
+        // Changed entries are no longer what the reducer kept.
+        var changed = lines[lines.count - 1]
+        changed.entries[changed.entries.count / 2].hi &+= 1
+        #expect(changed.lineage == nil)
+    }
 }
 
 private func sin(_ v: Double) -> Double {

@@ -67,7 +67,10 @@ public struct ColumnLine: Equatable, Sendable {
     /// CSS y of quantised value 0 and of one quantum.
     public var y0: Float
     public var dy: Float
-    public var entries: [Entry]
+    public var entries: [Entry] {
+        // Entries changed by anyone but the reducer no longer are what `lineage` says.
+        didSet { lineage = nil }
+    }
     /// Drawn as a step line.
     public var step = false
     /// Filled down to a baseline (nil: a line only).
@@ -75,6 +78,22 @@ public struct ColumnLine: Equatable, Sendable {
     /// The absolute data column of column 0 (not sent: the server's own bookkeeping,
     /// from which a patch computes how far the columns moved). Not part of `==`.
     public var anchor: Int64 = 0
+    /// Which of the entries the reducer took unchanged from the line it reduced before
+    /// (server bookkeeping, not sent, not part of `==`): a patch from that line starts
+    /// from them instead of comparing every entry (`ColumnsPatch.diff`).
+    var lineage: Lineage?
+
+    /// A line's identity and the stretch of entries it shares with its parent.
+    struct Lineage: Sendable {
+        /// This line's number (unique in the process), and its parent's.
+        var id: UInt64
+        var parent: UInt64
+        /// Entries `start..<start+count` are the parent's entries from `parentStart` on,
+        /// their columns re-based by the difference of the two anchors.
+        var start: Int
+        var parentStart: Int
+        var count: Int
+    }
 
     public init(stroke: String, width: Float, dash: [Float], x0: Float, dx: Float, y0: Float, dy: Float, entries: [Entry],
                 step: Bool = false, area: Area? = nil) {

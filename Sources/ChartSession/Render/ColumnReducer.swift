@@ -1,4 +1,5 @@
 import LayoutEngine
+import Synchronization
 
 /// Reduces a line series to a `ColumnLine`: one entry per device-pixel column that
 /// holds data, its extremes read from the series' min/max index. A frame costs the
@@ -46,7 +47,13 @@ public enum ColumnReducer {
         var entries: [ColumnLine.Entry]?
         /// How many of `raws` the reduction that made this cache took from the one before.
         var reused = 0
+        /// The number of the line it made (`ColumnLine.Lineage`).
+        var lineID: UInt64 = 0
     }
+
+    /// Numbers for the lines reductions make, unique in the process: a line's lineage
+    /// names its parent by number, and a patch trusts it only between the two lines.
+    private static let lineIDs = Atomic<UInt64>(0)
 
     /// Raws in column order, kept in place from one reduction to the next. A scroll keeps
     /// most of them: the columns that left at the front only move where the run starts,
@@ -289,6 +296,9 @@ public enum ColumnReducer {
         /// Where the entries need normalising (nil: everywhere).
         var unsettled: [Range<Int>]? = nil
         let outside = { (r: Raw) in r.lo < low || r.hi > high }
+        /// The entries taken from the cached line as they were: new `start..<start+count`
+        /// are its `parentStart...` (nil: none).
+        var inherited: (start: Int, parentStart: Int, count: Int)? = nil
         if let (from, at, shift) = kept, let cached = cache?.entries,
            !raws[..<at].contains(where: outside), !raws[(at + from.count)...].contains(where: outside) {
             // Same scale, nothing to clip: the kept columns' entries stand as they were,
@@ -307,6 +317,8 @@ public enum ColumnReducer {
             e[last] = quantise(raws[last], firstColumn: firstColumn, y0: y0, dy: dy)
             entries = e
             unsettled = [0..<(at + 1), last..<e.count]
+            // Only the stretch's two ends were quantised and normalised again.
+            if from.count > 2 { inherited = (at + 1, from.lowerBound + 1, from.count - 2) }
         } else {
             if let clipped = clipGapConnections(raws, low: low, high: high) {
                 entriesMatchRaws = clipped.count == raws.count
@@ -329,11 +341,19 @@ public enum ColumnReducer {
                               y0: Float(y0), dy: Float(dy), entries: entries, step: step, area: area)
         line.anchor = Int64(firstColumn)
         if let unsettled { for r in unsettled { line.normalize(r) } } else { line.normalize() }
+        let id = lineIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        if let inherited, let parent = cache?.lineID, parent != 0 {
+            line.lineage = .init(id: id, parent: parent, start: inherited.start, parentStart: inherited.parentStart,
+                                 count: inherited.count)
+        } else {
+            line.lineage = .init(id: id, parent: 0, start: 0, parentStart: 0, count: 0)
+        }
         // The cache holds the entries normalised: the line shares them, and the next
         // reduction keeps them as they are.
         cache = Cache(w: w, firstColumn: firstColumn, lastColumn: lastColumn, y: y, dpr: dpr, plot: plot, step: step,
                       generation: data.generation, firstSequence: data.firstSequence, endSequence: data.endSequence,
-                      raws: raws, entries: entriesMatchRaws ? line.entries : nil, reused: kept?.from.count ?? 0)
+                      raws: raws, entries: entriesMatchRaws ? line.entries : nil, reused: kept?.from.count ?? 0,
+                      lineID: entriesMatchRaws ? id : 0)
         return line
     }
 

@@ -172,6 +172,26 @@ public struct ColumnsPatch: Equatable, Sendable {
         guard let shift = Int32(exactly: shift64) else { return nil }
         let o = old.entries, n = new.entries
         var best = (newStart: 0, oldStart: 0, count: 0)
+        if let l = new.lineage, l.count > 0, let id = old.lineage?.id, l.parent == id,
+           l.parentStart >= 0, l.parentStart + l.count <= o.count, l.start >= 0, l.start + l.count <= n.count {
+            // The reducer kept these entries from `old` as they were: the stretch is known
+            // without comparing it, and only its ends are tried further.
+            best = o.withUnsafeBufferPointer { o in
+                n.withUnsafeBufferPointer { n in
+                    func same(_ i: Int, _ j: Int) -> Bool {
+                        var e = o[i]
+                        e.column -= shift
+                        return e == n[j]
+                    }
+                    var (a, b, count) = (l.start, l.parentStart, l.count)
+                    while a > 0, b > 0, same(b - 1, a - 1) { a -= 1; b -= 1; count += 1 }
+                    while a + count < n.count, b + count < o.count, same(b + count, a + count) { count += 1 }
+                    return (a, b, count)
+                }
+            }
+            return ColumnsPatch(shift: shift, x0: new.x0, keepFrom: best.oldStart, keepCount: best.count,
+                                head: Array(n[..<best.newStart]), tail: Array(n[(best.newStart + best.count)...]))
+        }
         // Candidate alignments: each of the first few new entries, matched to the old
         // entry in the same column (the edge entries often change).
         for start in 0..<min(n.count, 4) {
