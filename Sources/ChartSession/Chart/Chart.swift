@@ -735,16 +735,22 @@ public final class Chart {
     private func resolveX(_ axis: Axis) -> DoubleRange {
         if let r = axis.userRange { return r }
         let c = axis.config
-        let bound = series.filter { $0.xAxisId == axis.id && !$0.isHidden }.compactMap(\.xExtent)
         let fallback = fallbackRange(c, linear: DoubleRange(0, c.window ?? 1))
+        if c.mode == .fixed { return fallback }
+        // The extent of the shown series on this axis (read in place: every view resolves
+        // its ranges several times a frame).
+        var lo = Double.infinity, hi = -Double.infinity
+        for i in series.indices where series[i].xAxisId == axis.id && !series[i].isHidden {
+            guard let e = series[i].xExtent else { continue }
+            lo = Swift.min(lo, e.min); hi = Swift.max(hi, e.max)
+        }
+        guard lo <= hi else { return fallback }
         switch c.mode {
         case .fixed: return fallback
         case .follow:
             let window = c.window ?? 10
-            guard let lo = bound.map(\.min).min(), let hi = bound.map(\.max).max() else { return fallback }
             return hi - lo < window ? DoubleRange(lo, lo + window) : DoubleRange(hi - window, hi)
         case .extents, .visible:
-            guard let lo = bound.map(\.min).min(), let hi = bound.map(\.max).max() else { return fallback }
             return autoRange(c, lo, hi)
         }
     }

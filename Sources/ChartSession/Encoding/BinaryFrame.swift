@@ -20,21 +20,33 @@ public enum BinaryFrame {
     /// The string table every layer body starts with.
     struct StringTable {
         var strings: [String] = []
+        /// Past `linear` strings, where each string stands (a layer's few colours and
+        /// fonts are found faster by comparing than by hashing).
         var index: [String: UInt16] = [:]
+        static let linear = 16
         mutating func ref(_ s: String) -> UInt16 {
-            if let i = index[s] { return i }
+            if strings.count <= Self.linear {
+                if let i = strings.firstIndex(of: s) { return UInt16(i) }
+            } else if let i = index[s] {
+                return i
+            }
             precondition(strings.count < Int(UInt16.max), "too many distinct strings in one layer")
             let i = UInt16(strings.count)
-            strings.append(s); index[s] = i
+            strings.append(s)
+            if strings.count == Self.linear + 1 {
+                for (k, t) in strings.enumerated() { index[t] = UInt16(k) }
+            } else if strings.count > Self.linear + 1 {
+                index[s] = i
+            }
             return i
         }
         var encoded: [UInt8] {
             var table = ByteWriter(capacity: 256)
             table.u16(UInt16(strings.count))
             for s in strings {
-                let utf8 = Array(s.utf8.prefix(Int(UInt16.max)))
-                table.u16(UInt16(utf8.count))
-                table.bytes.append(contentsOf: utf8)
+                let n = min(s.utf8.count, Int(UInt16.max))
+                table.u16(UInt16(n))
+                table.bytes.append(contentsOf: s.utf8.prefix(n))
             }
             return table.bytes
         }

@@ -136,14 +136,26 @@ public struct ChartRenderer: Sendable {
         Float(((v * dpr).rounded(.down) + 0.5) / dpr)
     }
 
-    func text(_ t: PlacedText, fill: String, theme: Theme) -> DrawCommand {
+    func text(_ t: PlacedText, fill: String, theme: Theme, fonts: inout FontNames) -> DrawCommand {
         let align: DrawCommand.TextAlign = switch t.align {
         case .left: .left
         case .center: .center
         case .right: .right
         }
-        return .text(x: Float(t.anchor.x), y: Float(t.anchor.y), text: t.text, font: theme.cssFont(t.style),
+        return .text(x: Float(t.anchor.x), y: Float(t.anchor.y), text: t.text, font: fonts.name(t.style, theme: theme),
                      fill: fill, align: align, baseline: .alphabetic, angle: Float(t.angle))
+    }
+
+    /// The CSS font of each text style a layer uses, made once per layer: a font name is
+    /// longer than a string kept inline, so each label's own would be an allocation.
+    struct FontNames {
+        private var made: [(style: TextStyle, name: String)] = []
+        mutating func name(_ style: TextStyle, theme: Theme) -> String {
+            if let hit = made.first(where: { $0.style == style }) { return hit.name }
+            let name = theme.cssFont(style)
+            made.append((style, name))
+            return name
+        }
     }
 
     // MARK: Background layer
@@ -172,11 +184,20 @@ public struct ChartRenderer: Sendable {
 
         // Minor gridlines, where asked for, under the major ones.
         /// Segments across the plot at `pixels` along an axis.
-        func grid(_ pixels: [Double], _ axis: AxisLayout) -> [Float] {
-            pixels.flatMap { pixel -> [Float] in
+        /// (Built in one array: a frame makes these for every view at every publication.)
+        func grid<C: Collection<Double>>(_ pixels: C, _ axis: AxisLayout) -> [Float] {
+            var out: [Float] = []
+            out.reserveCapacity(pixels.count * 4)
+            let across = axis.alignment.isHorizontal
+            for pixel in pixels {
                 let p = Self.crisp(pixel, dpr: dpr)
-                return axis.alignment.isHorizontal ? [p, Float(plot.minY), p, Float(plot.maxY)] : [Float(plot.minX), p, Float(plot.maxX), p]
+                if across {
+                    out.append(p); out.append(Float(plot.minY)); out.append(p); out.append(Float(plot.maxY))
+                } else {
+                    out.append(Float(plot.minX)); out.append(p); out.append(Float(plot.maxX)); out.append(p)
+                }
             }
+            return out
         }
         for axis in layout.axes where chart.axis(axis.id)?.config.minorGridLines ?? false {
             let lines = grid(axis.minorTicks, axis)
@@ -187,34 +208,42 @@ public struct ChartRenderer: Sendable {
         // scrolls in x changes the x axis' commands and leaves the others as they were,
         // so a patch carries only those.
         for axis in layout.axes where chart.axis(axis.id)?.config.showGridLines ?? true {
-            let lines = grid(axis.ticks.map(\.pixel), axis)
+            let lines = grid(axis.ticks.lazy.map(\.pixel), axis)
             if !lines.isEmpty { out.append(.segments(coords: lines, stroke: theme.gridLine, width: lineWidth, dash: [])) }
         }
 
         for axis in layout.axes where !axis.isHidden {
             let config = chart.axis(axis.id)?.config
             var lines: [Float] = []
+            lines.reserveCapacity(4 * (1 + axis.ticks.count + axis.minorTicks.count))
+            func add(_ a: Float, _ b: Float, _ c: Float, _ d: Float) {
+                lines.append(a); lines.append(b); lines.append(c); lines.append(d)
+            }
             let r = axis.rect
             // Major ticks full length, minor ones half, after the line: the line is the
             // band's edge opposite to where ticks and labels point.
-            let marks = axis.ticks.map { ($0.pixel, Float(axis.tickLength)) } + axis.minorTicks.map { ($0, Float(axis.tickLength / 2)) }
+            let major = Float(axis.tickLength), minor = Float(axis.tickLength / 2)
+            func marks(_ body: (Double, Float) -> Void) {
+                for t in axis.ticks { body(t.pixel, major) }
+                for m in axis.minorTicks { body(m, minor) }
+            }
             switch axis.facing {
             case .bottom:
                 let y = Self.crisp(r.minY, dpr: dpr)
-                lines += [Float(r.minX), y, Float(r.maxX), y]
-                for (pixel, t) in marks { let x = Self.crisp(pixel, dpr: dpr); lines += [x, y, x, y + t] }
+                add(Float(r.minX), y, Float(r.maxX), y)
+                marks { pixel, t in let x = Self.crisp(pixel, dpr: dpr); add(x, y, x, y + t) }
             case .top:
                 let y = Self.crisp(r.maxY, dpr: dpr) - lineWidth
-                lines += [Float(r.minX), y, Float(r.maxX), y]
-                for (pixel, t) in marks { let x = Self.crisp(pixel, dpr: dpr); lines += [x, y, x, y - t] }
+                add(Float(r.minX), y, Float(r.maxX), y)
+                marks { pixel, t in let x = Self.crisp(pixel, dpr: dpr); add(x, y, x, y - t) }
             case .left:
                 let x = Self.crisp(r.maxX, dpr: dpr) - lineWidth
-                lines += [x, Float(r.minY), x, Float(r.maxY)]
-                for (pixel, t) in marks { let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x - t, y] }
+                add(x, Float(r.minY), x, Float(r.maxY))
+                marks { pixel, t in let y = Self.crisp(pixel, dpr: dpr); add(x, y, x - t, y) }
             case .right:
                 let x = Self.crisp(r.minX, dpr: dpr)
-                lines += [x, Float(r.minY), x, Float(r.maxY)]
-                for (pixel, t) in marks { let y = Self.crisp(pixel, dpr: dpr); lines += [x, y, x + t, y] }
+                add(x, Float(r.minY), x, Float(r.maxY))
+                marks { pixel, t in let y = Self.crisp(pixel, dpr: dpr); add(x, y, x + t, y) }
             }
             // A floating axis with fixed labels: its line where it floats, ticks at the edge.
             if let line = axis.line {
@@ -226,13 +255,14 @@ public struct ChartRenderer: Sendable {
             if width > 0 { out.append(.segments(coords: lines, stroke: config?.lineColor ?? theme.axisLine, width: width, dash: [])) }
         }
 
+        var fonts = FontNames()
         for axis in layout.axes {
             let fill = chart.axis(axis.id)?.config.labelColor ?? theme.tickLabel
-            for label in axis.labels { out.append(text(label, fill: fill, theme: theme)) }
-            if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme)) }
-            for line in axis.moreTitleLines { out.append(text(line, fill: theme.title, theme: theme)) }
+            for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
+            if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme, fonts: &fonts)) }
+            for line in axis.moreTitleLines { out.append(text(line, fill: theme.title, theme: theme, fonts: &fonts)) }
         }
-        if let title = layout.title { out.append(text(title, fill: theme.title, theme: theme)) }
+        if let title = layout.title { out.append(text(title, fill: theme.title, theme: theme, fonts: &fonts)) }
         return out
     }
 
@@ -833,6 +863,7 @@ public struct ChartRenderer: Sendable {
         guard let spec = legendSpec(chart, entries: listed), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let theme = chart.theme
+        var fonts = FontNames()
         let b = placed.box
         var out: [DrawCommand] = [
             .rect(x: Float(b.x), y: Float(b.y), w: Float(b.width), h: Float(b.height),
@@ -892,7 +923,7 @@ public struct ChartRenderer: Sendable {
                 out.append(.markers(MarkerSet(style: style, x0: Float(mid.x), y0: Float(mid.y), unit: 1,
                                               cells: [MarkerSet.Cell(x: 0, y: 0)])))
             }
-            out.append(text(row.label, fill: theme.legendText, theme: theme))
+            out.append(text(row.label, fill: theme.legendText, theme: theme, fonts: &fonts))
         }
         return out
     }

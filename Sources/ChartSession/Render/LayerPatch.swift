@@ -89,11 +89,18 @@ public struct LayerPatch: Equatable, Sendable {
         let oldCount = a.count - suffix - prefix, newCount = b.count - suffix - prefix
 
         var ops: [Op] = []
+        // A run of replaced commands is gathered here and goes out as one skip and one
+        // insert (merged into the ops as it grew, each insert copied the run so far).
+        var skipped = 0
+        var inserted: [DrawCommand] = []
+        func flush() {
+            if skipped > 0 { ops.append(.skip(skipped)); skipped = 0 }
+            if !inserted.isEmpty { ops.append(.insert(inserted)); inserted = [] }
+        }
         func add(_ op: Op) {
+            flush()
             switch (ops.last, op) {
             case let (.keep(m)?, .keep(n)): ops[ops.count - 1] = .keep(m + n)
-            case let (.skip(m)?, .skip(n)): ops[ops.count - 1] = .skip(m + n)
-            case let (.insert(m)?, .insert(n)): ops[ops.count - 1] = .insert(m + n)
             default: ops.append(op)
             }
         }
@@ -105,14 +112,16 @@ public struct LayerPatch: Equatable, Sendable {
                 if case let .columns(ol) = a[i], case let .columns(nl) = b[i], let p = ColumnsPatch.diff(from: ol, to: nl) {
                     add(.columns(p))
                 } else {
-                    add(.skip(1)); add(.insert([b[i]]))
+                    skipped += 1
+                    inserted.append(b[i])
                 }
             }
         } else {
-            if oldCount > 0 { add(.skip(oldCount)) }
-            if newCount > 0 { add(.insert(Array(b[prefix..<(prefix + newCount)]))) }
+            skipped = oldCount
+            inserted = Array(b[prefix..<(prefix + newCount)])
         }
         if suffix > 0 { add(.keep(suffix)) }
+        flush()
         return ops
     }
 }

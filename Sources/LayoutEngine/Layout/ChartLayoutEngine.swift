@@ -356,6 +356,7 @@ public struct ChartLayoutEngine: Sendable {
         let inset = axis.tickLength + axis.labelPadding
 
         var labels: [PlacedText] = []
+        labels.reserveCapacity(generated?.ticks.count ?? 0)
         var droppedTicks: Set<Double> = []
         var lastBounds: Rect? = nil
         let measured = labelExtent(axis, ticks: generated?.ticks ?? [])
@@ -402,7 +403,11 @@ public struct ChartLayoutEngine: Sendable {
             // and the tick generator already spaced them by their height.)
             if !turned(axis), let last = lastBounds, last.intersects(placed.bounds) { continue }
             lastBounds = placed.bounds
-            labels += lines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent)
+            if placed.text.hasLineBreak {
+                labels += lines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent)
+            } else {
+                labels.append(placed)
+            }
         }
 
         // The title (SwiftCharts' several title labels: one per line), outside the labels,

@@ -271,12 +271,17 @@ public struct DefaultLayoutManager: ChartLayoutManager {
         func viewport(_ thickness: [Double], reserve: EdgeInsets) -> Rect {
             let area = content.inset(by: reserve)
             let s = state(area, thickness)
-            var room: [AxisAlignment: Double] = [:]
+            var room = EdgeInsets()
             for g in groups {
-                room[spec.axes[g.indices[0]].alignment, default: 0] += g.strategy.measure(measured(g.indices, thickness), state: s)
+                let r = g.strategy.measure(measured(g.indices, thickness), state: s)
+                switch spec.axes[g.indices[0]].alignment {
+                case .top: room.top += r
+                case .left: room.left += r
+                case .bottom: room.bottom += r
+                case .right: room.right += r
+                }
             }
-            var plot = area.inset(by: EdgeInsets(top: room[.top, default: 0], left: room[.left, default: 0],
-                                                  bottom: room[.bottom, default: 0], right: room[.right, default: 0]))
+            var plot = area.inset(by: room)
             // On a canvas too small for its axes the plot collapses, but stays on it.
             plot.x = min(plot.x, area.maxX)
             plot.y = min(plot.y, area.maxY)
