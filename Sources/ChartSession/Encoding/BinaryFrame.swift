@@ -24,6 +24,7 @@ public enum BinaryFrame {
         /// fonts are found faster by comparing than by hashing).
         var index: [String: UInt16] = [:]
         static let linear = 16
+        init() { strings.reserveCapacity(8) }
         mutating func ref(_ s: String) -> UInt16 {
             if strings.count <= Self.linear {
                 if let i = strings.firstIndex(of: s) { return UInt16(i) }

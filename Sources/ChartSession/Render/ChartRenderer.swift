@@ -272,8 +272,9 @@ public struct ChartRenderer: Sendable {
                         caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
         let plot = layout.plotRect
         // Series are clipped to the plot unless the chart says otherwise (`clipSeries`).
-        var out: [DrawCommand] = chart.clipSeries
-            ? [.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))] : []
+        var out: [DrawCommand] = []
+        out.reserveCapacity(chart.series.count + 2)
+        if chart.clipSeries { out.append(.clip(x: Float(plot.x), y: Float(plot.y), w: Float(plot.width), h: Float(plot.height))) }
         // A stack is drawn from its top member down, each filled (or its columns drawn)
         // from the baseline to its running sum: opaque fills then show each band in
         // its own colour, and columns too thin to tell apart still show the right one.

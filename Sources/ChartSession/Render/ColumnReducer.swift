@@ -304,14 +304,15 @@ public enum ColumnReducer {
             // Same scale, nothing to clip: the kept columns' entries stand as they were,
             // normalised as they were, but for the stretch's two ends, which meet new
             // neighbours: those are quantised again and normalised with the new entries.
-            var e = quantise(raws[..<at], firstColumn: firstColumn, y0: y0, dy: dy)
+            var e: [ColumnLine.Entry] = []
             e.reserveCapacity(raws.count)
+            for r in raws[..<at] { e.append(quantise(r, firstColumn: firstColumn, y0: y0, dy: dy)) }
             e += cached[from]
             if shift != 0 {
                 let d = Int32(shift)
                 e.withUnsafeMutableBufferPointer { b in for i in at..<(at + from.count) { b[i].column += d } }
             }
-            e += quantise(raws[(at + from.count)...], firstColumn: firstColumn, y0: y0, dy: dy)
+            for r in raws[(at + from.count)...] { e.append(quantise(r, firstColumn: firstColumn, y0: y0, dy: dy)) }
             let last = at + from.count - 1
             e[at] = quantise(raws[at], firstColumn: firstColumn, y0: y0, dy: dy)
             e[last] = quantise(raws[last], firstColumn: firstColumn, y0: y0, dy: dy)

@@ -89,6 +89,7 @@ public struct LayerPatch: Equatable, Sendable {
         let oldCount = a.count - suffix - prefix, newCount = b.count - suffix - prefix
 
         var ops: [Op] = []
+        ops.reserveCapacity(8)
         // A run of replaced commands is gathered here and goes out as one skip and one
         // insert (merged into the ops as it grew, each insert copied the run so far).
         var skipped = 0
@@ -112,6 +113,7 @@ public struct LayerPatch: Equatable, Sendable {
                 if case let .columns(ol) = a[i], case let .columns(nl) = b[i], let p = ColumnsPatch.diff(from: ol, to: nl) {
                     add(.columns(p))
                 } else {
+                    if inserted.isEmpty { inserted.reserveCapacity(prefix + newCount - i) }
                     skipped += 1
                     inserted.append(b[i])
                 }

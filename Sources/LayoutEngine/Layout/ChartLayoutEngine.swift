@@ -418,8 +418,11 @@ public struct ChartLayoutEngine: Sendable {
             let size = axis.titleStyle.size
             let h = tm.lineHeight(size: size)
             let a = tm.ascent(size: size), d = tm.descent(size: size)
-            for (k, part) in whole.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let text = String(part), w = measurer.width(of: text, style: axis.titleStyle)
+            // (Most titles are one line: not split into a new array at every layout.)
+            let parts = whole.hasLineBreak ? whole.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : [whole]
+            titles.reserveCapacity(parts.count)
+            for (k, text) in parts.enumerated() {
+                let w = measurer.width(of: text, style: axis.titleStyle)
                 let out = inset + labelExtent + axis.titlePadding + Double(k) * h
                 let line: PlacedText
                 switch axis.facing {
@@ -450,7 +453,8 @@ public struct ChartLayoutEngine: Sendable {
         let title = titles.first
 
         var layout = AxisLayout(id: axis.id, alignment: axis.alignment, facing: axis.facing, rect: band, calculator: calc,
-                          step: generated?.step, ticks: (generated?.ticks ?? []).filter { !droppedTicks.contains($0.value) },
+                          step: generated?.step, ticks: droppedTicks.isEmpty ? generated?.ticks ?? []
+                                                       : (generated?.ticks ?? []).filter { !droppedTicks.contains($0.value) },
                           labels: labels, title: title,
                           tickLength: axis.tickLength, labelExtent: measured)
         layout.minorTicks = minorTicks(axis, majors: generated?.ticks ?? [], step: generated?.step, calculator: calc)

@@ -241,6 +241,7 @@ public struct DefaultLayoutManager: ChartLayoutManager {
 
         // The axes of each strategy, in spec order, by index into spec.axes.
         var groups: [(strategy: any AxisLayoutStrategy, indices: [Int])] = []
+        groups.reserveCapacity(2 * AxisAlignment.allCases.count)
         for a in AxisAlignment.allCases {
             for isInner in [false, true] {
                 let indices = spec.axes.indices.filter { spec.axes[$0].alignment == a && spec.axes[$0].isCenterAxis == isInner }
@@ -255,9 +256,12 @@ public struct DefaultLayoutManager: ChartLayoutManager {
               || $0.strategy is StackedAlongAxisLayoutStrategy)
         }
 
+        // Every side an outer axis stands on, made once: each pass's state refills it in
+        // place (the previous state is gone by then) instead of making a dictionary.
+        var outerArea = Dictionary(uniqueKeysWithValues: outerSides.map { ($0, 0.0) })
         func state(_ viewport: Rect, _ thickness: [Double]) -> ChartLayoutState {
-            var outerArea: [AxisAlignment: Double] = [:]
-            for (i, a) in spec.axes.enumerated() where !a.isCenterAxis { outerArea[a.alignment, default: 0] += thickness[i] }
+            for side in outerSides { outerArea[side] = 0 }
+            for (i, a) in spec.axes.enumerated() where !a.isCenterAxis { outerArea[a.alignment]! += thickness[i] }
             // (Calculators only where something reads them.)
             var calcs: [String: CoordinateCalculator] = [:]
             if floating { for a in spec.axes { calcs[a.id] = engine.calculator(a, plot: viewport) } }
