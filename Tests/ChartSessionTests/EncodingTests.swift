@@ -47,6 +47,13 @@ import Testing
     ])
 
     /// The JSON form reads back to the same commands (tools and tests use it).
+    /// A command is as large as its largest case, and a frame copies commands by the
+    /// thousand: the line cases (two lines in a band) stay boxed, so a label or a rect
+    /// is not hundreds of bytes.
+    @Test func commandsStaySmall() {
+        #expect(MemoryLayout<DrawCommand>.size <= 80)
+    }
+
     @Test func jsonFormReadsBack() throws {
         let json = JSONValue.array(Self.everyOp.commands.map(\.json))
         #expect(try JSONFrameReader.commands(json) == Self.everyOp.commands)

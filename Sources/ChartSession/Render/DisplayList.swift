@@ -14,13 +14,15 @@ public enum DrawCommand: Equatable, Sendable {
     case text(x: Float, y: Float, text: String, font: String, fill: String, align: TextAlign,
               baseline: TextBaseline, angle: Float)
     /// A line series reduced to device-pixel columns (see `ColumnLine`).
-    case columns(ColumnLine)
+    /// (This and `band` are boxed: a command is as large as its largest case, and inline
+    /// a band's two lines made every command, a label's too, 353 bytes to copy.)
+    indirect case columns(ColumnLine)
     /// Point markers of one style at device-pixel centres (see `MarkerSet`).
     case markers(MarkerSet)
     /// Filled rectangles of one style on device pixels: columns, bars (see `BarSet`).
     case bars(BarSet)
     /// The fill between a band series' two lines (see `BandFill`).
-    case band(BandFill)
+    indirect case band(BandFill)
     /// Pie and donut slices (see `WedgeSet`).
     case wedges(WedgeSet)
     /// A filled polygon through `points` (flat x0,y0,x1,y1,..., closed), in `fill` or
