@@ -791,16 +791,17 @@ public final class Chart {
         let c = axis.config
         let fallback = fallbackRange(c, linear: DoubleRange(0, 1))
         var lo = Double.infinity, hi = -Double.infinity
-        for s in series where s.yAxisId == axis.id && !s.isHidden {
+        // (By index: a series is a large value, and a loop over `series` copies each.)
+        for i in series.indices where series[i].yAxisId == axis.id && !series[i].isHidden {
             let r: (min: Double, max: Double)?
             switch c.mode {
             case .fixed: r = nil
             case .visible, .follow:
-                guard let xr = xRanges[s.xAxisId] else { continue }
-                r = s.valueRange(xFrom: xr.min, to: xr.max)
-            case .extents: r = s.valueRange()
+                guard let xr = xRanges[series[i].xAxisId] else { continue }
+                r = series[i].valueRange(xFrom: xr.min, to: xr.max)
+            case .extents: r = series[i].valueRange()
             }
-            if let r = r.map(s.yExtent) { lo = min(lo, r.min); hi = max(hi, r.max) }
+            if let r = r.map({ series[i].yExtent($0) }) { lo = min(lo, r.min); hi = max(hi, r.max) }
         }
         guard c.mode != .fixed, lo <= hi else { return fallback }
         return autoRange(c, lo, hi)

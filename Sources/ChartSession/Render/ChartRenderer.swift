@@ -425,11 +425,12 @@ public struct ChartRenderer: Sendable {
         var axisOrder: [String] = []
         var placed = Set<Int>()
         let groups = chart.stackGroups
-        for (i, s) in chart.series.enumerated() where s.kind == .column && !s.isHidden && !placed.contains(i) {
+        for i in chart.series.indices where chart.series[i].kind == .column && !chart.series[i].isHidden && !placed.contains(i) {
             let slot = groups.first { $0.contains(i) } ?? [i]
             placed.formUnion(slot)
-            if slotsByAxis[s.xAxisId] == nil { axisOrder.append(s.xAxisId) }
-            slotsByAxis[s.xAxisId, default: []].append(slot)
+            let axis = chart.series[i].xAxisId
+            if slotsByAxis[axis] == nil { axisOrder.append(axis) }
+            slotsByAxis[axis, default: []].append(slot)
         }
         var out: [Int: (width: Double, offset: Double, spacing: Double)] = [:]
         for id in axisOrder {
@@ -794,22 +795,23 @@ public struct ChartRenderer: Sendable {
     /// legend tries: a series read for each box was copied each time (every array and
     /// string in it retained and released), at every frame.
     struct LegendProbe {
+        /// The series' index in the chart (its extent in y is read from it there).
+        var index: Int
         var xAxisId: String, yAxisId: String
         var data: XYData
         /// How far columns and candles reach past their x (0 or less).
         var half: Double
         var isLine: Bool
-        /// The series' drawn extent in y over indices of `data`.
-        var extent: (Range<Int>) -> (min: Double, max: Double)?
     }
 
     func legendProbes(_ chart: Chart) -> [LegendProbe] {
-        chart.series.compactMap { s in
-            let data = s.plotted
-            guard !s.isHidden, !data.isEmpty else { return nil }
-            let half = s.xExtent.flatMap { e in data.xRange.map { e.min - $0.min } } ?? 0
-            return LegendProbe(xAxisId: s.xAxisId, yAxisId: s.yAxisId, data: data, half: min(0, half), isLine: s.kind.isLine,
-                               extent: { s.valueRange(indices: $0).map(s.yExtent) })
+        // (By index: a series is a large value, copied by a loop over the series.)
+        chart.series.indices.compactMap { i in
+            let data = chart.series[i].plotted
+            guard !chart.series[i].isHidden, !data.isEmpty else { return nil }
+            let half = chart.series[i].xExtent.flatMap { e in data.xRange.map { e.min - $0.min } } ?? 0
+            return LegendProbe(index: i, xAxisId: chart.series[i].xAxisId, yAxisId: chart.series[i].yAxisId, data: data,
+                               half: min(0, half), isLine: chart.series[i].kind.isLine)
         }
     }
 
@@ -836,7 +838,8 @@ public struct ChartRenderer: Sendable {
             let lo = min(v1, v2) + s.half, hi = max(v1, v2) - s.half
             var start = s.data.lowerBound(lo), end = s.data.upperBound(hi)
             if s.isLine { start = max(0, start - 1); end = min(s.data.count, end + 1) }
-            guard start < end, let values = s.extent(start..<end) else { continue }
+            guard start < end, let values = chart.series[s.index].valueRange(indices: start..<end).map({ chart.series[s.index].yExtent($0) })
+            else { continue }
             let p1 = yl.calculator.pixel(values.min), p2 = yl.calculator.pixel(values.max)
             if max(p1, p2) >= ya && min(p1, p2) <= yb { return true }
         }
