@@ -740,6 +740,7 @@ public final class Chart {
         // The extent of the shown series on this axis (read in place: every view resolves
         // its ranges several times a frame).
         var lo = Double.infinity, hi = -Double.infinity
+        let series = series
         for i in series.indices where series[i].xAxisId == axis.id && !series[i].isHidden {
             guard let e = series[i].xExtent else { continue }
             lo = Swift.min(lo, e.min); hi = Swift.max(hi, e.max)
@@ -791,7 +792,9 @@ public final class Chart {
         let c = axis.config
         let fallback = fallbackRange(c, linear: DoubleRange(0, 1))
         var lo = Double.infinity, hi = -Double.infinity
-        // (By index: a series is a large value, and a loop over `series` copies each.)
+        // (By index, in the array taken once: a series is a large value, and a loop over
+        // `series`, or an element read through the chart, copies it.)
+        let series = series
         for i in series.indices where series[i].yAxisId == axis.id && !series[i].isHidden {
             let r: (min: Double, max: Double)?
             switch c.mode {

@@ -425,10 +425,11 @@ public struct ChartRenderer: Sendable {
         var axisOrder: [String] = []
         var placed = Set<Int>()
         let groups = chart.stackGroups
-        for i in chart.series.indices where chart.series[i].kind == .column && !chart.series[i].isHidden && !placed.contains(i) {
+        let series = chart.series
+        for i in series.indices where series[i].kind == .column && !series[i].isHidden && !placed.contains(i) {
             let slot = groups.first { $0.contains(i) } ?? [i]
             placed.formUnion(slot)
-            let axis = chart.series[i].xAxisId
+            let axis = series[i].xAxisId
             if slotsByAxis[axis] == nil { axisOrder.append(axis) }
             slotsByAxis[axis, default: []].append(slot)
         }
@@ -725,7 +726,9 @@ public struct ChartRenderer: Sendable {
     /// each slice of its first series (as ShinobiCharts lists them).
     func legendEntries(_ chart: Chart) -> [LegendEntry] {
         let listsHidden = chart.legend?.listsHiddenSeries == true
-        let listed = chart.series.filter { $0.showInLegend && (!$0.isHidden || listsHidden) }.map(\.drawn)
+        let series = chart.series
+        var listed: [Series] = []
+        for i in series.indices where series[i].showInLegend && (!series[i].isHidden || listsHidden) { listed.append(series[i].drawn) }
         if let pie = listed.first(where: \.kind.isRadial) {
             return PieRenderer.slices(pie, palette: chart.theme.palette).map {
                 LegendEntry(series: pie, slice: $0, name: PieRenderer.name(pie, $0.index))
@@ -802,16 +805,25 @@ public struct ChartRenderer: Sendable {
         /// How far columns and candles reach past their x (0 or less).
         var half: Double
         var isLine: Bool
+        /// Its y values are `data`'s alone (one value a point, or stacked sums): the
+        /// extent is read from `data` without the series. And the baseline its extent
+        /// takes in (columns, areas), if any.
+        var dataAlone: Bool
+        var baseline: Double?
     }
 
     func legendProbes(_ chart: Chart) -> [LegendProbe] {
         // (By index: a series is a large value, copied by a loop over the series.)
-        chart.series.indices.compactMap { i in
-            let data = chart.series[i].plotted
-            guard !chart.series[i].isHidden, !data.isEmpty else { return nil }
-            let half = chart.series[i].xExtent.flatMap { e in data.xRange.map { e.min - $0.min } } ?? 0
-            return LegendProbe(index: i, xAxisId: chart.series[i].xAxisId, yAxisId: chart.series[i].yAxisId, data: data,
-                               half: min(0, half), isLine: chart.series[i].kind.isLine)
+        let series = chart.series
+        return series.indices.compactMap { i in
+            let data = series[i].plotted
+            guard !series[i].isHidden, !data.isEmpty else { return nil }
+            let half = series[i].xExtent.flatMap { e in data.xRange.map { e.min - $0.min } } ?? 0
+            let kind = series[i].kind
+            return LegendProbe(index: i, xAxisId: series[i].xAxisId, yAxisId: series[i].yAxisId, data: data,
+                               half: min(0, half), isLine: kind.isLine,
+                               dataAlone: series[i].stacked != nil || kind.yValueCount <= 1,
+                               baseline: kind == .column || series[i].isFilled ? series[i].style.baseline : nil)
         }
     }
 
@@ -828,6 +840,8 @@ public struct ChartRenderer: Sendable {
             let nx = min(max(plot.midX, box.minX), box.maxX) - plot.midX, ny = min(max(plot.midY, box.minY), box.maxY) - plot.midY
             return nx * nx + ny * ny < r * r
         }
+        // (The array taken once: an element read through the chart, a class, is copied.)
+        let series = chart.series
         for s in probes {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
             let across = xl.alignment.isHorizontal
@@ -838,8 +852,17 @@ public struct ChartRenderer: Sendable {
             let lo = min(v1, v2) + s.half, hi = max(v1, v2) - s.half
             var start = s.data.lowerBound(lo), end = s.data.upperBound(hi)
             if s.isLine { start = max(0, start - 1); end = min(s.data.count, end + 1) }
-            guard start < end, let values = chart.series[s.index].valueRange(indices: start..<end).map({ chart.series[s.index].yExtent($0) })
-            else { continue }
+            guard start < end else { continue }
+            var values: (min: Double, max: Double)
+            if s.dataAlone {
+                // (The series' own extent, `Series.valueRange` and `yExtent`, without reading it.)
+                guard let r = s.data.yRange(indices: start..<end) else { continue }
+                values = r
+                if let b = s.baseline { values = (min(values.min, b), max(values.max, b)) }
+            } else {
+                guard let r = series[s.index].valueRange(indices: start..<end).map({ series[s.index].yExtent($0) }) else { continue }
+                values = r
+            }
             let p1 = yl.calculator.pixel(values.min), p2 = yl.calculator.pixel(values.max)
             if max(p1, p2) >= ya && min(p1, p2) <= yb { return true }
         }
