@@ -62,7 +62,7 @@ extension LWSServer {
 
         case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
             exchanges[wsi] = nil
-            if let c = clients.removeValue(forKey: wsi) { for cell in c.cells { cell.session.disconnect(cell.viewer) } }
+            if let c = unregister(wsi) { for cell in c.cells { cell.session.disconnect(cell.viewer) } }
             publishers[wsi] = nil
             return 0
 
@@ -87,7 +87,7 @@ extension LWSServer {
             switch viewerTarget(wsi) {
             case let .session(session)?:
                 let client = WSClient(cells: [.init(session: session, viewer: session.connect())])
-                clients[wsi] = client
+                register(wsi, client)
                 log("ws open \(session.id) viewer \(client.cells[0].viewer)")
             case let .dashboard(d)?:
                 let sessions = d.cells.compactMap { hub.session($0.session) }
@@ -95,7 +95,7 @@ extension LWSServer {
                 let client = WSClient(cells: sessions.map { .init(session: $0, viewer: $0.connect()) }, dashboard: d)
                 // The page learns the grid first, then says hello for each chart.
                 client.outbox.append(.text(d.layoutMessage(titles: Dictionary(sessions.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a }))))
-                clients[wsi] = client
+                register(wsi, client)
                 lws_callback_on_writable(wsi)
                 log("ws open dashboard \(d.id) (\(sessions.count) charts)")
             case nil:
@@ -129,6 +129,7 @@ extension LWSServer {
                 let n = client.cells.count, now = ProcessInfo.processInfo.systemUptime
                 for k in 0..<n {
                     let i = (client.nextCell + k) % n, cell = client.cells[i]
+                    if cell.session.isRendering(cell.viewer) { continue }
                     owedBefore = cell.session.viewersOwed
                     guard let out = cell.session.nextFrame(for: cell.viewer, now: now) else { continue }
                     from = cell.session
@@ -166,7 +167,7 @@ extension LWSServer {
             if let p = publishers.removeValue(forKey: wsi) {
                 log("publisher close \(p.session.id)/\(p.series) after \(p.batches) batches")
             }
-            if let c = clients.removeValue(forKey: wsi) {
+            if let c = unregister(wsi) {
                 for cell in c.cells { cell.session.disconnect(cell.viewer) }
                 log("ws close \(c.dashboard.map { "dashboard " + $0.id } ?? c.cells[0].session.id)")
             }

@@ -113,6 +113,11 @@ final class LWSServer {
         }
         context = ctx
         signalContext = ctx
+        // A render thread that finished a publication's views wakes the loop, which
+        // collects them (`collectRendered`). (lws_cancel_service may be called from any
+        // thread; the context outlives the sessions' render threads' use of it only while
+        // the server runs, hence the global, cleared on the way out.)
+        Session.onRenderFinished { if let ctx = signalContext { lws_cancel_service(ctx) } }
         guard let vhost = lws_get_vhost_by_name(ctx, "default") else {
             throw ListenError(message: "libwebsockets created no default vhost")
         }
@@ -140,7 +145,10 @@ final class LWSServer {
             let wait = min(tickDeadline, publishDeadline) - lws_now_usecs()
             if wait > 0 && wait <= 1000 { usleep(useconds_t(wait)) }
             if lws_service(ctx, 0) < 0 { break }
+            collectRendered()
         }
+        // Views still rendering would wake a context about to go.
+        for session in hub.sessions { session.finishRendering() }
         signalContext = nil
         lws_context_destroy(ctx)
         context = nil
@@ -182,6 +190,43 @@ final class LWSServer {
         }
         pump()
         scheduleTick()
+    }
+
+    /// Sessions whose views a render thread finished (see `Session.finishRendering`):
+    /// their viewers may now be sent those frames, and the next publication may be due.
+    private func collectRendered() {
+        var finished = false
+        for session in hub.sessions where session.hasRenderingWork {
+            let ready = session.takeReadyViewers()
+            for id in ready {
+                guard let wsi = viewerSockets[ViewerKey(session: ObjectIdentifier(session), viewer: id)],
+                      let client = clients[wsi], client.wantsWrite else { continue }
+                lws_callback_on_writable(wsi)
+            }
+            if !session.hasRenderingWork { finished = true }
+        }
+        // The publication is done: the next may be due.
+        if finished { pump() }
+    }
+
+    /// A session's viewer, to find its connection.
+    struct ViewerKey: Hashable {
+        let session: ObjectIdentifier
+        let viewer: ViewerID
+    }
+    /// The connection of each viewer (of dashboards too), for waking exactly those whose
+    /// frames became ready.
+    var viewerSockets: [ViewerKey: OpaquePointer] = [:]
+
+    func register(_ wsi: OpaquePointer, _ client: WSClient) {
+        clients[wsi] = client
+        for cell in client.cells { viewerSockets[ViewerKey(session: ObjectIdentifier(cell.session), viewer: cell.viewer)] = wsi }
+    }
+
+    func unregister(_ wsi: OpaquePointer) -> WSClient? {
+        guard let client = clients.removeValue(forKey: wsi) else { return nil }
+        for cell in client.cells { viewerSockets[ViewerKey(session: ObjectIdentifier(cell.session), viewer: cell.viewer)] = nil }
+        return client
     }
 
     /// Notices which sessions changed (appends, gestures, generators), publishes those
@@ -318,7 +363,11 @@ final class WSClient {
         outbox.append(.text(.object(members + [("chart", .int(Int64(chart)))])))
     }
 
-    var wantsWrite: Bool { !outbox.isEmpty || closing || cells.contains { $0.session.wantsFrame($0.viewer) } }
+    /// (A viewer whose view is still rendering wants nothing yet: asking would wait for
+    /// the render thread. It is asked again when the view is done.)
+    var wantsWrite: Bool {
+        !outbox.isEmpty || closing || cells.contains { !$0.session.isRendering($0.viewer) && $0.session.wantsFrame($0.viewer) }
+    }
 }
 
 private func lwsTick(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {

@@ -132,6 +132,9 @@ import TestSupport
             for step in 1...25 {
                 try feed(1 + step % 3)
                 s.publish(now: Double(step) / 30)
+                // Data arriving while views still render (on another thread) is the next
+                // publication's: these frames show what was there when this one began.
+                if step % 2 == 0 { try feed(2) }
                 for (k, v) in ids.enumerated() {
                     while let out = s.nextFrame(for: v, now: Double(step) / 30) {
                         if case let .binary(b) = out { frames[k].append(b); _ = s.receive(.ack, from: v) }
@@ -161,6 +164,44 @@ import TestSupport
             let same = several.frames[k] == one.frames[k]
             #expect(same, "viewer \(k) is sent the same frames (\(several.frames[k].count) and \(one.frames[k].count))")
         }
+    }
+
+    /// A publication hands some views to a render thread and returns: their viewers are
+    /// marked rendering (no frame asked of them would be ready), and once the thread is
+    /// done `takeReadyViewers` names exactly them, each then owed its frame. A viewer's
+    /// gesture meanwhile waits for its view, and its frame then shows the gesture.
+    @Test func viewsStillRenderingAreCollectedWhenDone() throws {
+        guard RenderLanes.shared.count > 1 else { return }   // (one processor: no render thread)
+        let s = try session()
+        s.renderThreads = 2
+        let ids = (0..<16).map { i -> ViewerID in
+            let v = join(s)
+            _ = s.receive(.wheel(WheelEvent(x: 300, y: 100 + Double(i) * 10, deltaY: -30 - Double(i), shift: true)), from: v)
+            drain(s, v)
+            return v
+        }
+        _ = try s.append(seriesId: "a", xs: [10], ys: [4])
+        s.publish(now: 1)
+        let rendering = Set(ids.filter { s.isRendering($0) })
+        #expect(!rendering.isEmpty && rendering.count < ids.count, "the render thread took some views (\(rendering.count))")
+        var ready = Set<ViewerID>()
+        for _ in 0..<10_000 where s.hasRenderingWork {
+            ready.formUnion(s.takeReadyViewers())
+            if s.hasRenderingWork { usleep(200) }
+        }
+        #expect(ready == rendering)
+        #expect(ids.allSatisfy { !s.isRendering($0) && s.wantsFrame($0) })
+
+        // A gesture while a view renders: the session waits for the view, then applies it.
+        _ = try s.append(seriesId: "a", xs: [11], ys: [5])
+        ids.forEach { drain(s, $0) }
+        s.publish(now: 2)
+        guard let busy = ids.first(where: { s.isRendering($0) }) else { return }
+        let before = try #require(s.surface(s.viewers[busy]!).chart.visibleRange("x"))
+        _ = s.receive(.wheel(WheelEvent(x: 300, y: 150, deltaY: -120)), from: busy)
+        #expect(!s.isRendering(busy))
+        let after = try #require(s.surface(s.viewers[busy]!).chart.visibleRange("x"))
+        #expect(after.span < before.span, "the wheel zoomed the view in x")
     }
 
     /// Runs from several threads at once (sessions a host drives from threads of its

@@ -92,6 +92,45 @@ final class RenderLanes: @unchecked Sendable {
         }
     }
 
+    /// Work started on the first worker that the caller does not wait for at once (see
+    /// `start`). `wait` joins it, exactly once: the workers stay taken until then.
+    final class Ticket: @unchecked Sendable {
+        fileprivate let lanes: RenderLanes
+        fileprivate let finished = Atomic<Bool>(false)
+        fileprivate var waited = false
+        fileprivate init(lanes: RenderLanes) { self.lanes = lanes }
+        /// The work is done (it may still be finishing its last step; `wait` returns at once).
+        var isDone: Bool { finished.load(ordering: .acquiring) }
+        /// Waits for the work and gives the workers back.
+        func wait() {
+            guard !waited else { return }
+            waited = true
+            lanes.workers[0].done.wait()
+            lanes.busy.withLock { $0 = false }
+        }
+    }
+
+    /// Runs `body` on the first worker and returns at once, or returns nil when there
+    /// is no worker or another run holds them. `done` is called on the worker after
+    /// `body` (to wake whoever collects the work).
+    func start(_ body: @escaping @Sendable () -> Void, done: @escaping @Sendable () -> Void) -> Ticket? {
+        guard !workers.isEmpty else { return nil }
+        let taken = busy.withLock { busy in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard taken else { return nil }
+        let ticket = Ticket(lanes: self)
+        workers[0].job = {
+            body()
+            ticket.finished.store(true, ordering: .releasing)
+            done()
+        }
+        workers[0].start.signal()
+        return ticket
+    }
+
     /// Hands a value to other threads that the caller knows is used safely there.
     private struct Unchecked<T>: @unchecked Sendable {
         let value: T

@@ -1,4 +1,5 @@
 import LayoutEngine
+import Synchronization
 
 /// What a session asks the transport to send to one viewer.
 public enum Outgoing: Equatable, Sendable {
@@ -31,6 +32,10 @@ public final class Session {
         var publishedVersion: UInt64 = 0
         /// The session chart's version this view last took its data from.
         var syncedVersion: UInt64 = 0
+        /// Being rendered on a render thread for the last publication (`InFlight`): the
+        /// transport's thread leaves it alone until `finishRendering`. Read and written
+        /// on the transport's thread only.
+        var rendering = false
         init(chart: Chart) { self.chart = chart }
     }
 
@@ -95,7 +100,7 @@ public final class Session {
     /// (spec `viewMode`, docs/config.md).
     public enum ViewMode: String, CaseIterable, Sendable { case shared, independent }
     public var viewMode = ViewMode.shared {
-        didSet { if viewMode == .shared { for v in viewers.values where v.view != nil { leaveView(v) } } }
+        didSet { if viewMode == .shared { finishRendering(); for v in viewers.values where v.view != nil { leaveView(v) } } }
     }
     /// Makes the modifiers of a viewer's own view (independent mode): the session's
     /// spec sets it; a session built in Swift sets it to offer steering to independent
@@ -144,6 +149,10 @@ public final class Session {
         }
     }
 
+    /// A publication's views still rendering hold the render threads (and read this
+    /// session's views) until collected.
+    deinit { finishRendering() }
+
     /// Seconds of silence after which the transport sends each viewer a heartbeat
     /// (`{"type":"heartbeat"}`); announced in `welcome` so clients can tell a dead
     /// connection. nil when the transport sends none.
@@ -162,6 +171,7 @@ public final class Session {
     }
 
     public func disconnect(_ viewer: ViewerID) {
+        finishRendering()
         guard let v = viewers.removeValue(forKey: viewer) else { return }
         if v.owed { viewersOwed -= 1 }
         for m in surface(v).chart.modifiers { m.viewerLeft(viewer) }
@@ -175,6 +185,9 @@ public final class Session {
     /// Handles one decoded message; returns the replies to send to that viewer (the
     /// frames that follow are collected with `nextFrame`).
     public func receive(_ message: ClientMessage, from viewerID: ViewerID) -> [Outgoing] {
+        // (An acknowledgement changes only the viewer's count, which a render thread does
+        // not read: it need not wait for views still rendering. Anything else may.)
+        if message != .ack { finishRendering() }
         guard let viewer = viewers[viewerID] else { return [] }
         if case let .hello(size, format, token) = message {
             switch access.role(for: token) {
@@ -273,6 +286,7 @@ public final class Session {
 
     /// Shows the x range another chart of the group moved to (nil: back to its mode).
     func followX(_ range: DoubleRange?) {
+        finishRendering()
         guard let id = chart.xAxes.first?.id else { return }
         if let range { chart.setUserRange(id, range) } else { chart.resetUserRange(id) }
     }
@@ -280,6 +294,7 @@ public final class Session {
     /// Where a pointer event of `viewer` falls on this chart as a group shares it: the
     /// first x axis' value under it and its height as a fraction of the plot (0 top).
     public func groupLocation(of e: PointerEvent, viewer viewerID: ViewerID) -> (x: Double, yFraction: Double)? {
+        finishRendering()
         guard let v = viewers[viewerID], let size = v.size else { return nil }
         let s = surface(v)
         let layout = s.cache.layout(s.chart, size: size, renderer: renderer)
@@ -292,6 +307,7 @@ public final class Session {
     /// chart's inspection modifiers show it for `viewer` (the same person's viewer
     /// here), as a slave event (`isMaster == false`).
     public func receiveGroupPointer(_ e: PointerEvent, at location: (x: Double, yFraction: Double), source: Chart, viewer viewerID: ViewerID) {
+        finishRendering()
         guard let v = viewers[viewerID], let size = v.size else { return }
         let s = surface(v)
         let layoutProvider = { s.cache.layout(s.chart, size: size, renderer: self.renderer) }
@@ -409,11 +425,12 @@ public final class Session {
     }
 
     /// Marks the viewers whose modifier drawing the modifiers said changed.
-    private func collectOverlayInvalidations() {
+    private func collectOverlayInvalidations(viewsToo: Bool = true) {
         if let which = chart.overlaysInvalidated {
             chart.overlaysInvalidated = []
             for v in viewers.values where v.view == nil && (which.isEmpty || which.contains(v.id)) { v.modifierDirty = true }
         }
+        guard viewsToo else { return }
         for v in viewers.values {
             guard let view = v.view, view.chart.overlaysInvalidated != nil else { continue }
             view.chart.overlaysInvalidated = nil
@@ -486,6 +503,9 @@ public final class Session {
     /// instead of some viewers getting every frame and others every other one. Viewers
     /// whose window is full are not waited for: a slow viewer holds back nobody.
     public func publishDue(now: Double) -> Double? {
+        // (The last publication's views are still rendering: nothing is due before they are
+        // done and collected, `finishRendering`.)
+        guard inFlight == nil else { return nil }
         // (Asked after every message a viewer sends: the views are looked at in place,
         // not gathered.)
         guard chart.version != main.publishedVersion
@@ -510,6 +530,9 @@ public final class Session {
     /// calls this when `publishDue` says so: at most `maxFps` times a second, and a
     /// publication carries every change since the one before.
     public func publish(now: Double) {
+        finishRendering()
+        // (The transport asks every viewer after a publication: none needs telling apart.)
+        readyViewers = []
         chart.commitRanges()
         let changedAt = pendingChangeAt ?? now
         pendingChangeAt = nil
@@ -534,20 +557,27 @@ public final class Session {
                 .layers[.background]?.version
             if before != after { fullRedraw = true }
         }
-        renderViews(sharedTicks: shared)
+        renderViews(sharedTicks: shared, changedAt: changedAt)
         chart.emit(.renderFinished(fullRedraw: fullRedraw))
-        // A viewer this publication left behind waits from the first change it shows.
         viewersOwed = 0
         for v in viewers.values {
             // What a modifier draws may follow the chart (a rollover's values); an
             // empty layer changes only by the viewer's input or the modifier's word.
             if v.modifierLayer?.commands.isEmpty == false { v.modifierDirty = true }
             v.owed = false
-            guard v.sentSize != nil, lacksSharedLayers(v) else { continue }
-            if v.pendingSince == nil { v.pendingSince = changedAt }
-            if v.unacked < window { v.owed = true; viewersOwed += 1 }
+            // (A view still rendering: when it is done, `finishRendering`.)
+            if v.view?.rendering == true { continue }
+            noteOwed(v, changedAt: changedAt)
         }
         stats.publications += 1
+    }
+
+    /// After a publication rendered what `v` sees: whether it now lacks layers (then it
+    /// waits from the first change they show) and may be sent them now (it is owed).
+    private func noteOwed(_ v: Viewer, changedAt: Double) {
+        guard v.sentSize != nil, lacksSharedLayers(v) else { return }
+        if v.pendingSince == nil { v.pendingSince = changedAt }
+        if v.unacked < window { v.owed = true; viewersOwed += 1 }
     }
 
     /// Ticks made during a publication, for the session's chart and views to share.
@@ -571,30 +601,192 @@ public final class Session {
     /// ready); `nextFrame` then finds it made, so the encoding is shared out too. A viewer
     /// further behind is left to `nextFrame`: a stalled connection should not cost an
     /// encoding at every publication.
-    private func renderViews(sharedTicks: ChartRenderer.SharedTicks) {
+    private func renderViews(sharedTicks: ChartRenderer.SharedTicks, changedAt: Double) {
         let work = viewGroups { $0.size != nil }
-        let chart = chart, renderer = renderer, dataTime = dataTime, window = window
-        let lanes = max(1, min(renderThreads, RenderLanes.shared.count, work.count))
-        var lists = [[Int]](repeating: [], count: lanes)
-        for (i, w) in work.enumerated() { lists[w.view.lane % lanes].append(i) }
-        RenderLanes.shared.run(lists: lists) { i in
-            let (view, viewers) = work[i]
-            if view.syncedVersion != chart.version {
-                view.chart.syncView(from: chart)
-                view.syncedVersion = chart.version
+        guard !work.isEmpty else { return }
+        // What the render reads of each view's viewers, copied here: a render thread must
+        // not read a viewer the transport's thread changes meanwhile (an acknowledgement).
+        let items = work.map { view, viewers in
+            ViewWork(view: view, sizes: viewers.compactMap(\.size),
+                     ahead: viewers.compactMap { v in
+                         guard v.format == .binary, let size = v.size, v.sentSize == size, v.unacked <= window else { return nil }
+                         return (size, v.sharedHeld)
+                     })
+        }
+        let renderer = renderer, dataTime = dataTime, version = chart.version
+        func render(_ item: ViewWork, from model: Chart) {
+            let view = item.view
+            if view.syncedVersion != version {
+                view.chart.syncView(from: model)
+                view.syncedVersion = version
             }
             view.chart.commitRanges()
             view.publishedVersion = view.chart.version
-            for v in viewers {
-                guard let size = v.size else { continue }
+            for size in item.sizes {
                 view.cache.render(view.chart, size: size, renderer: renderer, dataTime: dataTime, sharedTicks: sharedTicks)
             }
-            for v in viewers where v.format == .binary && v.sentSize == v.size && v.unacked <= window {
-                guard let size = v.size else { continue }
-                _ = view.cache.binaryFrame(size: size, held: v.sharedHeld)
+            for (size, held) in item.ahead { _ = view.cache.binaryFrame(size: size, held: held) }
+        }
+        let lanes = max(1, min(renderThreads, RenderLanes.shared.count, items.count))
+        // Lane 0's views first, the others' last: this thread takes from the front, the
+        // render thread from the back, so a view mostly stays on its thread.
+        let order = items.indices.sorted { (items[$0].view.lane % lanes, $0) < (items[$1].view.lane % lanes, $1) }
+        let queue = ViewQueue(order)
+        // The session's chart as it is now, for the render thread: this thread goes on
+        // changing the chart (appends) while that one takes views' data from it.
+        let model = lanes > 1 ? chart.makeView(modifiers: []) : chart
+        let job = Handed {
+            var n = 0
+            while let i = queue.takeBack() {
+                render(items[i], from: model)
+                queue.finished(i)
+                // The transport collects finished views as they come, a few at a time, and
+                // sends their frames while this thread draws the rest.
+                n += 1
+                if n % Self.wakeEvery == 0 { Session.wakeAfterRender() }
             }
         }
+        let ticket = lanes > 1 ? RenderLanes.shared.start({ job.value() }, done: { Session.wakeAfterRender() }) : nil
+        // This thread renders its share, then goes back to sending while the render thread
+        // draws the rest: a view a third of a publication's time is sending, not rendering.
+        let share = ticket == nil ? items.count : Int((Double(items.count) * Self.transportShare).rounded(.down))
+        var done = 0
+        while done < share, let i = queue.takeFront() {
+            render(items[i], from: ticket == nil ? chart : model)
+            done += 1
+        }
+        guard let ticket else { return }
+        let busy = queue.remaining()
+        for i in busy { items[i].view.rendering = true }
+        inFlight = InFlight(ticket: ticket, queue: queue, views: items.map(\.view), changedAt: changedAt)
     }
+
+    /// Views a render thread finishes between two wake-ups of the transport.
+    static let wakeEvery = 32
+
+    /// Of the views a publication renders, the share the transport's thread renders itself
+    /// before going back to sending; a render thread draws the rest meanwhile.
+    static let transportShare = 0.45
+
+    /// A view to render, with what its viewers need.
+    private struct ViewWork {
+        let view: Surface
+        /// The sizes its viewers see.
+        let sizes: [ViewerSize]
+        /// The binary frames to encode ahead, by size and the layer versions held.
+        let ahead: [(ViewerSize, [UInt32?])]
+    }
+    /// The render thread's work: the views it takes, which the transport's thread leaves
+    /// alone until `finishRendering` (the values it reads otherwise are copies or the
+    /// session chart's snapshot).
+    private struct Handed<T>: @unchecked Sendable {
+        let value: T
+        init(_ value: T) { self.value = value }
+    }
+
+    /// Indices taken from either end, by two threads; those the back's taker finished.
+    private final class ViewQueue: Sendable {
+        private let state: Mutex<(order: [Int], front: Int, back: Int)>
+        private let done = Mutex<[Int]>([])
+        init(_ order: [Int]) { state = Mutex((order, 0, order.count)) }
+        func finished(_ i: Int) { done.withLock { $0.append(i) } }
+        /// The indices finished since the last call.
+        func takeFinished() -> [Int] { done.withLock { d in defer { d = [] }; return d } }
+        func takeFront() -> Int? {
+            state.withLock { s in
+                guard s.front < s.back else { return nil }
+                defer { s.front += 1 }
+                return s.order[s.front]
+            }
+        }
+        func takeBack() -> Int? {
+            state.withLock { s in
+                guard s.front < s.back else { return nil }
+                s.back -= 1
+                return s.order[s.back]
+            }
+        }
+        /// The indices not taken from the front (taken from the back, or not yet at all).
+        func remaining() -> [Int] {
+            state.withLock { s in Array(s.order[s.front...]) }
+        }
+    }
+
+    /// Views of the last publication still rendering on a render thread.
+    private final class InFlight {
+        let ticket: RenderLanes.Ticket
+        fileprivate let queue: ViewQueue
+        /// The publication's views, by the queue's indices.
+        let views: [Surface]
+        let changedAt: Double
+        fileprivate init(ticket: RenderLanes.Ticket, queue: ViewQueue, views: [Surface], changedAt: Double) {
+            self.ticket = ticket; self.queue = queue; self.views = views; self.changedAt = changedAt
+        }
+    }
+    private var inFlight: InFlight?
+    /// Viewers whose views became ready since the transport last asked (`takeReadyViewers`).
+    private var readyViewers: [ViewerID] = []
+
+    /// True while the viewer's view is still being rendered for the last publication: its
+    /// frame is not ready, and asking for it (`nextFrame`, `wantsFrame`) would wait for it.
+    /// Does not wait. The transport asks this before asking for a viewer's frame.
+    public func isRendering(_ viewerID: ViewerID) -> Bool {
+        guard inFlight != nil, let view = viewers[viewerID]?.view else { return false }
+        return view.rendering
+    }
+
+    /// Takes the views a render thread finished so far (without waiting), and once all
+    /// are, gives the render threads back: returns the viewers who may now be sent frames
+    /// (also those of views finished by `finishRendering` since the last call). The
+    /// transport calls it whenever its loop wakes.
+    public func takeReadyViewers() -> [ViewerID] {
+        if let work = inFlight {
+            let allDone = work.ticket.isDone
+            collect(work.queue.takeFinished(), of: work)
+            if allDone { finishRendering() }
+        }
+        defer { readyViewers = [] }
+        return readyViewers
+    }
+
+    /// True when a publication's views are still rendering, or viewers wait to be told
+    /// theirs are ready (`takeReadyViewers`).
+    public var hasRenderingWork: Bool { inFlight != nil || !readyViewers.isEmpty }
+
+    /// Marks views of `work` (queue indices) rendered: their viewers may be sent them.
+    private func collect(_ indices: [Int], of work: InFlight) {
+        guard !indices.isEmpty else { return }
+        var done = Set<ObjectIdentifier>()
+        for i in indices where work.views[i].rendering {
+            work.views[i].rendering = false
+            done.insert(ObjectIdentifier(work.views[i]))
+        }
+        guard !done.isEmpty else { return }
+        for v in viewers.values {
+            guard let view = v.view, done.contains(ObjectIdentifier(view)) else { continue }
+            noteOwed(v, changedAt: work.changedAt)
+            readyViewers.append(v.id)
+        }
+    }
+
+    /// Waits for the views still rendering (if any) and makes their frames available.
+    /// Returns true when there were some (their viewers are then among
+    /// `takeReadyViewers`). Everything that reads or changes a view calls this first.
+    @discardableResult
+    public func finishRendering() -> Bool {
+        guard let work = inFlight else { return false }
+        work.ticket.wait()
+        inFlight = nil
+        collect(work.views.indices.filter { work.views[$0].rendering }, of: work)
+        _ = work.queue.takeFinished()
+        return true
+    }
+
+    /// What a render thread calls when it finished a publication's views (the transport
+    /// sets it: it wakes its loop, which then calls `finishRendering`).
+    public static func onRenderFinished(_ wake: @escaping @Sendable () -> Void) { renderWake.withLock { $0 = wake } }
+    private static let renderWake = Mutex<(@Sendable () -> Void)?>(nil)
+    fileprivate static func wakeAfterRender() { renderWake.withLock { $0 }?() }
 
     /// Tells the session its chart changed at clock time `now` (seconds) and wall-clock
     /// time `wallMs` (ms since the Unix epoch): frame ages are measured from the first
@@ -613,6 +805,7 @@ public final class Session {
     /// something of the last publication (or has none at its size yet). Cheap: the
     /// transport asks this before asking for writability.
     public func wantsFrame(_ viewerID: ViewerID) -> Bool {
+        if isRendering(viewerID) { finishRendering() }
         guard let v = viewers[viewerID] else { return false }
         guard v.notices.isEmpty else { return true }
         guard v.size != nil else { return false }
@@ -637,6 +830,7 @@ public final class Session {
     /// A viewer at a size not yet rendered gets one rendered now, whole. `now` (clock
     /// seconds) dates the frame for `stats`.
     public func nextFrame(for viewerID: ViewerID, now: Double = 0) -> Outgoing? {
+        if isRendering(viewerID) { finishRendering() }
         guard let v = viewers[viewerID] else { return nil }
         if !v.notices.isEmpty { return .text(v.notices.removeFirst()) }
         guard let size = v.size else { return nil }
@@ -742,11 +936,15 @@ public final class Session {
     /// `unixTime` is the wall clock at `now` (Unix seconds): generators of Unix time
     /// count from the first one the session is given.
     public func advance(to now: Double, unixTime: Double = 0) {
+        // Views still rendering are left alone unless one needs the clock (then they are
+        // waited for): the session's chart alone changes here otherwise.
+        if inFlight != nil, viewsNeedClock { finishRendering() }
         if startTime == nil { startTime = now; startUnixTime = unixTime }
         if chart.runGenerators(elapsed: now - startTime!, startedAt: startUnixTime) > 0 { dataArrived = true }
         chart.advanceAnimations(to: now, watched: !viewers.isEmpty)
         for m in chart.modifiers where m.isEnabled && m.needsClock { chart.suspendUpdates { m.onClock(now) } }
         if chart.overlaysInvalidated != nil { viewerLayersChangedByClock = true }
+        guard inFlight == nil else { return collectOverlayInvalidations(viewsToo: false) }
         let views = distinctViews
         defer { viewsNeedClock = views.contains(where: Self.needsClock) }
         for view in views {
