@@ -25,6 +25,9 @@ public final class SessionHub {
     public func remove(_ id: String) -> Session? {
         guard let i = sessions.firstIndex(where: { $0.id == id }) else { return nil }
         removals &+= 1
+        // Views still rendering are collected now: the transport looks only at hosted
+        // sessions, and the render thread stays taken until they are.
+        sessions[i].finishRendering()
         return sessions.remove(at: i)
     }
 
