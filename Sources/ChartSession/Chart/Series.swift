@@ -436,8 +436,20 @@ public struct Series: Sendable {
     /// The Y extent the series draws over, given its data's `values`: for columns and
     /// areas, which stand on their baseline, widened to take the baseline in.
     func yExtent(_ values: (min: Double, max: Double)) -> (min: Double, max: Double) {
-        kind == .column || isFilled ? (min(values.min, style.baseline), max(values.max, style.baseline)) : values
+        Self.extent(values, takingIn: extentBaseline)
     }
+
+    /// The baseline the drawn extent takes in: columns' and areas' (nil for others).
+    var extentBaseline: Double? { kind == .column || isFilled ? style.baseline : nil }
+
+    /// `values` widened to take `baseline` in (as they are without one).
+    static func extent(_ values: (min: Double, max: Double), takingIn baseline: Double?) -> (min: Double, max: Double) {
+        baseline.map { (min(values.min, $0), max(values.max, $0)) } ?? values
+    }
+
+    /// Its y values are `plotted`'s alone (one value a point, or stacked sums): what
+    /// `valueRange` reads is `plotted.yRange`.
+    var valuesArePlotted: Bool { stacked != nil || kind.yValueCount <= 1 }
 
     /// The markers drawn at the points, with the series' colour where none is given.
     var effectiveMarker: MarkerStyle? {

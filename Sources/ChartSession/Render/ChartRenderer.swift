@@ -819,11 +819,9 @@ public struct ChartRenderer: Sendable {
             let data = series[i].plotted
             guard !series[i].isHidden, !data.isEmpty else { return nil }
             let half = series[i].xExtent.flatMap { e in data.xRange.map { e.min - $0.min } } ?? 0
-            let kind = series[i].kind
             return LegendProbe(index: i, xAxisId: series[i].xAxisId, yAxisId: series[i].yAxisId, data: data,
-                               half: min(0, half), isLine: kind.isLine,
-                               dataAlone: series[i].stacked != nil || kind.yValueCount <= 1,
-                               baseline: kind == .column || series[i].isFilled ? series[i].style.baseline : nil)
+                               half: min(0, half), isLine: series[i].kind.isLine,
+                               dataAlone: series[i].valuesArePlotted, baseline: series[i].extentBaseline)
         }
     }
 
@@ -853,16 +851,11 @@ public struct ChartRenderer: Sendable {
             var start = s.data.lowerBound(lo), end = s.data.upperBound(hi)
             if s.isLine { start = max(0, start - 1); end = min(s.data.count, end + 1) }
             guard start < end else { continue }
-            var values: (min: Double, max: Double)
-            if s.dataAlone {
-                // (The series' own extent, `Series.valueRange` and `yExtent`, without reading it.)
-                guard let r = s.data.yRange(indices: start..<end) else { continue }
-                values = r
-                if let b = s.baseline { values = (min(values.min, b), max(values.max, b)) }
-            } else {
-                guard let r = series[s.index].valueRange(indices: start..<end).map({ series[s.index].yExtent($0) }) else { continue }
-                values = r
-            }
+            // (The series' own extent, `Series.valueRange` and `yExtent`, read from the probe
+            // where its values are the plotted data's alone.)
+            let range = s.dataAlone ? s.data.yRange(indices: start..<end) : series[s.index].valueRange(indices: start..<end)
+            guard let r = range else { continue }
+            let values = Series.extent(r, takingIn: s.baseline)
             let p1 = yl.calculator.pixel(values.min), p2 = yl.calculator.pixel(values.max)
             if max(p1, p2) >= ya && min(p1, p2) <= yb { return true }
         }

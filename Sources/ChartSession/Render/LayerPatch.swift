@@ -182,7 +182,7 @@ public struct ColumnsPatch: Equatable, Sendable {
         let shift64 = new.anchor - old.anchor
         guard let shift = Int32(exactly: shift64) else { return nil }
         let o = old.entries, n = new.entries
-        var best = (newStart: 0, oldStart: 0, count: 0)
+        let best: (newStart: Int, oldStart: Int, count: Int)
         if let l = new.lineage, l.count > 0, let id = old.lineage?.id, l.parent == id,
            l.parentStart >= 0, l.parentStart + l.count <= o.count, l.start >= 0, l.start + l.count <= n.count {
             // The reducer kept these entries from `old` as they were: the stretch is known
@@ -200,9 +200,17 @@ public struct ColumnsPatch: Equatable, Sendable {
                     return (a, b, count)
                 }
             }
-            return ColumnsPatch(shift: shift, x0: new.x0, keepFrom: best.oldStart, keepCount: best.count,
-                                head: Array(n[..<best.newStart]), tail: Array(n[(best.newStart + best.count)...]))
+        } else {
+            best = alignedStretch(o, n, shift: shift)
         }
+        return ColumnsPatch(shift: shift, x0: new.x0, keepFrom: best.oldStart, keepCount: best.count,
+                            head: Array(n[..<best.newStart]), tail: Array(n[(best.newStart + best.count)...]))
+    }
+
+    /// The longest stretch of `o` that reappears in `n` (columns re-based by `shift`).
+    private static func alignedStretch(_ o: [ColumnLine.Entry], _ n: [ColumnLine.Entry],
+                                       shift: Int32) -> (newStart: Int, oldStart: Int, count: Int) {
+        var best = (newStart: 0, oldStart: 0, count: 0)
         // Candidate alignments: each of the first few new entries, matched to the old
         // entry in the same column (the edge entries often change).
         for start in 0..<min(n.count, 4) {
@@ -223,7 +231,6 @@ public struct ColumnsPatch: Equatable, Sendable {
             }
             if count > best.count { best = (start, lo, count) }
         }
-        return ColumnsPatch(shift: shift, x0: new.x0, keepFrom: best.oldStart, keepCount: best.count,
-                            head: Array(n[..<best.newStart]), tail: Array(n[(best.newStart + best.count)...]))
+        return best
     }
 }

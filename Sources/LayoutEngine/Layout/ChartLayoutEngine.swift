@@ -320,11 +320,11 @@ public struct ChartLayoutEngine: Sendable {
     }
 
     /// A label of several lines as one placed text per line, stacked down its box
-    /// (centred on the tick of a vertical axis).
-    func lines(of label: PlacedText, lineHeight: Double, ascent: Double) -> [PlacedText] {
-        guard label.text.hasLineBreak else { return [label] }
-        let parts = label.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        return parts.enumerated().map { k, text in
+    /// (centred on the tick of a vertical axis), appended to `out`.
+    func appendLines(of label: PlacedText, lineHeight: Double, ascent: Double, to out: inout [PlacedText]) {
+        // (A one-line label goes in as it is: most do, for every axis at every layout.)
+        guard label.text.hasLineBreak else { return out.append(label) }
+        for (k, text) in label.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).enumerated() {
             var line = label
             line.text = text
             let top = label.bounds.minY + Double(k) * lineHeight
@@ -332,7 +332,7 @@ public struct ChartLayoutEngine: Sendable {
             let w = measurer.size(of: text, style: label.style).width
             line.bounds = Rect(x: label.align == .center ? label.anchor.x - w / 2 : label.align == .right ? label.anchor.x - w : label.anchor.x,
                                y: top, width: w, height: lineHeight)
-            return line
+            out.append(line)
         }
     }
 
@@ -403,11 +403,7 @@ public struct ChartLayoutEngine: Sendable {
             // and the tick generator already spaced them by their height.)
             if !turned(axis), let last = lastBounds, last.intersects(placed.bounds) { continue }
             lastBounds = placed.bounds
-            if placed.text.hasLineBreak {
-                labels += lines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent)
-            } else {
-                labels.append(placed)
-            }
+            appendLines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent, to: &labels)
         }
 
         // The title (SwiftCharts' several title labels: one per line), outside the labels,
