@@ -131,9 +131,10 @@ final class RenderLanes: @unchecked Sendable {
         return ticket
     }
 
-    /// Hands a value to other threads that the caller knows is used safely there.
-    private struct Unchecked<T>: @unchecked Sendable {
-        let value: T
-        init(_ value: T) { self.value = value }
-    }
+}
+
+/// Hands a value to other threads that the caller knows is used safely there.
+struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

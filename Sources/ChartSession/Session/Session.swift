@@ -635,7 +635,9 @@ public final class Session {
         // The session's chart as it is now, for the render thread: this thread goes on
         // changing the chart (appends) while that one takes views' data from it.
         let model = lanes > 1 ? chart.makeView(modifiers: []) : chart
-        let job = Handed {
+        // (Unchecked: the views it takes are left alone by the transport's thread until
+        // `finishRendering`; what else it reads are copies or the chart's snapshot.)
+        let job = Unchecked {
             var n = 0
             while let i = queue.takeBack() {
                 render(items[i], from: model)
@@ -652,7 +654,7 @@ public final class Session {
         let share = ticket == nil ? items.count : Int((Double(items.count) * Self.transportShare).rounded(.down))
         var done = 0
         while done < share, let i = queue.takeFront() {
-            render(items[i], from: ticket == nil ? chart : model)
+            render(items[i], from: model)
             done += 1
         }
         guard let ticket else { return }
@@ -675,13 +677,6 @@ public final class Session {
         let sizes: [ViewerSize]
         /// The binary frames to encode ahead, by size and the layer versions held.
         let ahead: [(ViewerSize, [UInt32?])]
-    }
-    /// The render thread's work: the views it takes, which the transport's thread leaves
-    /// alone until `finishRendering` (the values it reads otherwise are copies or the
-    /// session chart's snapshot).
-    private struct Handed<T>: @unchecked Sendable {
-        let value: T
-        init(_ value: T) { self.value = value }
     }
 
     /// Indices taken from either end, by two threads; those the back's taker finished.
