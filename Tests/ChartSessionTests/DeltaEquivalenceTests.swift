@@ -44,6 +44,54 @@ import TestSupport
         check("a y range set")
     }
 
+    /// The memo keeps the legend's commands while its entries, box and theme stand: what
+    /// it draws equals a fresh render while data moves under the legend (which then moves)
+    /// and while series change colour, style, selection and visibility, and the theme.
+    @Test func legendKeptFromFrameToFrameEqualsFreshOne() throws {
+        let chart = Chart(
+            title: "Legend",
+            xAxes: [AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 100))],
+            yAxes: [AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 10))],
+            series: [Series(id: "a", name: "A", color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: XYData()),
+                     Series(id: "b", name: "B", kind: .column, color: "#d62728", xAxisId: "x", yAxisId: "y", data: XYData())])
+        chart.legend = LegendConfig(position: .topLeft)
+        chart.legend?.listsHiddenSeries = true
+        let renderer = ChartRenderer(measurer: TestFonts.measurer)
+        let size = Size(width: 640, height: 400)
+        var memo = ChartRenderer.Memo()
+        var seen: [[DrawCommand]] = []
+        func check(_ what: String) {
+            let lent = renderer.render(chart, size: size, dpr: 1, memo: &memo).layers[.overlay]!
+            let fresh = renderer.render(chart, size: size, dpr: 1).layers[.overlay]!
+            #expect(lent == fresh, "\(what)")
+            #expect(!fresh.isEmpty, "\(what)")
+            if seen.last != fresh { seen.append(fresh) }
+        }
+        check("empty")
+        // Points far from the top left corner: the legend stays there.
+        for i in 0..<5 {
+            try chart.append(seriesId: "a", xs: [60 + Double(i)], values: [[1]])
+            check("append \(i)")
+        }
+        let still = seen.count
+        // A column under the legend moves it to the next free corner.
+        try chart.append(seriesId: "b", xs: [3], values: [[9.5]])
+        check("data under the legend")
+        chart.setStyle("a") { $0.strokeWidth = 4 }
+        check("a wider line")
+        chart.setStyle("b") { $0.fill = "#00ff00" }
+        check("a column fill")
+        chart.setHidden("b", true)
+        check("a hidden series, listed dimmed")
+        chart.setHidden("b", false)
+        check("shown again")
+        chart.theme.legendText = "#ff00ff"
+        check("the theme's legend text")
+        // Every change above drew a legend of its own (showing "b" again, the one before).
+        #expect(still == 1)
+        #expect(seen.count == 7)
+    }
+
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func heldLayersEqualAFreshFrame(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)

@@ -78,6 +78,8 @@ public struct ChartRenderer: Sendable {
         /// still axes keep their ticks; a scrolling one's are made again).
         var ticks = TickMemo()
         var ticksAxes: [AxisConfig]?
+        /// The legend's commands, while its entries, box and theme stand.
+        var legend: LegendMemo?
         public init() {}
     }
 
@@ -128,7 +130,7 @@ public struct ChartRenderer: Sendable {
         return Output(layout: layout,
                       layers: [.background: background,
                                .series: seriesCommands(chart, layout: layout, dpr: dpr, caches: &memo.reductions),
-                               .overlay: overlayCommands(chart, layout: layout)])
+                               .overlay: overlayCommands(chart, layout: layout, memo: &memo.legend)])
     }
 
     /// Centres a 1-device-pixel line on a device pixel, so it is drawn sharp.
@@ -715,26 +717,59 @@ public struct ChartRenderer: Sendable {
 
     // MARK: Legend
 
-    /// One legend entry: a series, or a slice of a pie or donut (its point index).
-    struct LegendEntry {
-        var series: Series
-        var slice: PieRenderer.Slice?
+    /// One legend entry: a series, or a slice of a pie or donut (its point index), with
+    /// what its row draws (the series as drawn: its selected style while selected).
+    /// Equal entries draw equal rows: a legend whose entries, box and theme stand keeps
+    /// its commands (`Memo.legend`).
+    struct LegendEntry: Equatable {
+        var seriesId: String
+        var sliceIndex: Int?
         var name: String
+        var kind: SeriesKind
+        var color: String
+        var style: SeriesStyle
+        var isHidden: Bool
+        /// A pie slice's colour, a band's fill, an area's fill (nil: not filled).
+        var fill: String?
+        var marker: MarkerStyle?
+
+        /// The entry of `s`, as drawn.
+        static func of(_ s: Series, theme: Theme) -> LegendEntry {
+            // (Only a selected series is copied, into its selected look.)
+            s.isSelected && s.selectedStyle != nil ? entry(s.drawn, slice: nil, theme: theme) : entry(s, slice: nil, theme: theme)
+        }
+
+        /// The entry of `s`, a series as drawn, or of one of its slices.
+        static func entry(_ s: Series, slice: PieRenderer.Slice?, theme: Theme) -> LegendEntry {
+            let fill: String? = switch s.kind {
+            case .pie, .donut: slice?.fill
+            case .band: s.bandFills.fill
+            case .line, .step, .area: s.isFilled ? s.areaFill(over: theme.plotBackground) : nil
+            case .column, .candlestick, .ohlc, .scatter, .bubble: nil
+            }
+            return LegendEntry(seriesId: s.id, sliceIndex: slice?.index, name: slice.map { PieRenderer.name(s, $0.index) } ?? s.name,
+                               kind: s.kind, color: s.color, style: s.style, isHidden: s.isHidden, fill: fill,
+                               marker: s.effectiveMarker)
+        }
     }
 
     /// The legend's entries, in order: each listed series, or for a pie or donut chart
     /// each slice of its first series (as ShinobiCharts lists them).
     func legendEntries(_ chart: Chart) -> [LegendEntry] {
         let listsHidden = chart.legend?.listsHiddenSeries == true
+        let theme = chart.theme
+        // (By index, in the array taken once: a series is a large value, and a loop over
+        // `series`, or an element read through the chart, copies it.)
         let series = chart.series
-        var listed: [Series] = []
-        for i in series.indices where series[i].showInLegend && (!series[i].isHidden || listsHidden) { listed.append(series[i].drawn) }
-        if let pie = listed.first(where: \.kind.isRadial) {
-            return PieRenderer.slices(pie, palette: chart.theme.palette).map {
-                LegendEntry(series: pie, slice: $0, name: PieRenderer.name(pie, $0.index))
+        var out: [LegendEntry] = []
+        for i in series.indices where series[i].showInLegend && (!series[i].isHidden || listsHidden) {
+            if series[i].kind.isRadial {
+                let pie = series[i].drawn
+                return PieRenderer.slices(pie, palette: theme.palette).map { LegendEntry.entry(pie, slice: $0, theme: theme) }
             }
+            out.append(LegendEntry.of(series[i], theme: theme))
         }
-        return listed.map { LegendEntry(series: $0, slice: nil, name: $0.name) }
+        return out
     }
 
     /// The legend's text and place, for `entries` (nil: the chart's legend entries).
@@ -872,17 +907,31 @@ public struct ChartRenderer: Sendable {
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let lineHeight = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
         return zip(placed.rows, entries).map { row, entry in
-            LegendHitBox(seriesId: entry.series.id, slice: entry.slice?.index,
+            LegendHitBox(seriesId: entry.seriesId, slice: entry.sliceIndex,
                          rect: Rect(x: placed.box.minX, y: row.label.bounds.minY - spec.rowGap / 2,
                                     width: placed.box.width, height: lineHeight + spec.rowGap))
         }
     }
 
+    /// The legend's commands, and what they were drawn from.
+    struct LegendMemo: Sendable {
+        var entries: [LegendEntry], spec: LegendSpec, box: Rect, theme: Theme
+        var commands: [DrawCommand]
+    }
+
     func overlayCommands(_ chart: Chart, layout: ChartLayout) -> [DrawCommand] {
+        var memo: LegendMemo? = nil
+        return overlayCommands(chart, layout: layout, memo: &memo)
+    }
+
+    /// The overlay layer: the legend. Where it stays as it was (its entries, box and
+    /// theme; a live chart's usually do), the commands `memo` holds are used again.
+    func overlayCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?) -> [DrawCommand] {
         let listed = legendEntries(chart)
         guard let spec = legendSpec(chart, entries: listed), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
-        let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let theme = chart.theme
+        if let m = memo, m.box == box, m.spec == spec, m.entries == listed, m.theme == theme { return m.commands }
+        let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         var fonts = FontNames()
         let b = placed.box
         var out: [DrawCommand] = [
@@ -890,7 +939,7 @@ public struct ChartRenderer: Sendable {
                   fill: theme.legendBackground, stroke: theme.legendBorder, lineWidth: 1),
         ]
         for (row, entry) in zip(placed.rows, listed) {
-            let s = entry.series
+            let s = entry
             // A hidden series a legend lists (to show it again) is dimmed.
             if s.isHidden { out.append(.opacity(0.35)) }
             defer { if s.isHidden { out.append(.opacity(1)) } }
@@ -900,19 +949,19 @@ public struct ChartRenderer: Sendable {
             case .band:
                 // The fill between two lines.
                 out.append(.rect(x: Float(a.x), y: Float(a.y - 4), w: Float(row.swatchLength), h: 8,
-                                 fill: s.bandFills.fill, stroke: nil, lineWidth: 0))
+                                 fill: s.fill ?? s.color, stroke: nil, lineWidth: 0))
                 out.append(.segments(coords: [Float(a.x), Float(a.y - 4), Float(a.x + row.swatchLength), Float(a.y - 4),
                                               Float(a.x), Float(a.y + 4), Float(a.x + row.swatchLength), Float(a.y + 4)],
                                      stroke: s.color, width: Float(s.style.strokeWidth), dash: []))
             case .pie, .donut:
                 let side = 10.0
                 out.append(.rect(x: Float(mid.x - side / 2), y: Float(mid.y - side / 2), w: Float(side), h: Float(side),
-                                 fill: entry.slice?.fill ?? s.color, stroke: nil, lineWidth: 0))
+                                 fill: s.fill ?? s.color, stroke: nil, lineWidth: 0))
             case .line, .step, .area:
-                if s.isFilled {
+                if let fill = s.fill {
                     // The fill below the line, as tall as the row's text.
                     out.append(.rect(x: Float(a.x), y: Float(a.y), w: Float(row.swatchLength), h: Float(spec.style.size / 2),
-                                     fill: s.areaFill(over: theme.plotBackground), stroke: nil, lineWidth: 0))
+                                     fill: fill, stroke: nil, lineWidth: 0))
                 }
                 out.append(.polyline(points: [Float(a.x), Float(a.y), Float(a.x + row.swatchLength), Float(a.y)],
                                      stroke: s.color, width: Float(max(2, s.style.strokeWidth)), dash: s.style.dash.map(Float.init)))
@@ -936,7 +985,7 @@ public struct ChartRenderer: Sendable {
             case .scatter, .bubble:
                 break
             }
-            if let m = s.effectiveMarker {
+            if let m = s.marker {
                 // One marker at the swatch's middle, no larger than the row.
                 var style = m
                 style.size = min(m.size, 10)
@@ -945,6 +994,7 @@ public struct ChartRenderer: Sendable {
             }
             out.append(text(row.label, fill: theme.legendText, theme: theme, fonts: &fonts))
         }
+        memo = LegendMemo(entries: listed, spec: spec, box: box, theme: theme, commands: out)
         return out
     }
 }
