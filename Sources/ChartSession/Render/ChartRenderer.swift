@@ -52,6 +52,9 @@ public struct ChartRenderer: Sendable {
                 let end = (r.max / w).rounded(.up) * w
                 ranges[axis.id] = DoubleRange(end - r.span, end)
             }
+            // (Its rounds start where the last layout's settled: the snapped ranges barely
+            // differ, so one round usually confirms them.)
+            engine.start = layout.settled
             let next = engine.layout(chart.layoutSpec(size: size, ranges: ranges, reserved: reserved))
             let settled = next.plotRect == layout.plotRect
             layout = next
