@@ -50,6 +50,28 @@ import Testing
     /// A command is as large as its largest case, and a frame copies commands by the
     /// thousand: the line cases (two lines in a band) stay boxed, so a label or a rect
     /// is not hundreds of bytes.
+    /// The diff's command comparison: the same bytes are equal at once, equal commands
+    /// made apart (other string objects) are equal by `==`, and a change is a change.
+    @Test func commandsCompareByBytesThenByValue() {
+        let font = String(repeating: "f", count: 40)   // a string kept on the heap
+        let made = { (x: Float, font: String) in
+            DrawCommand.text(x: x, y: 2, text: "label", font: font, fill: "#000", align: .left, baseline: .alphabetic, angle: 0)
+        }
+        let a = [made(1, font), .opacity(0.5), made(1, font), made(1, font)]
+        let b = [made(1, font), .opacity(0.5), made(1, String(repeating: "f", count: 40)), made(1.5, font)]
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                #expect(DrawCommand.same(a, 0, b, 0))
+                #expect(DrawCommand.same(a, 1, b, 1))
+                #expect(DrawCommand.same(a, 2, b, 2))
+                #expect(!DrawCommand.same(a, 3, b, 3))
+                #expect(!DrawCommand.same(a, 0, b, 1))
+            }
+        }
+        #expect(a.sameCommands(as: Array(a)))
+        #expect(!a.sameCommands(as: b))
+    }
+
     @Test func commandsStaySmall() {
         #expect(MemoryLayout<DrawCommand>.size <= 80)
     }

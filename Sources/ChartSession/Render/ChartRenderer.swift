@@ -83,6 +83,8 @@ public struct ChartRenderer: Sendable {
         var ticksAxes: [AxisConfig]?
         /// The legend's commands, while its entries, box and theme stand.
         var legend: LegendMemo?
+        /// The font names the layers' text commands use.
+        var fonts = FontNames()
         public init() {}
     }
 
@@ -127,13 +129,13 @@ public struct ChartRenderer: Sendable {
             let sharedTicks = shared.flatMap { $0.axes == key.axes ? $0.memo : nil }
             layout = self.layout(chart, size: size, dpr: dpr, resolved: key.ranges, earlierTicks: memo.ticks,
                                  sharedTicks: sharedTicks)
-            background = backgroundCommands(chart, layout: layout, dpr: dpr)
+            background = backgroundCommands(chart, layout: layout, dpr: dpr, fonts: &memo.fonts)
             memo.layoutKey = key; memo.layout = layout; memo.background = background
         }
         return Output(layout: layout,
                       layers: [.background: background,
                                .series: seriesCommands(chart, layout: layout, dpr: dpr, caches: &memo.reductions),
-                               .overlay: overlayCommands(chart, layout: layout, memo: &memo.legend)])
+                               .overlay: overlayCommands(chart, layout: layout, memo: &memo.legend, fonts: &memo.fonts)])
     }
 
     /// Centres a 1-device-pixel line on a device pixel, so it is drawn sharp.
@@ -151,21 +153,25 @@ public struct ChartRenderer: Sendable {
                      fill: fill, align: align, baseline: .alphabetic, angle: Float(t.angle))
     }
 
-    /// The CSS font of each text style a layer uses, made once per layer: a font name is
-    /// longer than a string kept inline, so each label's own would be an allocation.
-    struct FontNames {
-        private var made: [(style: TextStyle, name: String)] = []
+    /// The CSS font of each text style, made once: a font name is longer than a string
+    /// kept inline, so each label's own would be an allocation. A view's memo keeps them
+    /// from frame to frame, so an unchanged label is the same bytes as the frame before's
+    /// and its layer's diff compares it without reading the strings.
+    struct FontNames: Sendable {
+        private var made: [(style: TextStyle, family: String, name: String)] = []
         mutating func name(_ style: TextStyle, theme: Theme) -> String {
-            if let hit = made.first(where: { $0.style == style }) { return hit.name }
+            if let hit = made.first(where: { $0.style == style && $0.family == theme.fontFamily }) { return hit.name }
             let name = theme.cssFont(style)
-            made.append((style, name))
+            // (A handful of styles; a theme change starts afresh.)
+            if made.count >= 16 { made.removeAll() }
+            made.append((style, theme.fontFamily, name))
             return name
         }
     }
 
     // MARK: Background layer
 
-    func backgroundCommands(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [DrawCommand] {
+    func backgroundCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, fonts: inout FontNames) -> [DrawCommand] {
         let theme = chart.theme
         let plot = layout.plotRect
         var out: [DrawCommand] = [
@@ -260,7 +266,6 @@ public struct ChartRenderer: Sendable {
             if width > 0 { out.append(.segments(coords: lines, stroke: config?.lineColor ?? theme.axisLine, width: width, dash: [])) }
         }
 
-        var fonts = FontNames()
         for axis in layout.axes {
             let fill = chart.axis(axis.id)?.config.labelColor ?? theme.tickLabel
             for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
@@ -922,20 +927,14 @@ public struct ChartRenderer: Sendable {
         var commands: [DrawCommand]
     }
 
-    func overlayCommands(_ chart: Chart, layout: ChartLayout) -> [DrawCommand] {
-        var memo: LegendMemo? = nil
-        return overlayCommands(chart, layout: layout, memo: &memo)
-    }
-
     /// The overlay layer: the legend. Where it stays as it was (its entries, box and
     /// theme; a live chart's usually do), the commands `memo` holds are used again.
-    func overlayCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?) -> [DrawCommand] {
+    func overlayCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?, fonts: inout FontNames) -> [DrawCommand] {
         let listed = legendEntries(chart)
         guard let spec = legendSpec(chart, entries: listed), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let theme = chart.theme
         if let m = memo, m.box == box, m.spec == spec, m.entries == listed, m.theme == theme { return m.commands }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
-        var fonts = FontNames()
         let b = placed.box
         var out: [DrawCommand] = [
             .rect(x: Float(b.x), y: Float(b.y), w: Float(b.width), h: Float(b.height),

@@ -82,10 +82,10 @@ public struct LayerPatch: Equatable, Sendable {
 
     private static func operations(from a: UnsafeBufferPointer<DrawCommand>, to b: UnsafeBufferPointer<DrawCommand>) -> [Op] {
         var prefix = 0
-        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+        while prefix < a.count, prefix < b.count, DrawCommand.same(a, prefix, b, prefix) { prefix += 1 }
         var suffix = 0
         while suffix < a.count - prefix, suffix < b.count - prefix,
-              a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
+              DrawCommand.same(a, a.count - 1 - suffix, b, b.count - 1 - suffix) { suffix += 1 }
         let oldCount = a.count - suffix - prefix, newCount = b.count - suffix - prefix
 
         var ops: [Op] = []
@@ -109,7 +109,7 @@ public struct LayerPatch: Equatable, Sendable {
         if oldCount == newCount {
             // Command by command: equal ones kept, columns lines patched, others replaced.
             for i in prefix..<(prefix + newCount) {
-                if a[i] == b[i] { add(.keep(1)); continue }
+                if DrawCommand.same(a, i, b, i) { add(.keep(1)); continue }
                 if case let .columns(ol) = a[i], case let .columns(nl) = b[i], let p = ColumnsPatch.diff(from: ol, to: nl) {
                     add(.columns(p))
                 } else {
@@ -135,10 +135,35 @@ extension [DrawCommand] {
         return withUnsafeBufferPointer { a in
             other.withUnsafeBufferPointer { b in
                 if a.baseAddress == b.baseAddress { return true }
-                for i in 0..<a.count where a[i] != b[i] { return false }
+                for i in 0..<a.count where !DrawCommand.same(a, i, b, i) { return false }
                 return true
             }
         }
+    }
+}
+
+extension DrawCommand {
+    /// Whether `a[i]` equals `b[j]`: at once when they are the same bytes (the same
+    /// strings and arrays, equal numbers: an unchanged command of a layer made again, its
+    /// font names kept by the memo), else by `==`. (`==` on commands read from a buffer
+    /// copies both first, every string and array in them retained and released.)
+    @inline(__always)
+    static func same(_ a: UnsafeBufferPointer<DrawCommand>, _ i: Int, _ b: UnsafeBufferPointer<DrawCommand>, _ j: Int) -> Bool {
+        let size = MemoryLayout<DrawCommand>.size
+        let stride = MemoryLayout<DrawCommand>.stride
+        let p = UnsafeRawPointer(a.baseAddress!) + i * stride, q = UnsafeRawPointer(b.baseAddress!) + j * stride
+        var k = 0
+        while k + 8 <= size {
+            guard p.loadUnaligned(fromByteOffset: k, as: UInt64.self) == q.loadUnaligned(fromByteOffset: k, as: UInt64.self) else {
+                return a[i] == b[j]
+            }
+            k += 8
+        }
+        while k < size {
+            guard p.load(fromByteOffset: k, as: UInt8.self) == q.load(fromByteOffset: k, as: UInt8.self) else { return a[i] == b[j] }
+            k += 1
+        }
+        return true
     }
 }
 
