@@ -235,6 +235,34 @@ import TestSupport
         #expect(reused > 300)
     }
 
+    /// The search for the kept stretch's ends finds what a scan finds, whatever its
+    /// guess (right, near, far, outside the run) and however the columns repeat (gaps
+    /// split a column into several entries) or skip (sparse data).
+    @Test func partitionFindsWhatAScanFinds() {
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<200 {
+            var columns: [Int] = []
+            var k = Int(rng.nextUnit() * 100) - 50
+            for _ in 0..<Int(rng.nextUnit() * 60) {
+                columns.append(k)
+                let r = rng.nextUnit()
+                k += r < 0.1 ? 0 : r < 0.8 ? 1 : Int(rng.nextUnit() * 20)
+            }
+            let run = ColumnReducer.RawRun(columns.map {
+                .init(column: $0, lo: 0, hi: 0, first: 0, last: 0, joined: true, lastSequence: 0)
+            })
+            for _ in 0..<20 {
+                let column = (columns.first ?? 0) + Int(rng.nextUnit() * 90) - 10
+                let scan = columns.firstIndex { $0 > column } ?? columns.count
+                for guess in [column - (columns.first ?? 0), -5, 0, columns.count / 2, columns.count - 1, columns.count + 7,
+                              Int(rng.nextUnit() * 80) - 10] {
+                    #expect(ColumnReducer.partition(run, guess: guess) { $0.column > column } == scan,
+                            "columns \(columns) past \(column) guess \(guess)")
+                }
+            }
+        }
+    }
+
     /// The run a reduction keeps in place holds exactly what an array given the same
     /// changes holds, through many scrolls (its start moves on, it runs out of room in
     /// front, and it is moved back once more room than run lies before it).

@@ -266,8 +266,10 @@ public enum ColumnReducer {
             var before = min(lastColumn, c.lastColumn)
             if data.endSequence > c.endSequence { before = min(before, column(c.endSequence - 1 - data.firstSequence)) }
             // Raws are in column order: the kept ones are one stretch.
-            let lo = partition(c.raws) { $0.column > after }
-            let hi = max(lo, partition(c.raws) { $0.column >= before })
+            // (Where a column's entry should be, were there one entry per column.)
+            let first = c.raws.isEmpty ? 0 : c.raws[0].column
+            let lo = partition(c.raws, guess: after + 1 - first) { $0.column > after }
+            let hi = max(lo, partition(c.raws, guess: before - first) { $0.column >= before })
             if hi > lo, hi - lo > c.raws.count / 2 { plan = (lo..<hi, before, c.firstColumn - firstColumn) }
         }
         if let plan {
@@ -436,9 +438,32 @@ public enum ColumnReducer {
     }
 
     /// The first index of `raws` (in column order) whose entry satisfies `isPast`, a
-    /// predicate false up to some column and true from it on.
-    static func partition(_ raws: RawRun, _ isPast: (Raw) -> Bool) -> Int {
-        var a = 0, b = raws.count
+    /// predicate false up to some column and true from it on, searched from `guess`
+    /// outwards (galloping, then halving). Raws mostly hold one entry per column, so a
+    /// guess from the column numbers lands on or next to the answer: a view's raws are
+    /// rarely in the cache, and a plain halving search missed it at every probe.
+    static func partition(_ raws: RawRun, guess: Int, _ isPast: (Raw) -> Bool) -> Int {
+        let n = raws.count
+        guard n > 0 else { return 0 }
+        let g = min(max(guess, 0), n - 1)
+        var a: Int, b: Int  // the answer lies in a...b
+        if isPast(raws[g]) {
+            a = 0; b = g
+            var step = 1
+            while g - step >= 0 {
+                if !isPast(raws[g - step]) { a = g - step + 1; break }
+                b = g - step
+                step <<= 1
+            }
+        } else {
+            a = g + 1; b = n
+            var step = 1
+            while g + step < n {
+                if isPast(raws[g + step]) { b = g + step; break }
+                a = g + step + 1
+                step <<= 1
+            }
+        }
         while a < b {
             let m = (a + b) / 2
             if isPast(raws[m]) { b = m } else { a = m + 1 }
