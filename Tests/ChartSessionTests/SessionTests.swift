@@ -65,6 +65,40 @@ import TestSupport
         #expect(third.layers.count == 4 && third.width == 640 && third.dpr == 2)
     }
 
+    /// Publications keep to a grid of 1/maxFps: one a little late (up to a quarter step)
+    /// is made up at the next, so viewers keep getting maxFps frames a second; a later
+    /// one starts the grid afresh, so lateness never piles up.
+    @Test func latePublicationsStayOnThePacingGrid() throws {
+        let s = Fixtures.session(Fixtures.staticChart())
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        let step = 1 / s.maxFps
+        var x = 100.0
+        func publishAt(_ now: Double) throws -> Double? {
+            s.publish(now: now)
+            while s.nextFrame(for: v, now: now) != nil { _ = s.receive(.ack, from: v) }
+            x += 1
+            try s.append(seriesId: "s", xs: [x], ys: [1])
+            return s.publishDue(now: now)
+        }
+        _ = try publishAt(10)
+        // A fifth of a step late: the next is due on the grid, sooner than a step after it.
+        let due = try #require(try publishAt(10 + step * 1.2))
+        #expect(abs(due - (10 + 2 * step)) < 1e-9)
+        // Then half a step late: the grid starts again from there.
+        let late = 10 + 3 * step + step / 2
+        let after = try #require(try publishAt(late))
+        #expect(abs(after - (late + step)) < 1e-9)
+        // In all, 1 s of publications each a fifth of a step late keeps maxFps.
+        var now = after, count = 0
+        while now < after + 1 - 1e-9 {
+            let next = try #require(try publishAt(now + step * 0.2))
+            count += 1
+            now = max(next, now)
+        }
+        #expect(count >= Int(s.maxFps) - 1)
+    }
+
     /// A publication waits (at most `maxHold`) for the previous one to reach every
     /// viewer that was ready for it, and never for a viewer whose window is full.
     @Test func publicationWaitsForReadyViewersNotForSlowOnes() throws {

@@ -515,8 +515,13 @@ public final class Session {
         return max(now, viewersOwed > 0 ? max(due, lastPublish + Self.maxHold) : due)
     }
 
-    /// How late a paced publication may be and still count as on time.
-    static let timerSlack = 0.002
+    /// How late a paced publication may be, as a share of the pacing step, and still
+    /// count as on time: the next one is then due a step after the grid point, not after
+    /// the late one. A late publication (the transport's timer fired late, or the last
+    /// publication's frames took a little longer to render and send) is made up at the
+    /// next, and viewers keep getting `maxFps` frames a second; one later than this
+    /// (the server cannot keep up) starts the grid afresh, so lateness never piles up.
+    static let lateShare = 0.25
 
     /// Longest a publication waits for the previous one to reach its viewers.
     public static let maxHold = 0.1
@@ -537,12 +542,12 @@ public final class Session {
         let changedAt = pendingChangeAt ?? now
         pendingChangeAt = nil
         main.publishedVersion = chart.version
-        // A publication held back by the pacing goes when the transport's timer fires,
-        // a little late: count it on the pacing grid, so the lateness does not add up
-        // from one frame to the next (input at maxFps then locks to the grid instead of
-        // waiting longer and longer).
+        // A publication held back by the pacing goes when the transport's timer fires, a
+        // little late, or when the last one's frames are out: count it on the pacing grid
+        // (`lateShare`), so the lateness does not add up from one frame to the next
+        // (input at maxFps then locks to the grid instead of waiting longer and longer).
         let step = 1 / maxFps
-        lastPublish = now - lastPublish < step + Self.timerSlack ? lastPublish + step : now
+        lastPublish = now - lastPublish < step * (1 + Self.lateShare) ? lastPublish + step : now
 
         chart.emit(.renderStarted)
         // The session's chart and its views have the same axes (a view keeps its own
