@@ -32,35 +32,15 @@ public struct ChartRenderer: Sendable {
         // (Only our manager is lent earlier ticks: it passes the axes as they are defined.)
         if chart.layoutManager is DefaultLayoutManager { engine.earlierTicks = earlierTicks; engine.sharedTicks = sharedTicks }
         let reserved = legendBand(chart)?.reserved ?? .all(0)
-        let following = chart.axes.filter {
-            $0.isXAxis && $0.userRange == nil && $0.config.mode == .follow && $0.config.type != .logarithmic
-                && !$0.config.isDiscontinuous
+        var spec = chart.layoutSpec(size: size, ranges: resolved, reserved: reserved)
+        // A following X axis scrolls by whole device pixels: its range snaps to the length
+        // each pass gives it, so the passes settle the plot and the snapped range together.
+        for i in spec.axes.indices {
+            guard let axis = chart.axis(spec.axes[i].id), axis.isXAxis, axis.userRange == nil, axis.config.mode == .follow,
+                  axis.config.type != .logarithmic, !axis.config.isDiscontinuous else { continue }
+            spec.axes[i].snapsToDevicePixels = dpr
         }
-        // With following axes this first layout only measures the plot: its axes need
-        // their calculators, not their labels.
-        var measuring = engine
-        measuring.placesAxes = following.isEmpty
-        var layout = measuring.layout(chart.layoutSpec(size: size, ranges: resolved, reserved: reserved))
-        guard !following.isEmpty else { return layout }
-        for _ in 0..<3 {
-            var ranges = resolved
-            for axis in following {
-                guard let r = resolved[axis.id], let placed = layout.axis(axis.id) else { continue }
-                let devicePixels = abs(placed.calculator.pixelEnd - placed.calculator.pixelStart) * dpr
-                let w = r.span / devicePixels
-                guard w.isFinite, w > 0 else { continue }
-                let end = (r.max / w).rounded(.up) * w
-                ranges[axis.id] = DoubleRange(end - r.span, end)
-            }
-            // (Its rounds start where the last layout's settled: the snapped ranges barely
-            // differ, so one round usually confirms them.)
-            engine.start = layout.settled
-            let next = engine.layout(chart.layoutSpec(size: size, ranges: ranges, reserved: reserved))
-            let settled = next.plotRect == layout.plotRect
-            layout = next
-            if settled { break }
-        }
-        return layout
+        return engine.layout(spec)
     }
 
     public func render(_ chart: Chart, size: Size, dpr: Double) -> Output {

@@ -192,6 +192,13 @@ public struct AxisSpec: Equatable, Sendable {
     public var alignment: AxisAlignment
     /// The data range shown along the axis (already resolved from auto-range rules).
     public var visibleRange: DoubleRange
+    /// Device pixels per CSS pixel, for an axis whose range scrolls with its data (a
+    /// following X axis): the range it shows is `visibleRange` moved on (its span kept)
+    /// until its end is a whole multiple of the data width of one device pixel, at the
+    /// length the layout gives it (`range(alongPixels:)`). Columns of data then keep
+    /// their pixels from frame to frame and a scroll moves them by whole pixels. Nil:
+    /// `visibleRange` as it is.
+    public var snapsToDevicePixels: Double?
     public var title: String?
     public var labelStyle: TextStyle
     public var titleStyle: TextStyle
@@ -384,4 +391,16 @@ public struct LayoutStart: Equatable, Sendable {
     public var thickness: [Double]
     public var reserve: EdgeInsets
     public init(thickness: [Double], reserve: EdgeInsets) { self.thickness = thickness; self.reserve = reserve }
+}
+
+extension AxisSpec {
+    /// The range shown over `length` CSS pixels (see `snapsToDevicePixels`).
+    public func range(alongPixels length: Double) -> DoubleRange {
+        guard let dpr = snapsToDevicePixels else { return visibleRange }
+        let r = visibleRange
+        let w = r.span / (length * dpr)
+        guard w.isFinite, w > 0 else { return r }
+        let end = (r.max / w).rounded(.up) * w
+        return DoubleRange(end - r.span, end)
+    }
 }

@@ -129,7 +129,8 @@ public struct ChartLayoutEngine: Sendable {
         let (start, end) = axis.alignment.isHorizontal ? (plot.minX, plot.maxX) : (plot.maxY, plot.minY)
         let dir: Double = end >= start ? 1 : -1
         let (low, high) = axis.flipped ? (end - dir * lead, start + dir * trail) : (start + dir * lead, end - dir * trail)
-        return CoordinateCalculator(range: axis.visibleRange, pixelStart: low, pixelEnd: high, logBase: axis.kind.logBase, breaks: axis.breaks)
+        return CoordinateCalculator(range: axis.range(alongPixels: abs(high - low)), pixelStart: low, pixelEnd: high,
+                                    logBase: axis.kind.logBase, breaks: axis.breaks)
     }
 
     /// The axis' ticks, and its step when it is numeric.
@@ -179,7 +180,7 @@ public struct ChartLayoutEngine: Sendable {
         if let fixed = fixedTicks(axis, calculator: calc, measure: measure) { return (nil, fixed) }
         switch axis.kind {
         case let .numeric(format):
-            return TickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
+            return TickGenerator.ticks(range: calc.range, calculator: calc, length: length, horizontal: horizontal,
                                        policy: axis.tickPolicy, format: format, measure: measure)
                 .map { ($0.step, $0.ticks) }
         case let .logarithmic(base, format):
@@ -189,7 +190,7 @@ public struct ChartLayoutEngine: Sendable {
             return CategoryTickGenerator.ticks(calculator: calc, length: length, horizontal: horizontal,
                                                policy: axis.tickPolicy, categories: names, measure: measure).map { (nil, $0) }
         case let .dateTime(zone):
-            return TimeTickGenerator.ticks(range: axis.visibleRange, calculator: calc, length: length, horizontal: horizontal,
+            return TimeTickGenerator.ticks(range: calc.range, calculator: calc, length: length, horizontal: horizontal,
                                            policy: axis.tickPolicy, zone: zone, format: axis.dateFormat, measure: measure)
                 .map { (nil, $0.ticks) }
         }
