@@ -174,6 +174,9 @@ import TestSupport
         guard RenderLanes.shared.count > 1 else { return }   // (one processor: no render thread)
         let s = try session()
         s.renderThreads = 2
+        // (The render thread takes nearly all views: they are still rendering when the
+        // transport's few are done and `publish` returns.)
+        s.transportShare = 0.1
         let ids = (0..<16).map { i -> ViewerID in
             let v = join(s)
             _ = s.receive(.wheel(WheelEvent(x: 300, y: 100 + Double(i) * 10, deltaY: -30 - Double(i), shift: true)), from: v)

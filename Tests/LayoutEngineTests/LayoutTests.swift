@@ -40,45 +40,26 @@ import TestSupport
         #expect(engine.layout(s) == engine.layout(s))
     }
 
-    /// A layout started where another of the same axes settled (`ChartLayoutEngine.start`)
-    /// confirms it in one round when the ranges barely moved, and lays out as one
-    /// started from nothing; a start that does not fit (wrong count, far off) still ends
-    /// where the rounds settle.
-    @Test func aStartFromASettledLayoutSavesARound() throws {
-        let first = engine.layout(spec(width: 800, height: 500, axes: Self.basicAxes))
-        let start = try #require(first.settled)
-        #expect(first.passes >= 2)
-        #expect(start.thickness == [first.axis("x")!.rect.height, first.axis("y")!.rect.width])
-        var moved = Self.basicAxes
-        moved[0].visibleRange = DoubleRange(0.01, 20.01)
-        let cold = engine.layout(spec(width: 800, height: 500, axes: moved))
-        var seeded = engine
-        seeded.start = start
-        let warm = seeded.layout(spec(width: 800, height: 500, axes: moved))
-        #expect(warm.passes == 1)
-        #expect(warm.plotRect == cold.plotRect && warm.axes == cold.axes && warm.title == cold.title)
-        // A start for other axes is ignored; one far off is corrected by the rounds.
-        seeded.start = LayoutStart(thickness: [0, 0, 0], reserve: .all(0))
-        #expect(seeded.layout(spec(width: 800, height: 500, axes: moved)) == cold)
-        seeded.start = LayoutStart(thickness: [200, 300], reserve: .all(40))
-        let far = seeded.layout(spec(width: 800, height: 500, axes: moved))
-        #expect(far.passes >= 2 && far.plotRect == cold.plotRect && far.axes == cold.axes)
-    }
-
-    /// A tick memo lends a layout the ticks either of the two layouts before it used (a
-    /// frame with a following axis makes two, over different plots), and forgets older ones.
-    @Test func tickMemoKeepsTheTwoLayoutsBefore() {
-        let memo = TickMemo()
-        let calc = { (end: Double) in CoordinateCalculator(range: DoubleRange(0, 1), pixelStart: 0, pixelEnd: end) }
-        let made: TickMemo.Made = (nil, [])
-        memo.store("y", calc(100), made); memo.finishLayout()          // layout 1 used y over 100
-        memo.store("y", calc(90), made); memo.finishLayout()           // layout 2 over 90
-        #expect(memo.find("y", calc(100)) != nil)                      // layout 3 finds both
-        #expect(memo.find("y", calc(90)) != nil)
-        #expect(memo.find("x", calc(90)) == nil)
-        memo.finishLayout()
-        memo.finishLayout(); memo.finishLayout()                       // two layouts using nothing
-        #expect(memo.find("y", calc(100)) == nil)
+    /// A following axis (`snapsToDevicePixels`) shows its range moved on, span kept, to
+    /// end on a whole device pixel's data width at the length the layout gives it; the
+    /// plot is the one its passes settle on, and an axis without it shows its range as is.
+    @Test func followingAxisSnapsToDevicePixels() throws {
+        var axes = Self.basicAxes
+        axes[0].visibleRange = DoubleRange(1000.003, 1020.003)
+        let plain = engine.layout(spec(width: 800, height: 500, axes: axes))
+        axes[0].snapsToDevicePixels = 2
+        let snapped = engine.layout(spec(width: 800, height: 500, axes: axes))
+        let calc = try #require(snapped.axis("x")).calculator
+        let devicePixels = abs(calc.pixelEnd - calc.pixelStart) * 2
+        let w = 20 / devicePixels
+        #expect(abs(calc.range.span - 20) < 1e-9)
+        #expect(calc.range.max >= 1020.003 && calc.range.max - 1020.003 < w)
+        #expect(abs((calc.range.max / w).rounded() - calc.range.max / w) < 1e-6)
+        #expect(plain.axis("x")!.calculator.range == DoubleRange(1000.003, 1020.003))
+        #expect(snapped.plotRect == plain.plotRect)
+        #expect(snapped.axis("y")!.calculator.range == plain.axis("y")!.calculator.range)
+        // The ticks are the snapped range's.
+        #expect(snapped.axis("x")!.ticks.allSatisfy { calc.range.min <= $0.value && $0.value <= calc.range.max })
     }
 
     @Test func axesOnOneSideStackOutwards() throws {

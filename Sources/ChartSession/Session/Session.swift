@@ -656,7 +656,7 @@ public final class Session {
         let ticket = lanes > 1 ? RenderLanes.shared.start({ job.value() }, done: { Session.wakeAfterRender() }) : nil
         // This thread renders its share, then goes back to sending while the render thread
         // draws the rest: a view a third of a publication's time is sending, not rendering.
-        let share = ticket == nil ? items.count : Int((Double(items.count) * Self.transportShare).rounded(.down))
+        let share = ticket == nil ? items.count : Int((Double(items.count) * transportShare).rounded(.down))
         var done = 0
         while done < share, let i = queue.takeFront() {
             render(items[i], from: model)
@@ -672,8 +672,9 @@ public final class Session {
     static let wakeEvery = 32
 
     /// Of the views a publication renders, the share the transport's thread renders itself
-    /// before going back to sending; a render thread draws the rest meanwhile.
-    static let transportShare = 0.45
+    /// before going back to sending; a render thread draws the rest meanwhile. (A
+    /// variable for tests, which need views still rendering when `publish` returns.)
+    var transportShare = 0.45
 
     /// A view to render, with what its viewers need.
     private struct ViewWork {

@@ -372,25 +372,8 @@ public struct ChartLayout: Equatable, Sendable {
     public var axes: [AxisLayout]
     /// How many measure/layout rounds it took to settle.
     public var passes: Int
-    /// Where the rounds settled (nil from a manager that does not say).
-    public var settled: LayoutStart?
-
-    public init(size: Size, plotRect: Rect, title: PlacedText?, axes: [AxisLayout], passes: Int, settled: LayoutStart? = nil) {
-        self.size = size; self.plotRect = plotRect; self.title = title; self.axes = axes; self.passes = passes
-        self.settled = settled
-    }
 
     public func axis(_ id: String) -> AxisLayout? { axes.first { $0.id == id } }
-}
-
-/// Where a layout's measure/layout rounds settled: each axis' thickness (in spec order)
-/// and the room kept for labels overhanging the plot's open edges. A layout of the same
-/// axes over nearly the same ranges can start its rounds there
-/// (`ChartLayoutEngine.start`) and then usually settles in one round instead of two.
-public struct LayoutStart: Equatable, Sendable {
-    public var thickness: [Double]
-    public var reserve: EdgeInsets
-    public init(thickness: [Double], reserve: EdgeInsets) { self.thickness = thickness; self.reserve = reserve }
 }
 
 extension AxisSpec {

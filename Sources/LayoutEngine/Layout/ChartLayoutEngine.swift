@@ -36,12 +36,6 @@ public struct ChartLayoutEngine: Sendable {
     /// axes go (a following axis' first layout, which only measures the plot to snap its
     /// range to device pixels).
     public var placesAxes = true
-    /// Where the default manager starts its measure/layout rounds (nil: every axis 0
-    /// thick), when it is for as many axes as the spec has. The layout is then a
-    /// function of the spec and this start: a caller that passes one derived from the
-    /// same inputs (as the renderer does, from the layout that measured the plot) still
-    /// gets the same layout for the same inputs.
-    public var start: LayoutStart?
 
     /// This engine remembering the ticks it makes in `memo` (nil: a new one, for this
     /// layout only), where an axis id always stands for the same axis: the passes
@@ -480,14 +474,12 @@ extension String {
 
 /// Ticks made by axis id and calculator: those of one layout (a handful of axes, each
 /// measured over a few plots), and, kept from one layout to the next of the same axes,
-/// those of the two layouts before (a live chart's still axes: the same ticks every
-/// frame; two, because a frame with a following axis makes two layouts, one measuring
-/// the plot and one placing the axes, whose rounds measure over different plots).
+/// those of the layout before (a live chart's still axes: the same ticks every frame).
 /// An axis' ticks depend on its definition and its calculator alone.
 public final class TickMemo: Sendable {
     typealias Made = (step: TickStep?, ticks: [Tick])?
     private struct Entry { var id: String, calc: CoordinateCalculator, made: Made }
-    private struct Lists { var current: [Entry] = [], previous: [Entry] = [], beforeThat: [Entry] = [] }
+    private struct Lists { var current: [Entry] = [], previous: [Entry] = [] }
     private let lists = Mutex(Lists())
 
     public init() {}
@@ -495,8 +487,7 @@ public final class TickMemo: Sendable {
     func find(_ id: String, _ calc: CoordinateCalculator) -> Made? {
         lists.withLock { l in
             if let e = l.current.first(where: { $0.id == id && $0.calc == calc }) { return e.made }
-            guard let e = l.previous.first(where: { $0.id == id && $0.calc == calc })
-                    ?? l.beforeThat.first(where: { $0.id == id && $0.calc == calc }) else { return nil }
+            guard let e = l.previous.first(where: { $0.id == id && $0.calc == calc }) else { return nil }
             l.current.append(e)
             return e.made
         }
@@ -506,13 +497,9 @@ public final class TickMemo: Sendable {
         lists.withLock { $0.current.append(Entry(id: id, calc: calc, made: made)) }
     }
 
-    /// A layout ended: what it used is kept for the next two, the rest forgotten.
+    /// A layout ended: what it used is kept for the next, the rest forgotten.
     public func finishLayout() {
-        lists.withLock { l in
-            l.beforeThat = l.previous
-            l.previous = l.current
-            l.current = []
-        }
+        lists.withLock { l in l.previous = l.current; l.current = [] }
     }
 }
 

@@ -294,10 +294,6 @@ public struct DefaultLayoutManager: ChartLayoutManager {
 
         var thickness = [Double](repeating: 0, count: spec.axes.count)
         var reserve = EdgeInsets()
-        if let start = engine.start, start.thickness.count == spec.axes.count {
-            thickness = start.thickness
-            reserve = start.reserve
-        }
         var plot = content
         var passes = 0
         while passes < maxPasses {
@@ -323,7 +319,6 @@ public struct DefaultLayoutManager: ChartLayoutManager {
         for i in spec.axes.indices where spec.axes[i].labelsAreFixed && spec.axes[i].isCenterAxis {
             axes[i].line = InnerAxisLayoutStrategy.positionLine(of: spec.axes[i], state: s)
         }
-        return ChartLayout(size: spec.size, plotRect: plot, title: title, axes: axes, passes: passes,
-                           settled: LayoutStart(thickness: thickness, reserve: reserve))
+        return ChartLayout(size: spec.size, plotRect: plot, title: title, axes: axes, passes: passes)
     }
 }
