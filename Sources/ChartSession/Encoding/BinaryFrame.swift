@@ -35,6 +35,8 @@ public enum BinaryFrame {
             let i = UInt16(strings.count)
             strings.append(s)
             if strings.count == Self.linear + 1 {
+                // (Room for a layer's labels at once: growing by doubling rehashed them all.)
+                index.reserveCapacity(4 * Self.linear)
                 for (k, t) in strings.enumerated() { index[t] = UInt16(k) }
             } else if strings.count > Self.linear + 1 {
                 index[s] = i
