@@ -226,6 +226,34 @@ import TestSupport
         #expect(all.allSatisfy { $0 == Array(0..<400) }, "every run did each item once")
     }
 
+    /// A view synced from the session's chart takes its data and definition and keeps
+    /// its own state of each series (hidden, selected, rotation), also when the session's
+    /// series change order or one is added; a view with no state of its own shares the
+    /// session's series as they are.
+    @Test func aSyncedViewKeepsItsOwnSeriesState() throws {
+        let model = Fixtures.staticChart()
+        let view = model.makeView(modifiers: [])
+        view.setHidden("s", true)
+        view.setSelected("s", true)
+        try model.append(seriesId: "s", xs: [100], ys: [100])
+        view.syncView(from: model)
+        let s = try #require(view.series.first)
+        #expect(s.isHidden && s.isSelected && s.data.count == 101)
+        #expect(!model.series[0].isHidden && !model.series[0].isSelected)
+        // A series added before it (a redefined chart): the view's state follows its series by id.
+        let redefined = Chart(title: "Static", xAxes: model.axes.filter(\.isXAxis).map(\.config),
+                              yAxes: model.axes.filter { !$0.isXAxis }.map(\.config),
+                              series: [Series(id: "t", name: "T", color: "#000", xAxisId: "x", yAxisId: "y"), model.series[0]])
+        view.syncView(from: redefined)
+        #expect(view.series.map(\.id) == ["t", "s"])
+        #expect(!view.series[0].isHidden && view.series[1].isHidden && view.series[1].isSelected)
+        // Shown again in the view: it now matches the session's state and reads its series.
+        view.setHidden("s", false)
+        view.setSelected("s", false)
+        view.syncView(from: redefined)
+        #expect(view.series.map(\.isHidden) == [false, false] && !view.series[1].isSelected)
+    }
+
     @Test func viewersWhoseViewsShowTheSameShareThem() throws {
         let s = try session()
         s.publish(now: 0)

@@ -369,15 +369,24 @@ public final class Chart {
     /// view's own zoom (on axes whose definition is unchanged), visibility and selection.
     func syncView(from model: Chart) {
         suspendUpdates {
-            let own = Dictionary(series.map { ($0.id, SeriesView($0)) }, uniquingKeysWith: { a, _ in a })
+            // (By index: a series is a large value, copied by a loop over the series.)
+            let own = series.indices.map { SeriesView(series[$0]) }
             var newAxes = model.axes
             for i in newAxes.indices {
                 if let old = axis(newAxes[i].id), old.config == newAxes[i].config { newAxes[i].userRange = old.userRange }
             }
             axes = newAxes
-            let stacksBefore = series.map { ($0.id, $0.isHidden) }
+            let stacksBefore = own.map { ($0.id, $0.isHidden) }
             series = model.series
-            for i in series.indices { own[series[i].id]?.apply(to: &series[i]) }
+            for i in series.indices {
+                // The view's state of the series, found where it stood (the same series in the
+                // same order, mostly), written only where it differs: a write copies the
+                // model's array of series into the view's own.
+                let id = series[i].id
+                guard let v = i < own.count && own[i].id == id ? own[i] : own.first(where: { $0.id == id }),
+                      v != SeriesView(series[i]) else { continue }
+                v.apply(to: &series[i])
+            }
             // The model's stacked sums hold while the same series are shown.
             if series.map({ ($0.id, $0.isHidden) }).elementsEqual(model.series.map { ($0.id, $0.isHidden) }, by: ==) {
                 stackMembers = model.stackMembers
