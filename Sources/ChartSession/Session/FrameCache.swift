@@ -58,10 +58,10 @@ struct FrameCache {
                          sharedTicks: ChartRenderer.SharedTicks? = nil) -> RenderedSize {
         if let hit = entries[size], hit.chartVersion == chart.version { return hit }
         let entry = entries[size]
-        // The memo is taken out while the render changes it: the local copy is the only
-        // one, so its reductions are not copied on write.
-        var memo = entry?.memo ?? ChartRenderer.Memo()
-        entry?.memo = ChartRenderer.Memo()
+        // The memo is taken out (swapped, not copied) while the render changes it: the
+        // local one is the only one, so its reductions are not copied on write.
+        var memo = ChartRenderer.Memo()
+        if let entry { swap(&memo, &entry.memo) }
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
                                      dpr: size.dpr, memo: &memo, shared: sharedTicks)
         chart.notePresented(output.layout)
