@@ -428,9 +428,18 @@ public struct Series: Sendable {
     /// a column more at either end, so the outer ones are not cut in half.
     var xExtent: (min: Double, max: Double)? {
         guard let r = plotted.xRange else { return nil }
-        guard kind == .column || kind == .candlestick || kind == .ohlc, data.minSpacing.isFinite else { return r }
-        let half = data.minSpacing * style.columnWidth / 2
+        guard let half = Self.halfColumn(kind, minSpacing: data.minSpacing, columnWidth: style.columnWidth) else { return r }
         return (r.min - half, r.max + half)
+    }
+
+    /// How far a series of `kind` reaches past its first and last x: half a column for
+    /// columns and candles (sized by the points' `minSpacing`), nil for the others or
+    /// when there is no spacing to size a column by. (Static, with its `extentBaseline`
+    /// and `valuesArePlotted` kin, for callers that read a series' stored fields in place:
+    /// a series asked a computed property out of an array is copied first.)
+    static func halfColumn(_ kind: SeriesKind, minSpacing: Double, columnWidth: Double) -> Double? {
+        guard kind == .column || kind == .candlestick || kind == .ohlc, minSpacing.isFinite else { return nil }
+        return minSpacing * columnWidth / 2
     }
 
     /// The Y extent the series draws over, given its data's `values`: for columns and
@@ -440,7 +449,10 @@ public struct Series: Sendable {
     }
 
     /// The baseline the drawn extent takes in: columns' and areas' (nil for others).
-    var extentBaseline: Double? { kind == .column || isFilled ? style.baseline : nil }
+    var extentBaseline: Double? { Self.extentBaseline(kind, showFill: style.showFill, baseline: style.baseline) }
+    static func extentBaseline(_ kind: SeriesKind, showFill: Bool, baseline: Double) -> Double? {
+        kind == .column || (kind.isLine && showFill) ? baseline : nil
+    }
 
     /// `values` widened to take `baseline` in (as they are without one).
     static func extent(_ values: (min: Double, max: Double), takingIn baseline: Double?) -> (min: Double, max: Double) {
@@ -449,7 +461,8 @@ public struct Series: Sendable {
 
     /// Its y values are `plotted`'s alone (one value a point, or stacked sums): what
     /// `valueRange` reads is `plotted.yRange`.
-    var valuesArePlotted: Bool { stacked != nil || kind.yValueCount <= 1 }
+    var valuesArePlotted: Bool { Self.valuesArePlotted(kind, stacked: stacked != nil) }
+    static func valuesArePlotted(_ kind: SeriesKind, stacked: Bool) -> Bool { stacked || kind.yValueCount <= 1 }
 
     /// The markers drawn at the points, with the series' colour where none is given.
     var effectiveMarker: MarkerStyle? {

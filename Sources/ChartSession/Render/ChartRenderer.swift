@@ -809,7 +809,7 @@ public struct ChartRenderer: Sendable {
         // and a late joiner, sees the legend in the same place).
         let order = [spec.position] + [LegendPosition.topLeft, .topRight, .bottomLeft, .bottomRight, .topMiddle, .bottomMiddle,
                                        .middleLeft, .middleRight].filter { $0 != spec.position }
-        let probes = legendProbes(chart)
+        let probes = legendProbes(chart, layout: layout)
         for position in order {
             guard let box = LegendLayout.box(spec, size: size, at: position, in: plot) else { continue }
             if !coversData(chart, box: box, layout: layout, probes: probes) { return box }
@@ -823,7 +823,9 @@ public struct ChartRenderer: Sendable {
     struct LegendProbe {
         /// The series' index in the chart (its extent in y is read from it there).
         var index: Int
-        var xAxisId: String, yAxisId: String
+        /// Its axes' calculators, and whether its X axis runs across.
+        var x: CoordinateCalculator, y: CoordinateCalculator
+        var across: Bool
         var data: XYData
         /// How far columns and candles reach past their x (0 or less).
         var half: Double
@@ -835,17 +837,29 @@ public struct ChartRenderer: Sendable {
         var baseline: Double?
     }
 
-    func legendProbes(_ chart: Chart) -> [LegendProbe] {
-        // (By index: a series is a large value, copied by a loop over the series.)
+    /// The probes of the visible series with data, over `layout`'s axes.
+    func legendProbes(_ chart: Chart, layout: ChartLayout) -> [LegendProbe] {
+        // (By index, reading stored fields only: a series is a large value, copied by a
+        // loop over the series, and out of the array for each computed property asked.)
         let series = chart.series
-        return series.indices.compactMap { i in
-            let data = series[i].plotted
-            guard !series[i].isHidden, !data.isEmpty else { return nil }
-            let half = series[i].xExtent.flatMap { e in data.xRange.map { e.min - $0.min } } ?? 0
-            return LegendProbe(index: i, xAxisId: series[i].xAxisId, yAxisId: series[i].yAxisId, data: data,
-                               half: min(0, half), isLine: series[i].kind.isLine,
-                               dataAlone: series[i].valuesArePlotted, baseline: series[i].extentBaseline)
+        var probes: [LegendProbe] = []
+        probes.reserveCapacity(series.count)
+        for i in series.indices where !series[i].isHidden {
+            let data = series[i].stacked ?? series[i].data
+            // (An axis' calculator found once, not for every box tried: an axis layout is
+            // a large value, copied out of the layout for each look.)
+            guard !data.isEmpty, let xl = layout.axes.firstIndex(where: { $0.id == series[i].xAxisId }),
+                  let yl = layout.axes.firstIndex(where: { $0.id == series[i].yAxisId }) else { continue }
+            let kind = series[i].kind
+            let half = Series.halfColumn(kind, minSpacing: series[i].data.minSpacing, columnWidth: series[i].style.columnWidth) ?? 0
+            probes.append(LegendProbe(index: i, x: layout.axes[xl].calculator, y: layout.axes[yl].calculator,
+                                      across: layout.axes[xl].alignment.isHorizontal, data: data,
+                                      half: -half, isLine: kind.isLine,
+                                      dataAlone: Series.valuesArePlotted(kind, stacked: series[i].stacked != nil),
+                                      baseline: Series.extentBaseline(kind, showFill: series[i].style.showFill,
+                                                                      baseline: series[i].style.baseline)))
         }
+        return probes
     }
 
     /// Whether any visible series draws inside `box` (CSS pixels): its points there,
@@ -864,11 +878,9 @@ public struct ChartRenderer: Sendable {
         // (The array taken once: an element read through the chart, a class, is copied.)
         let series = chart.series
         for s in probes {
-            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
-            let across = xl.alignment.isHorizontal
-            let (xa, xb) = across ? (box.minX, box.maxX) : (box.minY, box.maxY)
-            let (ya, yb) = across ? (box.minY, box.maxY) : (box.minX, box.maxX)
-            let v1 = xl.calculator.value(xa), v2 = xl.calculator.value(xb)
+            let (xa, xb) = s.across ? (box.minX, box.maxX) : (box.minY, box.maxY)
+            let (ya, yb) = s.across ? (box.minY, box.maxY) : (box.minX, box.maxX)
+            let v1 = s.x.value(xa), v2 = s.x.value(xb)
             // (Columns and candles reach half a column past their x.)
             let lo = min(v1, v2) + s.half, hi = max(v1, v2) - s.half
             var start = s.data.lowerBound(lo), end = s.data.upperBound(hi)
@@ -879,7 +891,7 @@ public struct ChartRenderer: Sendable {
             let range = s.dataAlone ? s.data.yRange(indices: start..<end) : series[s.index].valueRange(indices: start..<end)
             guard let r = range else { continue }
             let values = Series.extent(r, takingIn: s.baseline)
-            let p1 = yl.calculator.pixel(values.min), p2 = yl.calculator.pixel(values.max)
+            let p1 = s.y.pixel(values.min), p2 = s.y.pixel(values.max)
             if max(p1, p2) >= ya && min(p1, p2) <= yb { return true }
         }
         return false
