@@ -719,6 +719,7 @@ public final class Chart {
     /// (`DoubleRange.stabilized`), so they move now and then, not with every point.
     public func resolvedRanges() -> [String: DoubleRange] {
         var result: [String: DoubleRange] = [:]
+        result.reserveCapacity(axes.count)
         for axis in axes where axis.isXAxis { result[axis.id] = stable(axis, resolveX(axis)) }
         for axis in axes where !axis.isXAxis { result[axis.id] = stable(axis, resolveY(axis, xRanges: result)) }
         return result
@@ -751,8 +752,12 @@ public final class Chart {
         var lo = Double.infinity, hi = -Double.infinity
         let series = series
         for i in series.indices where series[i].xAxisId == axis.id && !series[i].isHidden {
-            guard let e = series[i].xExtent else { continue }
-            lo = Swift.min(lo, e.min); hi = Swift.max(hi, e.max)
+            // (`Series.xExtent`, from stored fields: a computed property asked of a series
+            // in the array copies it first.)
+            guard let r = (series[i].stacked ?? series[i].data).xRange else { continue }
+            let half = Series.halfColumn(series[i].kind, minSpacing: series[i].data.minSpacing,
+                                         columnWidth: series[i].style.columnWidth) ?? 0
+            lo = Swift.min(lo, r.min - half); hi = Swift.max(hi, r.max + half)
         }
         guard lo <= hi else { return fallback }
         switch c.mode {
