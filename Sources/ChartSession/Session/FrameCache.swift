@@ -80,7 +80,8 @@ struct FrameCache {
             }
             versionCounter &+= 1
             e.layers[id] = Layer(id: id, version: versionCounter, commands: commands)
-            e.encoded[id] = [:]
+            // (Emptied in place: its storage serves the next version's encodings.)
+            if e.encoded[id] != nil { e.encoded[id]!.removeAll(keepingCapacity: true) } else { e.encoded[id] = [:] }
         }
         entries[size] = e
         return e

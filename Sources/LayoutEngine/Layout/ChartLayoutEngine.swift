@@ -91,7 +91,7 @@ public struct ChartLayoutEngine: Sendable {
         var half = 0.0, halfHeight = 0.0
         for axis in axes {
             if axis.alignment.isHorizontal {
-                half = max(half, (ticks(axis, plot: plot)?.ticks.map(\.labelSize.width).max() ?? 0) / 2)
+                for tick in ticks(axis, plot: plot)?.ticks ?? [] { half = max(half, tick.labelSize.width / 2) }
             } else {
                 halfHeight = max(halfHeight, measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size) / 2)
             }
