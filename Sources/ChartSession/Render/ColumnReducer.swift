@@ -373,15 +373,23 @@ public enum ColumnReducer {
     /// First index in `from...count` whose x is at least `value`, given that every
     /// index below `from` has a smaller x; starts at `guess` and gallops.
     static func firstIndex(_ data: XYData, atLeast value: Double, from lo: Int, guess: Int) -> Int {
-        let n = data.count
+        firstPast(from: lo, to: data.count, guess: guess) { data.x($0) >= value }
+    }
+
+    /// The first index in `lo...n` at which `isPast` holds, a predicate false up to some
+    /// index and true from it on: searched from `guess` outwards, galloping, then halving.
+    /// A good guess costs a probe or two, where halving the whole range would probe (and,
+    /// out of the cache, miss) at every step.
+    @inline(__always)
+    static func firstPast(from lo: Int, to n: Int, guess: Int, _ isPast: (Int) -> Bool) -> Int {
         guard lo < n else { return n }
         let g = min(max(guess, lo), n - 1)
         var a: Int, b: Int  // answer in a...b
-        if data.x(g) < value {
+        if !isPast(g) {
             a = g + 1; b = n
             var step = 1
             while g + step < n {
-                if data.x(g + step) >= value { b = g + step; break }
+                if isPast(g + step) { b = g + step; break }
                 a = g + step + 1
                 step <<= 1
             }
@@ -389,14 +397,14 @@ public enum ColumnReducer {
             a = lo; b = g
             var step = 1
             while g - step >= lo {
-                if data.x(g - step) < value { a = g - step + 1; break }
+                if !isPast(g - step) { a = g - step + 1; break }
                 b = g - step
                 step <<= 1
             }
         }
         while a < b {
             let mid = (a + b) >> 1
-            if data.x(mid) < value { a = mid + 1 } else { b = mid }
+            if isPast(mid) { b = mid } else { a = mid + 1 }
         }
         return a
     }
@@ -439,36 +447,10 @@ public enum ColumnReducer {
 
     /// The first index of `raws` (in column order) whose entry satisfies `isPast`, a
     /// predicate false up to some column and true from it on, searched from `guess`
-    /// outwards (galloping, then halving). Raws mostly hold one entry per column, so a
-    /// guess from the column numbers lands on or next to the answer: a view's raws are
-    /// rarely in the cache, and a plain halving search missed it at every probe.
+    /// (`firstPast`). Raws mostly hold one entry per column, so a guess from the column
+    /// numbers lands on or next to the answer: a view's raws are rarely in the cache.
     static func partition(_ raws: RawRun, guess: Int, _ isPast: (Raw) -> Bool) -> Int {
-        let n = raws.count
-        guard n > 0 else { return 0 }
-        let g = min(max(guess, 0), n - 1)
-        var a: Int, b: Int  // the answer lies in a...b
-        if isPast(raws[g]) {
-            a = 0; b = g
-            var step = 1
-            while g - step >= 0 {
-                if !isPast(raws[g - step]) { a = g - step + 1; break }
-                b = g - step
-                step <<= 1
-            }
-        } else {
-            a = g + 1; b = n
-            var step = 1
-            while g + step < n {
-                if isPast(raws[g + step]) { b = g + step; break }
-                a = g + step + 1
-                step <<= 1
-            }
-        }
-        while a < b {
-            let m = (a + b) / 2
-            if isPast(raws[m]) { b = m } else { a = m + 1 }
-        }
-        return a
+        firstPast(from: 0, to: raws.count, guess: guess) { isPast(raws[$0]) }
     }
 
     /// One CSS y as a quantised value, clamped to the quantisable band (which reaches
