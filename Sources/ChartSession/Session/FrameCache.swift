@@ -81,7 +81,7 @@ struct FrameCache {
             versionCounter &+= 1
             e.layers[id] = Layer(id: id, version: versionCounter, commands: commands)
             // (Emptied in place: its storage serves the next version's encodings.)
-            if e.encoded[id] != nil { e.encoded[id]!.removeAll(keepingCapacity: true) } else { e.encoded[id] = [:] }
+            e.encoded[id, default: [:]].removeAll(keepingCapacity: true)
         }
         entries[size] = e
         return e

@@ -14,7 +14,6 @@ extension Session {
     /// (when the patch leaves `modifiers` alone) their state. Returns the chart's version.
     @discardableResult
     public func applyPatch(_ patch: JSONValue) throws(JSONReadError) -> UInt64 {
-        finishRendering()
         guard case .object = patch else { throw JSONReadError(path: "$", message: "a patch is an object: the fields of the session's spec to change") }
         guard let base = specJSON else {
             throw JSONReadError(path: "$", message: "session \"\(id)\" was built in Swift and has no spec to patch")
@@ -40,7 +39,6 @@ extension Session {
     /// Replaces the session's whole definition (`PUT`): charts, data and state come
     /// from `spec` alone. Viewers stay connected.
     public func replace(with spec: SessionSpec) throws(JSONReadError) {
-        finishRendering()
         precondition(spec.id == id, "a session keeps its id")
         try redefine(spec, carrying: nil)
         specJSON = spec.json
@@ -49,6 +47,7 @@ extension Session {
     /// Makes the chart `spec` describes and takes it in place of the current one. With
     /// `patch`, state the patch does not touch carries over (see `applyPatch`).
     private func redefine(_ spec: SessionSpec, carrying patch: JSONValue?) throws(JSONReadError) {
+        // (Views still rendering finish first: the new definition replaces what they read.)
         finishRendering()
         viewsNeedClock = true   // views take the new definition; the next clock step looks
         let fresh = spec.makeChart(defaultTheme: defaultTheme)

@@ -31,11 +31,6 @@ public struct ChartLayoutEngine: Sendable {
     /// session share the x axis' ticks while each has its own y range. Whoever sets it
     /// vouches, as for `earlierTicks`, that the axes are those that filled it.
     public var sharedTicks: SharedTickMemo?
-    /// False: the default manager places each axis' band and calculator only, without
-    /// its ticks, labels and title, for a caller that needs only where the plot and the
-    /// axes go (a following axis' first layout, which only measures the plot to snap its
-    /// range to device pixels).
-    public var placesAxes = true
 
     /// This engine remembering the ticks it makes in `memo` (nil: a new one, for this
     /// layout only), where an axis id always stands for the same axis: the passes
@@ -347,10 +342,6 @@ public struct ChartLayoutEngine: Sendable {
             ? Rect(x: band.minX, y: plot.minY, width: band.width, height: plot.height)
             : Rect(x: plot.minX, y: band.minY, width: plot.width, height: band.height)
         let calc = calculator(axis, plot: along)
-        guard placesAxes else {
-            return AxisLayout(id: axis.id, alignment: axis.alignment, facing: axis.facing, rect: band, calculator: calc,
-                              step: nil, ticks: [], labels: [], title: nil, tickLength: axis.tickLength, labelExtent: 0)
-        }
         let generated = ticks(axis, plot: along, calc: calc)
         let m = measurer.metrics(for: axis.labelStyle)
         let ascent = m.ascent(size: axis.labelStyle.size), descent = m.descent(size: axis.labelStyle.size)
