@@ -553,10 +553,13 @@ public final class Chart {
                 for (k, d) in datas.enumerated() {
                     let v = d.y(sequence: seq)
                     total += v.isNaN ? 0 : v
-                    sums[k] = v.isNaN ? .nan : total
+                    // (A sum past the largest double, 1e308 + 1e308, is shown at it: stored
+                    // values are finite. The running total, infinite, never turns NaN.)
+                    sums[k] = v.isNaN ? .nan : total.clampedFinite
                 }
+                let whole = total.clampedFinite
                 for k in group.indices {
-                    columns[k].append(percent ? (sums[k].isNaN ? .nan : total == 0 ? 0 : sums[k] / total * 100) : sums[k])
+                    columns[k].append(percent ? (sums[k].isNaN ? .nan : whole == 0 ? 0 : (sums[k] / whole * 100).clampedFinite) : sums[k])
                 }
             }
             for (k, i) in group.enumerated() { try! series[i].stacked!.append(xs: xs, ys: columns[k]) }
@@ -720,9 +723,15 @@ public final class Chart {
     public func resolvedRanges() -> [String: DoubleRange] {
         var result: [String: DoubleRange] = [:]
         result.reserveCapacity(axes.count)
-        for axis in axes where axis.isXAxis { result[axis.id] = stable(axis, resolveX(axis)) }
-        for axis in axes where !axis.isXAxis { result[axis.id] = stable(axis, resolveY(axis, xRanges: result)) }
+        for axis in axes where axis.isXAxis { result[axis.id] = Self.finite(stable(axis, resolveX(axis))) }
+        for axis in axes where !axis.isXAxis { result[axis.id] = Self.finite(stable(axis, resolveY(axis, xRanges: result))) }
         return result
+    }
+
+    /// A range within the finite doubles: padding, a column's half width or a log
+    /// axis' decades past the largest data can overflow to infinity.
+    private static func finite(_ r: DoubleRange) -> DoubleRange {
+        r.finite ?? DoubleRange(0, 1)
     }
 
     private func stable(_ axis: Axis, _ range: DoubleRange) -> DoubleRange {
@@ -791,14 +800,14 @@ public final class Chart {
         if c.type == .category { return DoubleRange(lo.rounded() - 0.5, hi.rounded() + 0.5) }
         guard c.type == .logarithmic else {
             let r = DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
-            return DoubleRange(r.min - c.rangePadding.low, r.max + c.rangePadding.high)
+            return DoubleRange((r.min - c.rangePadding.low).clampedFinite, (r.max + c.rangePadding.high).clampedFinite)
         }
         guard hi > 0 else { return c.range ?? DoubleRange(1, c.logBase) }
         let calc = CoordinateCalculator(range: DoubleRange(lo > 0 ? lo : hi / 1000, hi), pixelStart: 0, pixelEnd: 1, logBase: c.logBase)
         var (a, b) = (calc.transformed(calc.range.min), calc.transformed(calc.range.max))
         if b - a < 1e-9 { a -= 0.5; b += 0.5 }
         let span = b - a
-        return DoubleRange(calc.untransformed(a - c.growBy.lower * span), calc.untransformed(b + c.growBy.upper * span))
+        return DoubleRange(calc.untransformed(a - c.growBy.lower * span).clampedFinite, calc.untransformed(b + c.growBy.upper * span).clampedFinite)
     }
 
     private func resolveY(_ axis: Axis, xRanges: [String: DoubleRange]) -> DoubleRange {

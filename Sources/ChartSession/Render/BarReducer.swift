@@ -64,7 +64,8 @@ public enum BarReducer {
         let start = max(0, data.lowerBound(min(v1, v2)) - 1), end = min(data.count, data.upperBound(max(v1, v2)) + 1)
         guard start < end else { return set(style, gx0, gy0, dpr, []) }
         var spacing = style.spacing ?? data.minSpacing
-        if !spacing.isFinite { spacing = abs(v2 - v1) / 20 }
+        // (Halves: the visible span may be wider than the largest double.)
+        if !spacing.isFinite { spacing = abs(v2 * 0.5 - v1 * 0.5) / 10 }
         let shift = style.offset * spacing
         /// The centre of point `i`'s column, device pixels along X.
         @inline(__always) func centre(_ i: Int) -> Double { alongPx(data.x(i) + shift) }

@@ -25,7 +25,10 @@ public enum BubbleReducer {
         guard let sizes = s.values("size"), !data.isEmpty, dpr > 0, plot.width > 0, plot.height > 0 else { return [] }
         let biggest = sizes.yRange(indices: 0..<sizes.count)?.max ?? 0
         // The largest diameter in the series bounds how far outside the plot a bubble can reach in.
-        let maxDiameter = diameter(biggest, style: s.style, biggest: biggest)
+        // (Bubbles are drawn at most twice the plot's perimeter across: a size times the
+        // scale may overflow to infinity, and a wider bubble covers the plot anyway.)
+        let largest = 2 * (plot.width + plot.height)
+        let maxDiameter = min(diameter(biggest, style: s.style, biggest: biggest), largest)
         let outline = marker.stroke == nil ? 0 : marker.lineWidth
         let reach = maxDiameter / 2 + outline / 2
         let margin = (reach * dpr).rounded(.up) + 1
@@ -43,12 +46,12 @@ public enum BubbleReducer {
         for i in start..<end {
             let v = data.y(i), size = sizes.y(i)
             guard v.isFinite, size.isFinite else { continue }
-            let d = (diameter(size, style: s.style, biggest: biggest) * dpr).rounded()
+            let d = (min(diameter(size, style: s.style, biggest: biggest), largest) * dpr).rounded()
             guard d >= 1 else { continue }
             let px = x.pixel(data.x(i)) * dpr, py = y.pixel(v) * dpr
             let (fx, fy) = xAlongWidth ? (px - gx0, py - gy0) : (py - gx0, px - gy0)
             guard fx >= 0, fx < w, fy >= 0, fy < h else { continue }
-            let cx = Int(fx), cy = Int(fy), di = Int(d)
+            let cx = Int(pixel: fx), cy = Int(pixel: fy), di = Int(pixel: d)
             if dedupe, !seen.insert(Int64(di) << 40 | Int64(cx) << 20 | Int64(cy)).inserted { continue }
             cellsByDiameter[di, default: []].append(MarkerSet.Cell(x: UInt16(cx), y: UInt16(cy)))
         }

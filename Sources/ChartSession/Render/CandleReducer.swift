@@ -62,7 +62,7 @@ public enum CandleReducer {
         let start = max(0, data.lowerBound(min(v1, v2)) - 1), end = min(data.count, data.upperBound(max(v1, v2)) + 1)
         guard start < end else { return ([], 0) }
         var spacing = data.minSpacing
-        if !spacing.isFinite { spacing = abs(v2 - v1) / 20 }
+        if !spacing.isFinite { spacing = abs(v2 * 0.5 - v1 * 0.5) / 10 }  // (halves: a span past the largest double)
         let width = widthFraction * spacing * abs(x.pixel(1) - x.pixel(0)) * dpr
         var out: [Candle] = []
 

@@ -565,7 +565,7 @@ public struct ChartRenderer: Sendable {
         let end = min(data.count, data.upperBound(range.max) + 1)
         var pts: [Float] = []
         if reducesLines {
-            pts.reserveCapacity(min(end - start, Int(max(plot.width, plot.height) * dpr) * 4 + 8) * 2)
+            pts.reserveCapacity(min(end - start, Int(pixel: max(plot.width, plot.height) * dpr) * 4 + 8) * 2)
             LineDecimator.reduce(data, indices: start..<end, x: xl.calculator, y: yl.calculator, dpr: dpr, into: &pts)
         } else {
             pts.reserveCapacity((end - start) * 2)
@@ -648,7 +648,9 @@ public struct ChartRenderer: Sendable {
             let above = va >= vb
             if let was = runAbove, was != above, let ax = runA.dropLast().last, let aPrev = runA.last, let bPrev = runB.last {
                 // The crossing between the previous point and this one closes the run.
-                let t = (aPrev - bPrev) / ((aPrev - bPrev) - (pa - pb))
+                // (0 when the lines meet in pixels though not in value: a plot with no height.)
+                let d = (aPrev - bPrev) - (pa - pb)
+                let t = d == 0 ? 0 : min(max((aPrev - bPrev) / d, 0), 1)
                 let cx = ax + (px - ax) * t, cy = aPrev + (pa - aPrev) * t
                 runA += [cx, cy]; runB += [cx, cy]
                 closeRun()

@@ -165,7 +165,12 @@ public enum ColumnReducer {
         /// The column of point `i`, by the same comparisons the column searches make.
         func column(_ i: Int) -> Int {
             let v = data.x(i)
-            var k = Int((v / w).rounded(.down))
+            // Only the columns from just before the first to just after the last are
+            // told apart: far points (x = ±1e308, v / w infinite) stop two beyond them.
+            let q = (v / w).rounded(.down)
+            if !(q > Double(firstColumn - 2)) { return firstColumn - 2 }
+            if !(q < Double(lastColumn + 2)) { return lastColumn + 2 }
+            var k = Int(q)
             if v < Double(k) * w { k -= 1 } else if v >= Double(k + 1) * w { k += 1 }
             return k
         }
@@ -201,9 +206,10 @@ public enum ColumnReducer {
         func emitCrossing(_ k: Int, between p: Int) {
             let (xa, ya, xb, yb) = (data.x(p), data.y(p), data.x(p + 1), data.y(p + 1))
             guard ya.isFinite, yb.isFinite, xb > xa else { return }
-            let t = ((Double(k) + 0.5) * w - xa) / (xb - xa)
-            // A step line holds the earlier value until the next point.
-            let v = yOf(step ? ya : ya + (yb - ya) * min(max(t, 0), 1))
+            let t = Double.fraction((Double(k) + 0.5) * w, from: xa, to: xb)
+            // A step line holds the earlier value until the next point. (Both finite
+            // however far apart the points: -1e308 to 1e308.)
+            let v = yOf(step ? ya : Double.lerp(ya, yb, t))
             raws.append(Raw(column: k, lo: v, hi: v, first: v, last: v, joined: lastEmitted == p,
                             lastSequence: data.firstSequence + p))
             lastEmitted = p
@@ -426,13 +432,13 @@ public enum ColumnReducer {
             let (ya, yb) = (p.last, e.first)
             var t0 = 0.0, t1 = 1.0
             if ya != yb {
-                let ta = (low - ya) / (yb - ya), tb = (high - ya) / (yb - ya)
+                let ta = Double.fraction(low, from: ya, to: yb), tb = Double.fraction(high, from: ya, to: yb)
                 t0 = max(t0, min(ta, tb)); t1 = min(t1, max(ta, tb))
             }
             guard t0 < t1 else { e.joined = false; out.append(e); continue }
             func point(_ t: Double, joined: Bool) -> Raw {
-                let c = Int((Double(p.column) + t * Double(e.column - p.column)).rounded())
-                let v = min(max(ya + (yb - ya) * t, low), high)
+                let c = Int(pixel: (Double(p.column) + t * Double(e.column - p.column)).rounded())
+                let v = min(max(Double.lerp(ya, yb, t), low), high)
                 return Raw(column: c, lo: v, hi: v, first: v, last: v, joined: joined, lastSequence: p.lastSequence)
             }
             if t0 > 0 { out.append(point(t0, joined: false)) }
@@ -470,7 +476,7 @@ public enum ColumnReducer {
             // Rounds half up as `rounded()` does for these non-negative values, without
             // a call into libm per value.
             let t = (v - y0) / dy
-            return t <= 0 ? 0 : t >= 65_534.5 ? 65_535 : UInt16(truncatingIfNeeded: Int(t + 0.5))
+            return t <= 0 || t.isNaN ? 0 : t >= 65_534.5 ? 65_535 : UInt16(truncatingIfNeeded: Int(t + 0.5))
         }
         let a = q(r.lo), b = q(r.hi)
         return ColumnLine.Entry(column: Int32(r.column - firstColumn), lo: min(a, b), hi: max(a, b),

@@ -23,7 +23,7 @@ public enum LineDecimator {
         // in. Sorted x makes the column monotonic in the index.
         @inline(__always) func column(_ i: Int) -> Int {
             let px = Double(Float(x.pixel(data.x(i)))) * scale
-            return Int(min(max(px, -1e12), 1e12).rounded(.down))
+            return Int(pixel: px.rounded(.down))
         }
         @inline(__always) func emit(_ i: Int) {
             out.append(Float(x.pixel(data.x(i))))

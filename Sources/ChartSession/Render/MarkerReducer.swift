@@ -24,8 +24,8 @@ public enum MarkerReducer {
         let reach = style.reach
         let margin = (reach * dpr).rounded(.up) + 1
         let gx0 = (plot.minX * dpr).rounded(.down) - margin, gy0 = (plot.minY * dpr).rounded(.down) - margin
-        let w = Int((plot.maxX * dpr).rounded(.up) + margin - gx0) + 1
-        let h = Int((plot.maxY * dpr).rounded(.up) + margin - gy0) + 1
+        let w = Int(pixel: (plot.maxX * dpr).rounded(.up) + margin - gx0) + 1
+        let h = Int(pixel: (plot.maxY * dpr).rounded(.up) + margin - gy0) + 1
         guard w > 0, h > 0, w <= maxSide, h <= maxSide else { return nil }
 
         // The points whose marker can reach the plot, by X.

@@ -19,8 +19,13 @@ enum PieRenderer {
     /// The slices of a series' points: finite values above zero, in order.
     static func slices(_ s: Series, palette: [String]) -> [Slice] {
         let data = s.data
+        // Shares are summed relative to the largest value, so that values up to the
+        // largest double (whose sum overflows) still share the circle.
+        var largest = 0.0
+        for i in 0..<data.count where data.y(i) > largest { largest = data.y(i) }
+        guard largest > 0, largest.isFinite else { return [] }
         var total = 0.0
-        for i in 0..<data.count where data.y(i) > 0 { total += data.y(i) }
+        for i in 0..<data.count where data.y(i) > 0 { total += data.y(i) / largest }
         guard total > 0 else { return [] }
         let colors = s.style.sliceColors ?? palette
         var out: [Slice] = []
@@ -28,7 +33,7 @@ enum PieRenderer {
         for i in 0..<data.count {
             let v = data.y(i)
             guard v > 0 else { continue }
-            let span = v / total * 2 * .pi
+            let span = v / largest / total * 2 * .pi
             out.append(Slice(index: i, value: v, a0: a, a1: a + span, fill: colors[i % colors.count]))
             a += span
         }
@@ -83,7 +88,6 @@ enum PieRenderer {
             }))]
 
         guard s.style.sliceLabels != .none else { return out }
-        let total = slices.reduce(0) { $0 + $1.value }
         let style = TextStyle(size: 12)
         let metrics = measurer.metrics(for: style)
         let height = metrics.lineHeight(size: style.size)
@@ -94,7 +98,7 @@ enum PieRenderer {
             switch s.style.sliceLabels {
             case .none: continue
             case .name: text = name(s, slice.index)
-            case .percent: text = percent(slice.value / total)
+            case .percent: text = percent((slice.a1 - slice.a0) / (2 * .pi))
             case .value: text = TickLabelFormatter.general(slice.value)
             }
             let width = measurer.width(of: text, style: style)

@@ -41,7 +41,8 @@ public enum TickGenerator {
         let r = range.widenedIfEmpty()
         guard r.isValid, length > 0 else { return nil }
         let desired = max(1, min(Double(policy.maxTicks), length / policy.targetSpacing))
-        guard var step = TickStep(near: r.span / desired) else { return nil }
+        // (Half the span, doubled after dividing: a span past the largest double.)
+        guard var step = TickStep(near: r.halfSpan / desired * 2) else { return nil }
         for _ in 0..<64 {
             if let indices = step.indices(in: r, limit: policy.maxTicks + 1), indices.count <= policy.maxTicks {
                 var ticks: [Tick] = []
@@ -54,7 +55,7 @@ public enum TickGenerator {
                     extent = max(extent, horizontal ? size.width : size.height)
                     ticks.append(Tick(value: v, pixel: calculator.pixel(v), label: label, labelSize: size))
                 }
-                let pixelsPerStep = abs(step.value / r.span * length)
+                let pixelsPerStep = abs(step.value * 0.5 / r.halfSpan * length)
                 if ticks.count < 2 || pixelsPerStep >= extent + policy.minLabelGap {
                     return (step, ticks)
                 }

@@ -7,7 +7,10 @@ public enum CategoryTickGenerator {
     ) -> [Tick]? {
         guard !categories.isEmpty, length > 0 else { return nil }
         let r = calc.range
-        let first = max(0, Int(max(-1, r.min).rounded(.up))), last = min(categories.count - 1, Int(min(Double(categories.count), r.max).rounded(.down)))
+        // (Ends clamped to the slots before converting: a range may reach 1e308.)
+        let count = Double(categories.count)
+        let first = max(0, Int(min(max(-1, r.min), count).rounded(.up)))
+        let last = min(categories.count - 1, Int(max(min(count, r.max), -1).rounded(.down)))
         guard last >= first else { return [] }
         var every = 1
         while every < categories.count {

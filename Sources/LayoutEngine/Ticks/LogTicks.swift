@@ -27,9 +27,11 @@ public enum LogTickGenerator {
                 // (A power at either end counts despite rounding: log(1e6) / log(10) < 6.)
                 let first = Int((lo / Double(k) - 1e-9).rounded(.up)), last = Int((hi / Double(k) + 1e-9).rounded(.down))
                 guard last >= first, last - first < policy.maxTicks else { continue }
-                let ticks = (first...last).map { j -> Tick in
+                let ticks = (first...last).compactMap { j -> Tick? in
                     let e = j * k
                     let v = calc.untransformed(Double(e))
+                    // (A power the rounding tolerance let in past the largest double, or below the smallest.)
+                    guard v.isFinite, v > 0 else { return nil }
                     let label = Self.label(power: e, base: base, value: v, format: format)
                     return Tick(value: v, pixel: calc.pixel(v), label: label, labelSize: measure(label))
                 }

@@ -27,7 +27,8 @@ public struct TickStep: Equatable, Hashable, Sendable, CustomStringConvertible {
         else if error >= 10.0.squareRoot() { factor = 5 }
         else if error >= 2.0.squareRoot() { factor = 2 }
         else { factor = 1 }
-        guard power > -300, power < 300 else { return nil }
+        // (Up to 5e307, the largest nice step a double holds.)
+        guard power > -300, power < 308 else { return nil }
         self.init(factor: factor, power: power)
     }
 
@@ -55,6 +56,7 @@ public struct TickStep: Equatable, Hashable, Sendable, CustomStringConvertible {
     public func indices(in range: DoubleRange, limit: Int = 10_000) -> Range<Int64>? {
         guard range.isValid else { return nil }
         let v = value
+        guard v.isFinite, v > 0 else { return nil }
         let lo = (range.min / v).rounded(.up)
         let hi = (range.max / v).rounded(.down)
         guard lo.magnitude < 9e15, hi.magnitude < 9e15 else { return nil }
@@ -89,6 +91,7 @@ func pow10(_ n: Int) -> Double {
 extension Double {
     /// floor(log10(self)) for positive finite values, exact at powers of ten.
     var log10Value: Double {
+        guard self > 0, isFinite else { return self > 0 ? 308 : -324 }
         var p = Int(Foundation.log10(self).rounded(.down))
         if pow10Signed(p + 1) <= self { p += 1 }
         if pow10Signed(p) > self { p -= 1 }

@@ -16,7 +16,10 @@ public struct CivilTime: Equatable, Hashable, Sendable, CustomStringConvertible 
 
     /// The wall-clock reading `seconds` after 1970-01-01T00:00:00 (no time zone: the
     /// caller adds the offset first).
+    /// Readings beyond ±`maxSeconds` (about 3 million years) read as that limit, and NaN
+    /// as 0, so that the calendar arithmetic in integers never overflows.
     public init(seconds: Double) {
+        let seconds = seconds.isNaN ? 0 : Swift.min(Swift.max(seconds, -CivilTime.maxSeconds), CivilTime.maxSeconds)
         let whole = seconds.rounded(.down)
         let days = Int((whole / 86_400).rounded(.down))
         let inDay = Int(whole - Double(days) * 86_400)
@@ -24,6 +27,9 @@ public struct CivilTime: Equatable, Hashable, Sendable, CustomStringConvertible 
         hour = inDay / 3600; minute = inDay / 60 % 60; second = inDay % 60
         fraction = seconds - whole
     }
+
+    /// The largest magnitude of seconds `init(seconds:)` reads as given.
+    public static let maxSeconds = 1e14
 
     /// Seconds after 1970-01-01T00:00:00 of this reading.
     public var seconds: Double {
