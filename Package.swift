@@ -81,6 +81,24 @@ let package = Package(
             name: "ChartSessionTests", dependencies: ["ChartSession", "LayoutEngine", "TestSupport"],
             exclude: ["Golden"]  // stored display lists, read by GoldenTests
         ),
-        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartSession", "TestSupport"]),
+        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartSession", "TestSupport", "FuzzHarness"]),
+        // What each fuzz target runs on its bytes (fuzz/, docs/fuzzing.md); the tests
+        // replay the corpus and the regressions through it.
+        .target(name: "FuzzHarness", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack"],
+                path: "fuzz/Harness"),
     ]
 )
+
+// libFuzzer targets (fuzz/, docs/fuzzing.md). They exist only when CHARTWIRE_FUZZ is
+// set, as scripts/fuzz does (with -sanitize=fuzzer, into .build-fuzz): each defines
+// LLVMFuzzerTestOneInput and starts libFuzzer, so the ordinary build must not see them. What they
+// run is FuzzHarness, which the unit tests use to replay the corpus and every crash found.
+if Context.environment["CHARTWIRE_FUZZ"] != nil {
+    package.targets.append(.target(name: "CFuzzDriver", path: "fuzz/CFuzzDriver"))
+    for name in ["json-spec", "client-message", "append-body", "points", "line-protocol", "router", "frame"] {
+        package.targets.append(.executableTarget(
+            name: "fuzz-\(name)", dependencies: ["FuzzHarness", "CFuzzDriver"], path: "fuzz/targets/\(name)",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+        package.products.append(.executable(name: "fuzz-\(name)", targets: ["fuzz-\(name)"]))
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import FuzzHarness
+
+/// Every input the fuzzers crashed on (fuzz/regressions/<target>/) and every seed of
+/// their corpus (fuzz/corpus/<target>/), replayed through the code each target runs
+/// (docs/fuzzing.md). A crash here takes the test process down, as it took the server.
+@Suite struct FuzzReplayTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("fuzz")
+
+    static func inputs(_ folder: String, _ target: String) -> [(String, [UInt8])] {
+        let dir = root.appendingPathComponent(folder).appendingPathComponent(target)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.sorted().filter { !$0.hasPrefix(".") }.map { name in
+            (name, [UInt8](FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) ?? Data()))
+        }
+    }
+
+    @Test(arguments: FuzzHarness.targets.keys.sorted())
+    func regressionsStayFixed(_ target: String) {
+        for (name, bytes) in Self.inputs("regressions", target) {
+            #expect(FuzzHarness.targets[target]!(bytes) == [], "fuzz/regressions/\(target)/\(name)")
+        }
+    }
+
+    @Test(arguments: FuzzHarness.targets.keys.sorted())
+    func corpusSeedsRun(_ target: String) {
+        let seeds = Self.inputs("corpus", target)
+        #expect(!seeds.isEmpty, "fuzz/corpus/\(target) has no seeds")
+        for (name, bytes) in seeds {
+            #expect(FuzzHarness.targets[target]!(bytes) == [], "fuzz/corpus/\(target)/\(name)")
+        }
+    }
+}
