@@ -111,6 +111,22 @@ import TestSupport
         #expect(Self.nonFinite(s).isEmpty)
     }
 
+    /// Where data enters, x must be finite (a binary body can carry any double); the
+    /// refusal keeps its message and loses nothing already there.
+    @Test func nonFiniteXIsRefusedWhereDataEnters() throws {
+        let s = try Self.session(#"{"id":"b","chart":{"series":[{"id":"s","data":{"x":[0,1],"y":[2,3]}}]}}"#)
+        for bad in [Double.infinity, -.infinity, .nan] {
+            let (xs, ys) = try AppendBody.decode(AppendBody.encode(xs: [5, bad], ys: [1, 1]))
+            #expect(throws: SessionError.self) { try s.append(seriesId: "s", xs: xs, ys: ys) }
+            do { _ = try s.append(seriesId: "s", xs: xs, ys: ys) } catch {
+                #expect("\(error)".contains("x[1] is not a finite number"), "\(error)")
+            }
+        }
+        #expect(throws: SessionError.self) { try s.append(seriesId: "s", xs: [6], ys: [.infinity]) }
+        #expect(s.chart.series[0].data.count == 2)
+        #expect(Self.nonFinite(s).isEmpty)
+    }
+
     /// Stacked members whose sums overflow (1e308 + 1e308), percentage stacks too.
     @Test(arguments: ["line", "area", "column"], [false, true])
     func stackedSumsStayFinite(_ kind: String, _ percent: Bool) throws {

@@ -198,10 +198,20 @@ public enum FuzzHarness {
         // Gestures move the visible ranges from where the spec put them.
         let viewer = session.connect()
         _ = session.receive(.hello(sizes[0], format: .json, token: nil), from: viewer)
-        for _ in 0..<Int(b.byte() % 4) {
+        for k in 0..<Int(b.byte() % 6) {
             let x = b.pick([0, 0.5, -3, 1e6, Double(sizes[0].width) / 2]), y = b.pick([0, 0.5, 1e6, Double(sizes[0].height) / 2])
-            _ = session.receive(.wheel(WheelEvent(x: x, y: y, deltaX: b.pick([0, 1, -1e6]), deltaY: b.pick([-1e6, -100, 100, 1e6]),
-                                                  time: 0, shift: false, ctrl: false, alt: false)), from: viewer)
+            switch b.byte() % 3 {
+            case 0:
+                _ = session.receive(.wheel(WheelEvent(x: x, y: y, deltaX: b.pick([0, 1, -1e6]), deltaY: b.pick([-1e6, -100, 100, 1e6]),
+                                                      time: Double(k), shift: false, ctrl: false, alt: false)), from: viewer)
+            case 1:
+                // A drag (pans, or zooms with a rubber band) or a hover (rollover, cursor labels).
+                let phase = b.pick(PointerEvent.Phase.allCases)
+                _ = session.receive(.pointer(PointerEvent(phase: phase, x: x, y: y, button: 0, buttons: phase == .move ? b.pick([0, 1]) : 1,
+                                                          shift: b.pick([false, true]), time: Double(k))), from: viewer)
+            default:
+                _ = session.receive(.doubleClick(DoubleClickEvent(x: x, y: y, time: Double(k))), from: viewer)
+            }
             while session.nextFrame(for: viewer) != nil { _ = session.receive(.ack, from: viewer) }
         }
         session.disconnect(viewer)
@@ -284,7 +294,11 @@ enum FrameSpecBuilder {
             if stack, [.line, .step, .area, .column].contains(kind) { s.append(("stackIndex", .int(0))) }
             series.append(.object(s))
         }
+        let modifiers: [JSONValue] = [
+            .object([("type", "zoomPan"), ("direction", "xy")]), .object([("type", "mouseWheelZoom"), ("direction", "xy")]),
+            .object([("type", "zoomExtents")]), .object([("type", .string(b.pick(["rollover", "cursor", "crosshair", "rubberBandZoom"])))]),
+        ]
         return .object([("id", "fz"), ("chart", .object([("xAxes", .array([.object(xAxis)])), ("yAxes", .array([.object(yAxis)])),
-                                                        ("series", .array(series))]))])
+                                                        ("series", .array(series)), ("modifiers", .array(modifiers))]))])
     }
 }
