@@ -64,7 +64,7 @@ struct ServerResources {
         let ids = Set(hub.sessions.map(\.id))
         for (text, source) in documents {
             let dashboards: [Dashboard]
-            do { dashboards = try ConfigSpec.decodeDashboards(Jansson.parse(text), sessionIds: ids) } catch {
+            do { dashboards = try ConfigSpec.decodeDashboards(Jansson.parse(text, maxValues: nil), sessionIds: ids) } catch {
                 throw StartupError(message: "\(source): \(error)")
             }
             for d in dashboards {
@@ -106,7 +106,7 @@ struct ServerResources {
 
     static func decodeSpec(_ text: String, source: String) throws(StartupError) -> [SessionSpec] {
         let json: JSONValue
-        do { json = try Jansson.parse(text) } catch { throw StartupError(message: "\(source): \(error)") }
+        do { json = try Jansson.parse(text, maxValues: nil) } catch { throw StartupError(message: "\(source): \(error)") }
         do { return try ConfigSpec.decode(json) } catch { throw StartupError(message: "\(source): \(error)") }
     }
 

@@ -573,6 +573,14 @@ public final class Chart {
     public func runGenerators(elapsed: Double, startedAt: Double = 0) -> Int {
         var added = 0
         for i in series.indices where series[i].generator != nil {
+            if series[i].data.capacity == nil, series[i].stackIndex == nil, series[i].kind.valueFields.count == 1 {
+                // Generated data is always bounded (docs/limits.md): a series built
+                // without a capacity keeps the newest `generatorCapacity` points.
+                let (oldX, oldY) = series[i].data.arrays
+                var bounded = XYData(capacity: SessionLimits.current.generatorCapacity)
+                try? bounded.append(xs: oldX, ys: oldY)
+                series[i].data = bounded
+            }
             var (xs, ys) = series[i].generator!.points(upTo: elapsed)
             if series[i].generator!.time == .unix { xs = xs.map { startedAt + $0 } }
             for k in 0..<xs.count {

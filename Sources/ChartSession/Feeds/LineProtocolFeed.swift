@@ -73,6 +73,8 @@ public struct LineProtocolMapping: Equatable, Sendable {
 /// Why a line-protocol write was refused (nothing of it stored).
 public struct LineProtocolWriteError: Error, Equatable, CustomStringConvertible, Sendable {
     public let message: String
+    /// The HTTP status that answers it: 400, or 413 past a limit (docs/limits.md).
+    public var status = 400
     public var description: String { message }
 }
 
@@ -174,6 +176,23 @@ extension Session {
                 throw LineProtocolWriteError(message: "series \"\(chart.series[i].id)\": \(error)")
             }
         }
+        // The point budget of series without capacity, for all of the write at once.
+        var growth = newBatches.reduce(0) { $0 + $1.xs.count }
+        var first = created.first?.rule.series
+        for (i, b) in batches.enumerated() where !b.xs.isEmpty && chart.series[i].data.capacity == nil {
+            growth += b.xs.count
+            first = first ?? chart.series[i].id
+        }
+        do { try checkPointBudget(adding: growth, series: first ?? "") } catch {
+            throw LineProtocolWriteError(message: error.description, status: error.status)
+        }
+        let limits = SessionLimits.current
+        if !created.isEmpty, chart.series.count + created.count > limits.seriesPerChart {
+            LimitCounters.count("seriesPerChart")
+            throw LineProtocolWriteError(message: "the write makes \(created.count) series, and session \"\(id)\" has \(chart.series.count): "
+                                         + "a chart holds at most \(limits.seriesPerChart) (limit seriesPerChart; \(SessionLimits.howToRaise("seriesPerChart")))",
+                                         status: 413)
+        }
         let ids = chart.series.map(\.id)
         if !created.isEmpty {
             // New series go through the spec, so the live spec lists them and their rules.
@@ -200,6 +219,7 @@ extension Session {
                 result.accepted += b.xs.count
             }
         }
+        recordPoints()
         return result
     }
 

@@ -151,7 +151,7 @@ public final class Session {
 
     /// A publication's views still rendering hold the render threads (and read this
     /// session's views) until collected.
-    deinit { finishRendering() }
+    deinit { finishRendering(); releasePoints() }
 
     /// Seconds of silence after which the transport sends each viewer a heartbeat
     /// (`{"type":"heartbeat"}`); announced in `welcome` so clients can tell a dead
@@ -912,11 +912,13 @@ public final class Session {
     /// `SeriesKind.valueFields`: `[y]`, or `[open, high, low, close]`).
     @discardableResult
     public func append(seriesId: String, xs: [Double], values: [[Double]]) throws(SessionError) -> Int {
-        guard chart.seriesIndex(seriesId) != nil else { throw .unknownSeries(seriesId) }
+        guard let index = chart.seriesIndex(seriesId) else { throw .unknownSeries(seriesId) }
         guard xs.count <= Self.maxAppendPoints else {
             throw .badAppend(.tooMany(count: xs.count, limit: Self.maxAppendPoints))
         }
+        try checkPointBudget(adding: budgetGrowth(series: index, adding: xs.count), series: seriesId)
         do { try chart.append(seriesId: seriesId, xs: xs, values: values) } catch { throw .badAppend(error) }
+        recordPoints()
         if !xs.isEmpty { dataArrived = true; chart.emit(.dataLoaded(series: seriesId, points: xs.count)) }
         return xs.count
     }
@@ -924,10 +926,13 @@ public final class Session {
     public static let maxAppendPoints = 1_000_000
 
     /// Changes a series' points other than by appending (see `Chart.change`):
-    /// atomically, or throws and changes nothing.
-    public func change(seriesId: String, _ change: (inout Series) throws(AppendError) -> Void) throws(SessionError) {
-        guard chart.seriesIndex(seriesId) != nil else { throw .unknownSeries(seriesId) }
+    /// atomically, or throws and changes nothing. `growth`: how many points the change
+    /// adds at most (checked against the point budget first).
+    public func change(seriesId: String, growth: Int = 0, _ change: (inout Series) throws(AppendError) -> Void) throws(SessionError) {
+        guard let index = chart.seriesIndex(seriesId) else { throw .unknownSeries(seriesId) }
+        try checkPointBudget(adding: budgetGrowth(series: index, adding: growth), series: seriesId)
         do { try chart.change(seriesId: seriesId, change) } catch { throw .badAppend(error) }
+        recordPoints()
         dataArrived = true
         chart.emit(.dataLoaded(series: seriesId, points: chart.series[chart.seriesIndex(seriesId)!].data.count))
     }
@@ -994,13 +999,22 @@ public enum SessionError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownSession(String)
     case unknownSeries(String)
     case badAppend(AppendError)
+    /// The point budget (`SessionLimits.sessionPoints`, `serverPoints`) would be passed.
+    case pointBudget(String)
 
     public var description: String {
         switch self {
         case let .unknownSession(id): return "no session \"\(id)\""
         case let .unknownSeries(id): return "no series \"\(id)\" in this session"
         case let .badAppend(e): return e.description
+        case let .pointBudget(message): return message
         }
+    }
+
+    /// The HTTP status that answers it.
+    public var status: Int {
+        if case .pointBudget = self { return 413 }
+        return 400
     }
 }
 

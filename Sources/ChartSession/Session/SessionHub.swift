@@ -13,6 +13,7 @@ public final class SessionHub {
     public func add(_ session: Session) {
         precondition(self.session(session.id) == nil, "duplicate session id \(session.id)")
         sessions.append(session)
+        session.recordPoints()
         session.groupPeers = { [weak self, weak session] in
             guard let self, let session, let group = session.eventGroup else { return [] }
             return self.sessions.filter { $0 !== session && $0.eventGroup == group }
@@ -28,6 +29,7 @@ public final class SessionHub {
         // Views still rendering are collected now: the transport looks only at hosted
         // sessions, and the render thread stays taken until they are.
         sessions[i].finishRendering()
+        sessions[i].releasePoints()
         return sessions.remove(at: i)
     }
 

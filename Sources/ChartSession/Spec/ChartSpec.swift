@@ -727,7 +727,10 @@ public enum ConfigSpec {
         var spec = SeriesSpec(
             id: id, name: try r.string("name") ?? id, kind: kind, color: color,
             xAxis: try r.string("xAxis"), yAxis: try r.string("yAxis"),
-            capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, values: values, generator: generator,
+            // A generator never stops: without a capacity it keeps the newest
+            // `generatorCapacity` points (docs/limits.md).
+            capacity: try r.integer("capacity", min: 1, max: 100_000_000) ?? (generator != nil ? SessionLimits.current.generatorCapacity : nil),
+            xs: xs, values: values, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.style = try readStyle(&r, kind: kind)
         spec.selected = try r.bool("selected") ?? false
