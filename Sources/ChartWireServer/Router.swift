@@ -77,17 +77,17 @@ struct Router {
         switch (req.method, parts.count) {
         case ("POST", 2) where parts[0] == "api" && parts[1] == "sessions":
             if let refused = authorizeControl(req) { return refused }
-            return createSession(body: req.body)
+            return createSession(body: req.body, token: try? bearer(req).get())
         case ("PUT", 3) where isSession:
             if hub.session(parts[2]) == nil {
                 if let refused = authorizeControl(req) { return refused }
             } else if let refused = authorizeDefinition(req, session: parts[2]) {
                 return refused
             }
-            return putSession(parts[2], body: req.body)
+            return putSession(parts[2], body: req.body, token: try? bearer(req).get())
         case ("PATCH", 3) where isSession:
             if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
-            return patchSession(parts[2], body: req.body)
+            return patchSession(parts[2], body: req.body, token: try? bearer(req).get())
         case ("DELETE", 3) where isSession:
             if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
             if let d = hub.dashboards.first(where: { $0.cells.contains { $0.session == parts[2] } }) {
@@ -254,29 +254,51 @@ struct Router {
         return session
     }
 
+    /// A session may join an event group with a protected member only with the control
+    /// token or a controller token of one of the group's sessions (docs/limits.md).
+    func refuseGroup(_ spec: SessionSpec, token: String?, except: Session? = nil) -> HTTPResponse? {
+        guard let group = spec.eventGroup, group != except?.eventGroup, !hub.mayJoin(group: group, token: token, except: except) else { return nil }
+        LimitCounters.count("eventGroup")
+        return .error(token == nil ? 401 : 403, "$.eventGroup: event group \"\(group)\" has a protected session; joining it needs the "
+                      + "server's control token or a controller token of one of its sessions (Authorization: Bearer <token>)")
+    }
+
+    /// Refuses a new session past the server's `sessions` limit.
+    func refuseSessionCount() -> HTTPResponse? {
+        let limit = SessionLimits.current.sessions
+        guard hub.sessions.count >= limit else { return nil }
+        LimitCounters.count("sessions")
+        return .error(429, "the server hosts \(hub.sessions.count) sessions, its limit (limit sessions; "
+                      + "\(SessionLimits.howToRaise("sessions"))); remove one first (DELETE /api/sessions/{id})")
+    }
+
     /// `POST /api/sessions`: a new session from a spec.
-    func createSession(body: [UInt8]) -> HTTPResponse {
+    func createSession(body: [UInt8], token: String? = nil) -> HTTPResponse {
         let spec: SessionSpec
         switch readSessionSpec(body) {
         case let .failure(refused): return refused
         case let .success(s): spec = s
         }
+        if let refused = refuseGroup(spec, token: token) { return refused }
         guard hub.session(spec.id) == nil else {
             return .error(409, "session \"\(spec.id)\" exists: PUT /api/sessions/\(spec.id) replaces it, PATCH changes it")
         }
+        if let refused = refuseSessionCount() { return refused }
         hub.add(makeSession(spec))
         return .json(201, .object([("id", .string(spec.id)), ("created", .bool(true))]))
     }
 
     /// `PUT /api/sessions/{s}`: creates the session or replaces its whole definition
     /// (its viewers stay connected).
-    func putSession(_ id: String, body: [UInt8]) -> HTTPResponse {
+    func putSession(_ id: String, body: [UInt8], token: String? = nil) -> HTTPResponse {
         let spec: SessionSpec
         switch readSessionSpec(body, id: id) {
         case let .failure(refused): return refused
         case let .success(s): spec = s
         }
+        if let refused = refuseGroup(spec, token: token, except: hub.session(id)) { return refused }
         guard let session = hub.session(id) else {
+            if let refused = refuseSessionCount() { return refused }
             hub.add(makeSession(spec))
             return .json(201, .object([("id", .string(id)), ("created", .bool(true))]))
         }
@@ -285,12 +307,12 @@ struct Router {
     }
 
     /// `PATCH /api/sessions/{s}`: a partial spec over the session's (docs/feeding.md).
-    func patchSession(_ id: String, body: [UInt8]) -> HTTPResponse {
+    func patchSession(_ id: String, body: [UInt8], token: String? = nil) -> HTTPResponse {
         guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
         let patch: JSONValue
         do { patch = try Jansson.parse(body) } catch { return .error(error.status, "\(error)") }
         do {
-            let version = try session.applyPatch(patch)
+            let version = try session.applyPatch(patch, token: token)
             return .json(200, .object([("id", .string(id)), ("version", .int(Int64(truncatingIfNeeded: version)))]))
         } catch {
             return .error(400, error.description)

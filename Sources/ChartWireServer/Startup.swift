@@ -23,6 +23,8 @@ struct ServerResources {
     var controlToken: String?
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
+        // Before any spec is read: generators' default capacity comes from the limits.
+        SessionLimits.current = options.limits
         let fonts: ChartFonts
         do { fonts = try ChartFonts.load(primaryDir: options.fontDir) } catch {
             throw StartupError(message: error.message)
