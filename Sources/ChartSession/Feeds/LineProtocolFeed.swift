@@ -41,6 +41,8 @@ public struct LineProtocolMapping: Equatable, Sendable {
     static func read(_ r: inout JSONReader, series: [SeriesSpec]) throws -> LineProtocolMapping {
         var m = LineProtocolMapping()
         m.unknown = try r.oneOf("unknown", Unknown.self) ?? .error
+        var byId: [String: SeriesSpec] = [:]
+        for s in series where byId[s.id] == nil { byId[s.id] = s }
         m.rules = try r.objects("series") { e in
             let measurement = try e.requiredString("measurement")
             var tags: [LineProtocolTag] = []
@@ -54,7 +56,7 @@ public struct LineProtocolMapping: Equatable, Sendable {
             }
             let field = try e.string("field")
             let id = try e.requiredString("series")
-            guard let target = series.first(where: { $0.id == id }) else {
+            guard let target = byId[id] else {
                 throw JSONReadError(path: "\(e.path).series", message: "no series \"\(id)\" in the chart")
             }
             if target.kind.valueFields.count == 1, field == nil {
@@ -103,6 +105,11 @@ extension Session {
         var batches: [(xs: [Double], values: [[Double]])] = chart.series.map { s in ([], s.kind.valueFields.map { _ in [] }) }
         var created: [(rule: LineProtocolMapping.Rule, name: String)] = []
         var newBatches: [(xs: [Double], ys: [Double])] = []
+        // Series made by this write, by what they take, and every id in use (kept as
+        // series are made: a write making thousands of series stays linear).
+        struct NewKey: Hashable { var key: LineProtocolSeriesKey, field: String }
+        var createdIndex: [NewKey: Int] = [:]
+        var taken: Set<String> = []
 
         func describe(_ key: LineProtocolSeriesKey, _ field: String?) -> String {
             "measurement \"\(key.measurement)\"" + (field.map { ", field \"\($0)\"" } ?? "")
@@ -112,17 +119,18 @@ extension Session {
             if let rule = mapping.rule(for: key, field: field), let i = chart.seriesIndex(rule.series) {
                 return chart.series[i].kind.valueFields.count > 1 ? .multi(i) : .series(i)
             }
-            if let k = created.firstIndex(where: { $0.rule.measurement == key.measurement && $0.rule.field == field && $0.rule.tags == key.tags }) {
-                return .newSeries(k)
-            }
+            if let k = createdIndex[NewKey(key: key, field: field)] { return .newSeries(k) }
             switch mapping.unknown {
             case .error:
                 throw LineProtocolWriteError(message: "line \(line): no series takes \(describe(key, field)); "
                                              + "add a rule to lineProtocol.series, or set lineProtocol.unknown to \"create\" or \"ignore\"")
             case .ignore: return .skip
             case .create:
+                if taken.isEmpty { taken = Set(chart.series.map(\.id)) }
                 let rule = LineProtocolMapping.Rule(measurement: key.measurement, tags: key.tags, field: field,
-                                                    series: Self.seriesId(for: key, field: field, taken: Set(chart.series.map(\.id) + created.map(\.rule.series))))
+                                                    series: Self.seriesId(for: key, field: field, taken: taken))
+                taken.insert(rule.series)
+                createdIndex[NewKey(key: key, field: field)] = created.count
                 created.append((rule, "\(key.measurement) \(field)" + (key.tags.isEmpty ? "" : " (" + key.tags.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")")))
                 newBatches.append(([], []))
                 return .newSeries(created.count - 1)
