@@ -25,6 +25,8 @@ struct ServerResources {
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         // Before any spec is read: generators' default capacity comes from the limits.
         SessionLimits.current = options.limits
+        // Freed memory goes back to the system after a burst, not at the next one.
+        Allocator.purgeInBackground()
         let fonts: ChartFonts
         do { fonts = try ChartFonts.load(primaryDir: options.fontDir) } catch {
             throw StartupError(message: error.message)

@@ -21,9 +21,9 @@ public struct SessionLimits: Equatable, Sendable {
     /// Sessions one server hosts.
     public var sessions = 1_000
     /// Series of one chart.
-    public var seriesPerChart = 1_000
+    public var seriesPerChart = 10_000
     /// Axes (X and Y together) of one chart.
-    public var axesPerChart = 256
+    public var axesPerChart = 1_000
     /// Annotations of one chart.
     public var annotationsPerChart = 10_000
     /// Distinct canvas sizes a session keeps rendered frames for; past it the least

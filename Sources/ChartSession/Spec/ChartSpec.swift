@@ -236,6 +236,15 @@ public enum ConfigSpec {
                 return c
             }
         }
+        // The limits are checked before any entry is read (docs/limits.md).
+        let limits = SessionLimits.current
+        let axisCount = (r.value["xAxes"]?.arrayValue?.count ?? 1) + (r.value["yAxes"]?.arrayValue?.count ?? 1)
+        try checkCount(axisCount, limit: limits.axesPerChart, name: "axesPerChart", what: "axes (xAxes and yAxes together)",
+                       path: "\(r.path).\(r.value["yAxes"]?.arrayValue?.count ?? 0 > r.value["xAxes"]?.arrayValue?.count ?? 0 ? "yAxes" : "xAxes")")
+        try checkCount(r.value["series"]?.arrayValue?.count ?? 0, limit: limits.seriesPerChart, name: "seriesPerChart", what: "series",
+                       path: "\(r.path).series")
+        try checkCount(r.value["annotations"]?.arrayValue?.count ?? 0, limit: limits.annotationsPerChart, name: "annotationsPerChart",
+                       what: "annotations", path: "\(r.path).annotations")
         let xAxes = try r.objects("xAxes") { try readAxis(&$0, x: true) }.map(withGridDefault)
             ?? [AxisConfig(id: "x", alignment: .bottom)]
         let yAxes = try r.objects("yAxes") { try readAxis(&$0, x: false) }.map(withGridDefault)
@@ -688,6 +697,13 @@ public enum ConfigSpec {
         if c.isDiscontinuous, c.type == .logarithmic || c.type == .category {
             throw JSONReadError(path: r.path, message: "only numeric and time axes can leave ranges out")
         }
+    }
+
+    /// Refuses a list longer than its limit, naming the list and the limit.
+    static func checkCount(_ count: Int, limit: Int, name: String, what: String, path: String) throws {
+        guard count > limit else { return }
+        LimitCounters.count(name)
+        throw JSONReadError(path: path, message: "\(count) \(what); a chart has at most \(limit) (limit \(name); \(SessionLimits.howToRaise(name)))")
     }
 
     static func readSeries(_ r: inout JSONReader) throws -> SeriesSpec {
