@@ -9,11 +9,28 @@ enum Jansson {
         let message: String
         let line: Int
         let column: Int
-        var description: String { "invalid JSON at line \(line), column \(column): \(message)" }
+        /// Set when the document holds more values than the limit allows (nothing was
+        /// built): the answer is 413, not 400.
+        var valueLimit: Int? = nil
+        var description: String {
+            if let limit = valueLimit {
+                return "the JSON holds more than \(limit) values (limit jsonValues; \(SessionLimits.howToRaise("jsonValues")))"
+            }
+            return "invalid JSON at line \(line), column \(column): \(message)"
+        }
+        /// The HTTP status for this error.
+        var status: Int { valueLimit == nil ? 400 : 413 }
     }
 
-    /// Parses one JSON document (duplicate keys refused).
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(ParseError) -> JSONValue {
+    /// Parses one JSON document (duplicate keys refused). A document of more than
+    /// `maxValues` values (`SessionLimits.jsonValues` unless given; nil: any) is refused
+    /// after a scan that builds nothing, so a body of a million empty objects costs its
+    /// own bytes, not a tree of them.
+    static func parse(_ bytes: UnsafeRawBufferPointer, maxValues: Int? = SessionLimits.current.jsonValues) throws(ParseError) -> JSONValue {
+        if let limit = maxValues, JSONScan.countValues(bytes, limit: limit) > limit {
+            LimitCounters.count("jsonValues")
+            throw ParseError(message: "too many values", line: 0, column: 0, valueLimit: limit)
+        }
         var error = json_error_t()
         var empty: CChar = 0
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? withUnsafePointer(to: &empty) { $0 }
@@ -27,14 +44,16 @@ enum Jansson {
         return value(of: root)
     }
 
-    static func parse(_ bytes: [UInt8]) throws(ParseError) -> JSONValue {
+    static func parse(_ bytes: [UInt8], maxValues: Int? = SessionLimits.current.jsonValues) throws(ParseError) -> JSONValue {
         let result: Result<JSONValue, ParseError> = bytes.withUnsafeBytes { raw in
-            do throws(ParseError) { return .success(try parse(raw)) } catch { return .failure(error) }
+            do throws(ParseError) { return .success(try parse(raw, maxValues: maxValues)) } catch { return .failure(error) }
         }
         return try result.get()
     }
 
-    static func parse(_ text: String) throws(ParseError) -> JSONValue { try parse(Array(text.utf8)) }
+    static func parse(_ text: String, maxValues: Int? = SessionLimits.current.jsonValues) throws(ParseError) -> JSONValue {
+        try parse(Array(text.utf8), maxValues: maxValues)
+    }
 
     private static func value(of j: UnsafeMutablePointer<json_t>) -> JSONValue {
         switch cw_json_typeof(j) {

@@ -228,7 +228,8 @@ extension LWSServer {
         // An event group on this page: the pointer shows on the group's other charts too.
         if let group = cell.session.eventGroup, case let .pointer(e)? = try? ClientMessage.decode(message),
            let at = cell.session.groupLocation(of: e, viewer: cell.viewer) {
-            for (j, other) in client.cells.enumerated() where j != Int(i) && other.session.eventGroup == group {
+            for (j, other) in client.cells.enumerated() where j != Int(i) && other.session.eventGroup == group
+                && cell.session.groupMaySteer(other.session, viewer: cell.viewer) {
                 other.session.receiveGroupPointer(e, at: at, source: cell.session.chart, viewer: other.viewer)
             }
         }

@@ -71,7 +71,9 @@ final class LWSServer {
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
                              fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
                              measurer: resources.measurer, webFonts: resources.webFonts)
+        SessionLimits.current = options.limits
         router.controlToken = resources.controlToken
+        resources.hub.controlToken = resources.controlToken
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }

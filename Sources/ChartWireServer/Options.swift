@@ -14,6 +14,8 @@ struct Options: Equatable {
     var heartbeat = 5.0
     /// The theme preset of charts whose spec names none.
     var theme = "light"
+    /// The session limits (`--limit NAME=VALUE`, docs/limits.md).
+    var limits = SessionLimits()
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -35,6 +37,7 @@ struct Options: Equatable {
           --theme NAME    theme of charts whose spec names none: light, dark or contrast
                           (default light)
           --quiet         no request log on stderr
+          --limit NAME=N  set a limit (repeatable; docs/limits.md): \(SessionLimits.all.map(\.name).joined(separator: ", "))
         """
 
     static func parse(_ args: [String]) throws(UsageError) -> Options {
@@ -72,6 +75,9 @@ struct Options: Equatable {
                     throw UsageError(message: "--theme: \"\(v)\" is not a theme (" + Theme.presets.keys.sorted().joined(separator: ", ") + ")")
                 }
                 o.theme = v
+            case "--limit":
+                let v = try value(arg)
+                do { try o.limits.set(v) } catch { throw UsageError(message: "--limit: \(error)") }
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

@@ -77,17 +77,17 @@ struct Router {
         switch (req.method, parts.count) {
         case ("POST", 2) where parts[0] == "api" && parts[1] == "sessions":
             if let refused = authorizeControl(req) { return refused }
-            return createSession(body: req.body)
+            return createSession(body: req.body, token: try? bearer(req).get())
         case ("PUT", 3) where isSession:
             if hub.session(parts[2]) == nil {
                 if let refused = authorizeControl(req) { return refused }
             } else if let refused = authorizeDefinition(req, session: parts[2]) {
                 return refused
             }
-            return putSession(parts[2], body: req.body)
+            return putSession(parts[2], body: req.body, token: try? bearer(req).get())
         case ("PATCH", 3) where isSession:
             if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
-            return patchSession(parts[2], body: req.body)
+            return patchSession(parts[2], body: req.body, token: try? bearer(req).get())
         case ("DELETE", 3) where isSession:
             if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
             if let d = hub.dashboards.first(where: { $0.cells.contains { $0.session == parts[2] } }) {
@@ -235,7 +235,7 @@ struct Router {
     /// JSON path of the fault).
     func readSessionSpec(_ body: [UInt8], id: String? = nil) -> Result<SessionSpec, HTTPResponse> {
         var json: JSONValue
-        do { json = try Jansson.parse(body) } catch { return .failure(.error(400, "\(error)")) }
+        do { json = try Jansson.parse(body) } catch { return .failure(.error(error.status, "\(error)")) }
         if let id {
             guard case var .object(members) = json else { return .failure(.error(400, "$: expected an object (a session's spec)")) }
             if let given = json["id"] {
@@ -254,29 +254,51 @@ struct Router {
         return session
     }
 
+    /// A session may join an event group with a protected member only with the control
+    /// token or a controller token of one of the group's sessions (docs/limits.md).
+    func refuseGroup(_ spec: SessionSpec, token: String?, except: Session? = nil) -> HTTPResponse? {
+        guard let group = spec.eventGroup, group != except?.eventGroup, !hub.mayJoin(group: group, token: token, except: except) else { return nil }
+        LimitCounters.count("eventGroup")
+        return .error(token == nil ? 401 : 403, "$.eventGroup: event group \"\(group)\" has a protected session; joining it needs the "
+                      + "server's control token or a controller token of one of its sessions (Authorization: Bearer <token>)")
+    }
+
+    /// Refuses a new session past the server's `sessions` limit.
+    func refuseSessionCount() -> HTTPResponse? {
+        let limit = SessionLimits.current.sessions
+        guard hub.sessions.count >= limit else { return nil }
+        LimitCounters.count("sessions")
+        return .error(429, "the server hosts \(hub.sessions.count) sessions, its limit (limit sessions; "
+                      + "\(SessionLimits.howToRaise("sessions"))); remove one first (DELETE /api/sessions/{id})")
+    }
+
     /// `POST /api/sessions`: a new session from a spec.
-    func createSession(body: [UInt8]) -> HTTPResponse {
+    func createSession(body: [UInt8], token: String? = nil) -> HTTPResponse {
         let spec: SessionSpec
         switch readSessionSpec(body) {
         case let .failure(refused): return refused
         case let .success(s): spec = s
         }
+        if let refused = refuseGroup(spec, token: token) { return refused }
         guard hub.session(spec.id) == nil else {
             return .error(409, "session \"\(spec.id)\" exists: PUT /api/sessions/\(spec.id) replaces it, PATCH changes it")
         }
+        if let refused = refuseSessionCount() { return refused }
         hub.add(makeSession(spec))
         return .json(201, .object([("id", .string(spec.id)), ("created", .bool(true))]))
     }
 
     /// `PUT /api/sessions/{s}`: creates the session or replaces its whole definition
     /// (its viewers stay connected).
-    func putSession(_ id: String, body: [UInt8]) -> HTTPResponse {
+    func putSession(_ id: String, body: [UInt8], token: String? = nil) -> HTTPResponse {
         let spec: SessionSpec
         switch readSessionSpec(body, id: id) {
         case let .failure(refused): return refused
         case let .success(s): spec = s
         }
+        if let refused = refuseGroup(spec, token: token, except: hub.session(id)) { return refused }
         guard let session = hub.session(id) else {
+            if let refused = refuseSessionCount() { return refused }
             hub.add(makeSession(spec))
             return .json(201, .object([("id", .string(id)), ("created", .bool(true))]))
         }
@@ -285,12 +307,12 @@ struct Router {
     }
 
     /// `PATCH /api/sessions/{s}`: a partial spec over the session's (docs/feeding.md).
-    func patchSession(_ id: String, body: [UInt8]) -> HTTPResponse {
+    func patchSession(_ id: String, body: [UInt8], token: String? = nil) -> HTTPResponse {
         guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
         let patch: JSONValue
-        do { patch = try Jansson.parse(body) } catch { return .error(400, "\(error)") }
+        do { patch = try Jansson.parse(body) } catch { return .error(error.status, "\(error)") }
         do {
-            let version = try session.applyPatch(patch)
+            let version = try session.applyPatch(patch, token: token)
             return .json(200, .object([("id", .string(id)), ("version", .int(Int64(truncatingIfNeeded: version)))]))
         } catch {
             return .error(400, error.description)
@@ -312,7 +334,7 @@ struct Router {
             return .json(200, .object([("accepted", .int(Int64(w.accepted))), ("ignored", .int(Int64(w.ignored))),
                                        ("created", .array(w.created.map { .string($0) }))]))
         } catch {
-            return .error(400, error.description)
+            return .error(error.status, error.description)
         }
     }
 
@@ -443,16 +465,46 @@ struct Router {
         let kind = session.chart.series[index].kind
         guard body.count <= Self.maxAppendBody else { return .error(413, "body larger than \(Self.maxAppendBody) bytes") }
         let points: (xs: [Double], values: [[Double]])
-        do { points = try Self.readPoints(body, kind: kind) } catch { return .error(400, error.message) }
+        do { points = try Self.readPoints(body, kind: kind) } catch { return .error(error.status, error.message) }
         do {
             let n = try session.append(seriesId: series, xs: points.xs, values: points.values)
             return .json(200, .object([("accepted", .int(Int64(n)))]))
         } catch {
-            return .error(400, error.description)
+            return .error(error.status, error.description)
         }
     }
 
-    struct BodyError: Error { var message: String }
+    struct BodyError: Error {
+        var message: String
+        var status = 400
+        init(message: String, status: Int = 400) { self.message = message; self.status = status }
+        init(_ e: Jansson.ParseError) { self.init(message: "\(e)", status: e.status) }
+    }
+
+    /// Reads a points body's columns straight into `[Double]`s (`JSONScan.readColumns`),
+    /// without a `JSONValue` per number: the `fields` (all required; a gap, `null`, only
+    /// in `gapsIn`), and other members, which must be scalars, read by `also` (unknown
+    /// ones refused). nil when the body is not that simple shape (or has an error the
+    /// document reader words): the caller reads it as a document, which answers the same
+    /// for any body this accepts.
+    /// Past `Session.maxAppendPoints` values only the first field's count is kept
+    /// (`count`), when `firstCounted` (the caller refuses the body); otherwise nil.
+    static func readColumnsFast(_ body: [UInt8], fields: [String], gapsIn: Set<String>, firstCounted: Bool = true,
+                                also: (inout JSONReader) throws -> Void) throws(BodyError) -> (columns: [[Double]], count: Int)? {
+        let keep = Session.maxAppendPoints + 1
+        guard let doc = JSONScan.readColumns(body, columns: Set(fields), keep: keep),
+              fields.allSatisfy({ doc.columns[$0] != nil }),
+              firstCounted && doc.counts[fields[0], default: 0] > keep || fields.allSatisfy({ doc.counts[$0, default: 0] <= keep }),
+              doc.withGaps.isSubset(of: gapsIn) else { return nil }
+        do {
+            var r = JSONReader(.object(doc.scalars))
+            try also(&r)
+            try r.finish()
+        } catch {
+            throw BodyError(message: "\(error)")
+        }
+        return (fields.map { doc.columns[$0]! }, doc.counts[fields[0]] ?? 0)
+    }
 
     /// The points of an append, insert or replace body: binary x/y (`CWA1`, x/y series
     /// only), or JSON with `x` and the series type's value fields; `extra` names the
@@ -467,8 +519,18 @@ struct Router {
             }
             do { let (x, y) = try AppendBody.decode(body); return (x, [y]) } catch { throw BodyError(message: error.description) }
         }
+        if let (columns, count) = try readColumnsFast(body, fields: ["x"] + kind.valueFields, gapsIn: Set(kind.valueFields), also: also) {
+            guard count <= Session.maxAppendPoints else {
+                LimitCounters.count("appendPoints")
+                throw BodyError(message: AppendError.tooMany(count: count, limit: Session.maxAppendPoints).description)
+            }
+            return (columns[0], Array(columns.dropFirst()))
+        }
         let json: JSONValue
-        do { json = try Jansson.parse(body) } catch { throw BodyError(message: "\(error)") }
+        // Points bodies that are not the simple shape (or are wrong) are read as
+        // documents, with room for a whole batch of the series' fields.
+        let room = max(SessionLimits.current.jsonValues, (kind.valueFields.count + 1) * (Session.maxAppendPoints + 1) + 64)
+        do { json = try Jansson.parse(body, maxValues: room) } catch { throw BodyError(error) }
         do {
             var r = JSONReader(json)
             try also(&r)
@@ -506,6 +568,8 @@ struct Router {
                 guard let n = try r.integer(key, min: 0, max: Int(Int32.max)) else { throw r.fail("field \"\(key)\" is required") }
                 try r.finish()
                 return Int(n)
+            } catch let e as Jansson.ParseError {
+                throw BodyError(e)
             } catch { throw BodyError(message: "\(error)") }
         }
         do {
@@ -516,13 +580,20 @@ struct Router {
                     guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
                     at = Int(n)
                 }
-                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.insert(at: at, xs: p.xs, values: p.values) }
+                try session.change(seriesId: series, growth: p.xs.count) { (s: inout Series) throws(AppendError) in try s.insert(at: at, xs: p.xs, values: p.values) }
                 return .json(200, .object([("accepted", .int(Int64(p.xs.count)))]))
             case "update":
                 var at = 0
                 var values: [[Double]] = []
-                do {
-                    var r = JSONReader(try Jansson.parse(body))
+                let readIndex = { (r: inout JSONReader) throws in
+                    guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
+                    at = Int(n)
+                }
+                if let (columns, _) = try Self.readColumnsFast(body, fields: kind.valueFields, gapsIn: Set(kind.valueFields), firstCounted: false, also: readIndex) {
+                    values = columns
+                } else { do {
+                    let room = max(SessionLimits.current.jsonValues, kind.valueFields.count * (Session.maxAppendPoints + 1) + 64)
+                    var r = JSONReader(try Jansson.parse(body, maxValues: room))
                     guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
                     at = Int(n)
                     for field in kind.valueFields {
@@ -530,7 +601,9 @@ struct Router {
                         values.append(v)
                     }
                     try r.finish()
-                } catch { throw BodyError(message: "\(error)") }
+                } catch let e as Jansson.ParseError {
+                    throw BodyError(e)
+                } catch { throw BodyError(message: "\(error)") } }
                 try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.update(at: at, values: values) }
                 return .json(200, .object([("accepted", .int(Int64(values.first?.count ?? 0)))]))
             case "removeFirst":
@@ -545,11 +618,13 @@ struct Router {
                 return .json(200, .object([("removed", .int(Int64(before)))]))
             default:  // replace
                 let p = try Self.readPoints(body, kind: kind)
-                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.replaceAll(xs: p.xs, values: p.values) }
+                try session.change(seriesId: series, growth: p.xs.count - before) { (s: inout Series) throws(AppendError) in try s.replaceAll(xs: p.xs, values: p.values) }
                 return .json(200, .object([("accepted", .int(Int64(p.xs.count)))]))
             }
         } catch let e as BodyError {
-            return .error(400, e.message)
+            return .error(e.status, e.message)
+        } catch let e as SessionError {
+            return .error(e.status, e.description)
         } catch {
             return .error(400, "\(error)")
         }

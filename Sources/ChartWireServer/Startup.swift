@@ -23,6 +23,10 @@ struct ServerResources {
     var controlToken: String?
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
+        // Before any spec is read: generators' default capacity comes from the limits.
+        SessionLimits.current = options.limits
+        // Freed memory goes back to the system after a burst, not at the next one.
+        Allocator.purgeInBackground()
         let fonts: ChartFonts
         do { fonts = try ChartFonts.load(primaryDir: options.fontDir) } catch {
             throw StartupError(message: error.message)
@@ -64,7 +68,7 @@ struct ServerResources {
         let ids = Set(hub.sessions.map(\.id))
         for (text, source) in documents {
             let dashboards: [Dashboard]
-            do { dashboards = try ConfigSpec.decodeDashboards(Jansson.parse(text), sessionIds: ids) } catch {
+            do { dashboards = try ConfigSpec.decodeDashboards(Jansson.parse(text, maxValues: nil), sessionIds: ids) } catch {
                 throw StartupError(message: "\(source): \(error)")
             }
             for d in dashboards {
@@ -106,7 +110,7 @@ struct ServerResources {
 
     static func decodeSpec(_ text: String, source: String) throws(StartupError) -> [SessionSpec] {
         let json: JSONValue
-        do { json = try Jansson.parse(text) } catch { throw StartupError(message: "\(source): \(error)") }
+        do { json = try Jansson.parse(text, maxValues: nil) } catch { throw StartupError(message: "\(source): \(error)") }
         do { return try ConfigSpec.decode(json) } catch { throw StartupError(message: "\(source): \(error)") }
     }
 

@@ -1,4 +1,5 @@
 import LayoutEngine
+import Synchronization
 
 /// Where the legend goes, if the chart shows one (ShinobiCharts' names): `position`
 /// is where it sits, `placement` whether inside the plot area or outside it (taking
@@ -90,7 +91,7 @@ public final class Chart {
     /// `exitAnimation`, from wherever an animation under way has got to; the series
     /// counts as hidden once its exit has run (`advanceAnimations`).
     public func setHidden(_ seriesId: String, _ hidden: Bool) {
-        guard let i = series.firstIndex(where: { $0.id == seriesId }) else { return }
+        guard let i = seriesIndex(seriesId) else { return }
         let s = series[i]
         guard s.animationEnabled, s.hasEntered || !hidden else {
             guard s.isHidden != hidden else { return }
@@ -200,8 +201,32 @@ public final class Chart {
         if suspended > 0 { changedWhileSuspended = true } else { version &+= 1 }
     }
 
-    public func axis(_ id: String) -> Axis? { axes.first { $0.id == id } }
-    public func seriesIndex(_ id: String) -> Int? { series.firstIndex { $0.id == id } }
+    public func axis(_ id: String) -> Axis? { axisIndex(id).map { axes[$0] } }
+    public func seriesIndex(_ id: String) -> Int? {
+        let list = series
+        return idIndex.withLock { c in Self.lookup(id, in: list, cache: &c.series) }
+    }
+    /// Where the axis `id` is in `axes`.
+    public func axisIndex(_ id: String) -> Int? {
+        let list = axes
+        return idIndex.withLock { c in Self.lookup(id, in: list, cache: &c.axes) }
+    }
+
+    /// Ids to positions in `axes` and `series`, so that finding one by id is not a walk
+    /// through them all (with thousands of axes or series every frame and every
+    /// line-protocol write did that per axis or series). A hit is checked against the
+    /// array; a miss rebuilds the table once, so it is never wrong, only sometimes
+    /// stale. Locked: views render on other threads and look ids up too.
+    private let idIndex = Mutex<(axes: [String: Int], series: [String: Int])>(([:], [:]))
+
+    private static func lookup<T: Identified>(_ id: String, in list: [T], cache: inout [String: Int]) -> Int? {
+        if let i = cache[id], i < list.count, list[i].id == id { return i }
+        var table: [String: Int] = [:]
+        table.reserveCapacity(list.count)
+        for (i, item) in list.enumerated() where table[item.id] == nil { table[item.id] = i }
+        cache = table
+        return table[id]
+    }
     public var xAxes: [Axis] { axes.filter(\.isXAxis) }
     public var yAxes: [Axis] { axes.filter { !$0.isXAxis } }
 
@@ -228,7 +253,11 @@ public final class Chart {
         guard let i = seriesIndex(seriesId) else { preconditionFailure("unknown series \(seriesId)") }
         try checkStackX(i, xs: xs)
         try series[i].append(xs: xs, values: values)
-        if !xs.isEmpty { updateStacks(); touch() }
+        guard !xs.isEmpty else { return }
+        // Stacks are looked at only when this series is in one (a walk over every
+        // series per append made a write to thousands of series quadratic).
+        if series[i].stackIndex != nil || series[i].stacked != nil { updateStacks() }
+        touch()
     }
 
     /// Changes one series' points other than by appending (insert, update, remove from
@@ -419,6 +448,7 @@ public final class Chart {
     /// changed spec): `carry` gets each series of this chart with its namesake of the
     /// same type in `old`.
     func carrySeries(from old: Chart, _ carry: (inout Series, Series) -> Void) {
+        // (old.seriesIndex: a table lookup, so carrying thousands of series is linear)
         for i in series.indices {
             guard let j = old.seriesIndex(series[i].id), old.series[j].kind == series[i].kind else { continue }
             carry(&series[i], old.series[j])
@@ -576,6 +606,14 @@ public final class Chart {
     public func runGenerators(elapsed: Double, startedAt: Double = 0) -> Int {
         var added = 0
         for i in series.indices where series[i].generator != nil {
+            if series[i].data.capacity == nil, series[i].stackIndex == nil, series[i].kind.valueFields.count == 1 {
+                // Generated data is always bounded (docs/limits.md): a series built
+                // without a capacity keeps the newest `generatorCapacity` points.
+                let (oldX, oldY) = series[i].data.arrays
+                var bounded = XYData(capacity: SessionLimits.current.generatorCapacity)
+                try? bounded.append(xs: oldX, ys: oldY)
+                series[i].data = bounded
+            }
             var (xs, ys) = series[i].generator!.points(upTo: elapsed)
             if series[i].generator!.time == .unix { xs = xs.map { startedAt + $0 } }
             for k in 0..<xs.count {
@@ -596,7 +634,7 @@ public final class Chart {
     /// finite, or narrower than doubles can resolve into distinct ticks (a span under
     /// 10^-9 of the values' magnitude), are ignored: zooming stops there.
     public func setUserRange(_ axisId: String, _ range: DoubleRange) {
-        guard let i = axes.firstIndex(where: { $0.id == axisId }) else { return }
+        guard let i = axisIndex(axisId) else { return }
         let range = limited(range, axes[i].config)
         let magnitude = max(abs(range.min), abs(range.max))
         guard range.isValid, range.span.isFinite,
@@ -610,7 +648,7 @@ public final class Chart {
     /// Sets (or clears) the Swift function that writes an axis' tick labels, and the
     /// one that sees each major tick before it is placed (ShinobiCharts' `alterTickMark`).
     public func setTickLabels(_ axisId: String, generator: TickLabelGenerator?, hook: TickHook? = nil) {
-        guard let i = axes.firstIndex(where: { $0.id == axisId }) else { return }
+        guard let i = axisIndex(axisId) else { return }
         axes[i].config.labelGenerator = generator
         axes[i].config.tickHook = hook
         touch()
@@ -618,7 +656,7 @@ public final class Chart {
 
     /// Sets (or clears) the Swift function choosing an axis' major tick values.
     public func setTickValues(_ axisId: String, generator: TickValueGenerator?) {
-        guard let i = axes.firstIndex(where: { $0.id == axisId }) else { return }
+        guard let i = axisIndex(axisId) else { return }
         axes[i].config.valueGenerator = generator
         touch()
     }
@@ -627,7 +665,7 @@ public final class Chart {
     /// axes top or bottom: swapping them rotates the chart (series are then drawn
     /// point by point along a vertical X axis).
     public func setAlignment(_ axisId: String, _ alignment: AxisAlignment) {
-        guard let i = axes.firstIndex(where: { $0.id == axisId }), axes[i].config.alignment != alignment else { return }
+        guard let i = axisIndex(axisId), axes[i].config.alignment != alignment else { return }
         axes[i].config.alignment = alignment
         touch()
     }
@@ -671,7 +709,7 @@ public final class Chart {
     /// The range an axis shows while nobody has panned or zoomed it: what it starts
     /// with and what zoom-extents returns to.
     public func defaultRange(_ axisId: String) -> DoubleRange? {
-        guard let i = axes.firstIndex(where: { $0.id == axisId }) else { return nil }
+        guard let i = axisIndex(axisId) else { return nil }
         var unset = axes
         for k in unset.indices { unset[k].userRange = nil }
         return unset[i].isXAxis ? resolveX(unset[i]) : resolveY(unset[i], xRanges: Dictionary(
@@ -680,7 +718,7 @@ public final class Chart {
 
     /// The extent of the data plotted against an axis (nil: none).
     public func dataRange(_ axisId: String) -> DoubleRange? {
-        guard let axis = axes.first(where: { $0.id == axisId }) else { return nil }
+        guard let axis = axis(axisId) else { return nil }
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where (axis.isXAxis ? s.xAxisId : s.yAxisId) == axisId {
             if axis.isXAxis, let r = s.xExtent { lo = min(lo, r.min); hi = max(hi, r.max) }
@@ -712,7 +750,7 @@ public final class Chart {
 
     /// Clears the user range of one axis: it follows its mode again.
     public func resetUserRange(_ axisId: String) {
-        guard let i = axes.firstIndex(where: { $0.id == axisId }), axes[i].userRange != nil else { return }
+        guard let i = axisIndex(axisId), axes[i].userRange != nil else { return }
         axes[i].userRange = nil
         touch()
     }
@@ -924,3 +962,8 @@ public final class Chart {
         return spec
     }
 }
+
+/// Things found by id in a chart's lists.
+protocol Identified { var id: String { get } }
+extension Axis: Identified {}
+extension Series: Identified {}

@@ -41,6 +41,8 @@ public struct LineProtocolMapping: Equatable, Sendable {
     static func read(_ r: inout JSONReader, series: [SeriesSpec]) throws -> LineProtocolMapping {
         var m = LineProtocolMapping()
         m.unknown = try r.oneOf("unknown", Unknown.self) ?? .error
+        var byId: [String: SeriesSpec] = [:]
+        for s in series where byId[s.id] == nil { byId[s.id] = s }
         m.rules = try r.objects("series") { e in
             let measurement = try e.requiredString("measurement")
             var tags: [LineProtocolTag] = []
@@ -54,7 +56,7 @@ public struct LineProtocolMapping: Equatable, Sendable {
             }
             let field = try e.string("field")
             let id = try e.requiredString("series")
-            guard let target = series.first(where: { $0.id == id }) else {
+            guard let target = byId[id] else {
                 throw JSONReadError(path: "\(e.path).series", message: "no series \"\(id)\" in the chart")
             }
             if target.kind.valueFields.count == 1, field == nil {
@@ -73,6 +75,8 @@ public struct LineProtocolMapping: Equatable, Sendable {
 /// Why a line-protocol write was refused (nothing of it stored).
 public struct LineProtocolWriteError: Error, Equatable, CustomStringConvertible, Sendable {
     public let message: String
+    /// The HTTP status that answers it: 400, or 413 past a limit (docs/limits.md).
+    public var status = 400
     public var description: String { message }
 }
 
@@ -101,6 +105,11 @@ extension Session {
         var batches: [(xs: [Double], values: [[Double]])] = chart.series.map { s in ([], s.kind.valueFields.map { _ in [] }) }
         var created: [(rule: LineProtocolMapping.Rule, name: String)] = []
         var newBatches: [(xs: [Double], ys: [Double])] = []
+        // Series made by this write, by what they take, and every id in use (kept as
+        // series are made: a write making thousands of series stays linear).
+        struct NewKey: Hashable { var key: LineProtocolSeriesKey, field: String }
+        var createdIndex: [NewKey: Int] = [:]
+        var taken: Set<String> = []
 
         func describe(_ key: LineProtocolSeriesKey, _ field: String?) -> String {
             "measurement \"\(key.measurement)\"" + (field.map { ", field \"\($0)\"" } ?? "")
@@ -110,17 +119,18 @@ extension Session {
             if let rule = mapping.rule(for: key, field: field), let i = chart.seriesIndex(rule.series) {
                 return chart.series[i].kind.valueFields.count > 1 ? .multi(i) : .series(i)
             }
-            if let k = created.firstIndex(where: { $0.rule.measurement == key.measurement && $0.rule.field == field && $0.rule.tags == key.tags }) {
-                return .newSeries(k)
-            }
+            if let k = createdIndex[NewKey(key: key, field: field)] { return .newSeries(k) }
             switch mapping.unknown {
             case .error:
                 throw LineProtocolWriteError(message: "line \(line): no series takes \(describe(key, field)); "
                                              + "add a rule to lineProtocol.series, or set lineProtocol.unknown to \"create\" or \"ignore\"")
             case .ignore: return .skip
             case .create:
+                if taken.isEmpty { taken = Set(chart.series.map(\.id)) }
                 let rule = LineProtocolMapping.Rule(measurement: key.measurement, tags: key.tags, field: field,
-                                                    series: Self.seriesId(for: key, field: field, taken: Set(chart.series.map(\.id) + created.map(\.rule.series))))
+                                                    series: Self.seriesId(for: key, field: field, taken: taken))
+                taken.insert(rule.series)
+                createdIndex[NewKey(key: key, field: field)] = created.count
                 created.append((rule, "\(key.measurement) \(field)" + (key.tags.isEmpty ? "" : " (" + key.tags.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")")))
                 newBatches.append(([], []))
                 return .newSeries(created.count - 1)
@@ -174,6 +184,23 @@ extension Session {
                 throw LineProtocolWriteError(message: "series \"\(chart.series[i].id)\": \(error)")
             }
         }
+        // The point budget of series without capacity, for all of the write at once.
+        var growth = newBatches.reduce(0) { $0 + $1.xs.count }
+        var first = created.first?.rule.series
+        for (i, b) in batches.enumerated() where !b.xs.isEmpty && chart.series[i].data.capacity == nil {
+            growth += b.xs.count
+            first = first ?? chart.series[i].id
+        }
+        do { try checkPointBudget(adding: growth, series: first ?? "") } catch {
+            throw LineProtocolWriteError(message: error.description, status: error.status)
+        }
+        let limits = SessionLimits.current
+        if !created.isEmpty, chart.series.count + created.count > limits.seriesPerChart {
+            LimitCounters.count("seriesPerChart")
+            throw LineProtocolWriteError(message: "the write makes \(created.count) series, and session \"\(id)\" has \(chart.series.count): "
+                                         + "a chart holds at most \(limits.seriesPerChart) (limit seriesPerChart; \(SessionLimits.howToRaise("seriesPerChart")))",
+                                         status: 413)
+        }
         let ids = chart.series.map(\.id)
         if !created.isEmpty {
             // New series go through the spec, so the live spec lists them and their rules.
@@ -200,6 +227,7 @@ extension Session {
                 result.accepted += b.xs.count
             }
         }
+        recordPoints()
         return result
     }
 

@@ -84,7 +84,29 @@ struct FrameCache {
             e.encoded[id, default: [:]].removeAll(keepingCapacity: true)
         }
         entries[size] = e
+        useCounter &+= 1
+        lastUse[size] = useCounter
+        evictPastLimit(keeping: size)
         return e
+    }
+
+    /// When each size was last rendered (`useCounter`), for evicting the least recent.
+    private var lastUse: [ViewerSize: UInt64] = [:]
+    private var useCounter: UInt64 = 0
+
+    /// Past `SessionLimits.canvasSizes` sizes, the least recently rendered are dropped
+    /// (`keeping` is the one just rendered): a viewer of a dropped size gets its frames
+    /// rendered again, whole. Bounds the memory of many viewers with distinct canvases.
+    private mutating func evictPastLimit(keeping size: ViewerSize) {
+        let limit = SessionLimits.current.canvasSizes
+        guard entries.count > limit else { return }
+        let victims = lastUse.filter { $0.key != size }.sorted { $0.value < $1.value }.prefix(entries.count - limit)
+        for (victim, _) in victims {
+            entries[victim] = nil
+            lastUse[victim] = nil
+            layouts[victim] = nil
+            LimitCounters.count("canvasSizes")
+        }
     }
 
     /// The current version of layer `id` at `size` for a viewer holding version
@@ -155,6 +177,10 @@ struct FrameCache {
         layouts = layouts.filter { live.contains($0.key) }
         let spare = entries.keys.filter { !live.contains($0) }
         guard spare.count > spareSizes else { return }
-        for size in spare.prefix(spare.count - spareSizes) { entries[size] = nil }
+        // The least recently rendered go first.
+        for size in spare.sorted(by: { lastUse[$0] ?? 0 < lastUse[$1] ?? 0 }).prefix(spare.count - spareSizes) {
+            entries[size] = nil
+            lastUse[size] = nil
+        }
     }
 }

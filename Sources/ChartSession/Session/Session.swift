@@ -151,7 +151,7 @@ public final class Session {
 
     /// A publication's views still rendering hold the render threads (and read this
     /// session's views) until collected.
-    deinit { finishRendering() }
+    deinit { finishRendering(); releasePoints() }
 
     /// Seconds of silence after which the transport sends each viewer a heartbeat
     /// (`{"type":"heartbeat"}`); announced in `welcome` so clients can tell a dead
@@ -228,12 +228,13 @@ public final class Session {
                                          isInSourceBounds: layout().plotRect.contains(input.location), layout: layout)
             args.legendEntries = { self.renderer.legendHitBoxes(s.chart, layout: layout()) }
             let steering = viewer.role == .controller || viewer.view != nil
-            let linkedX = s === main && eventGroup != nil ? chart.xAxes.first : nil
+            let linkedX = s === main && eventGroup != nil && viewer.role == .controller ? chart.xAxes.first : nil
             s.chart.suspendUpdates { s.chart.dispatch(args, steering: steering) }
             // An event group's charts follow a pan or zoom of the first x axis.
             if let x = linkedX, chart.axis(x.id)?.userRange != x.userRange {
                 let range = chart.axis(x.id)?.userRange
-                for peer in groupPeers() { peer.followX(range) }
+                // Only the sessions this viewer may steer follow (docs/limits.md, "Event groups").
+                for peer in groupPeers() where peer.steerable(byToken: viewer.token) { peer.followX(range) }
             }
             // The sender's own drawing follows its input; others' only when told.
             viewer.modifierDirty = true
@@ -264,7 +265,7 @@ public final class Session {
                 return [.text(ProtocolError(.readOnly, "this viewer watches: changing \"\(title)\" needs a controller token").json)]
             }
             do {
-                let version = try applyPatch(spec)
+                let version = try applyPatch(spec, token: viewer.token)
                 return [.text(.object([("type", "patched"), ("version", .int(Int64(truncatingIfNeeded: version)))]))]
             } catch {
                 return [.text(ProtocolError(.badPatch, error.description).json)]
@@ -283,6 +284,28 @@ public final class Session {
     public var eventGroup: String?
     /// The other sessions of its event group (the hub keeps it).
     public var groupPeers: () -> [Session] = { [] }
+    /// Whether a client holding the token may move this session into the group (the hub
+    /// sets it: `SessionHub.mayJoin`).
+    public var mayJoinGroup: (String, String?) -> Bool = { _, _ in true }
+    /// Whether a token is the server's control token (the hub sets it).
+    public var isControlToken: (String) -> Bool = { _ in false }
+
+    /// Whether a viewer of another session of the group, holding `token`, may steer this
+    /// one through the group (a followed x range, a dashboard's shared pointer): anyone
+    /// an open session; a protected one only with a controller token of its own or the
+    /// server's control token (docs/limits.md, "Event groups").
+    public func steerable(byToken token: String?) -> Bool {
+        if access.isOpen { return true }
+        if let token, isControlToken(token) { return true }
+        return (try? access.role(for: token).get()) == .controller
+    }
+
+    /// Whether `viewer` of this session may carry its gestures to `other` through their
+    /// event group: it steers this session (a controller), and `other` lets its token steer.
+    public func groupMaySteer(_ other: Session, viewer viewerID: ViewerID) -> Bool {
+        guard let v = viewers[viewerID], v.role == .controller else { return false }
+        return other.steerable(byToken: v.token)
+    }
 
     /// Shows the x range another chart of the group moved to (nil: back to its mode).
     func followX(_ range: DoubleRange?) {
@@ -912,11 +935,13 @@ public final class Session {
     /// `SeriesKind.valueFields`: `[y]`, or `[open, high, low, close]`).
     @discardableResult
     public func append(seriesId: String, xs: [Double], values: [[Double]]) throws(SessionError) -> Int {
-        guard chart.seriesIndex(seriesId) != nil else { throw .unknownSeries(seriesId) }
+        guard let index = chart.seriesIndex(seriesId) else { throw .unknownSeries(seriesId) }
         guard xs.count <= Self.maxAppendPoints else {
             throw .badAppend(.tooMany(count: xs.count, limit: Self.maxAppendPoints))
         }
+        try checkPointBudget(adding: budgetGrowth(series: index, adding: xs.count), series: seriesId)
         do { try chart.append(seriesId: seriesId, xs: xs, values: values) } catch { throw .badAppend(error) }
+        recordPoints()
         if !xs.isEmpty { dataArrived = true; chart.emit(.dataLoaded(series: seriesId, points: xs.count)) }
         return xs.count
     }
@@ -924,10 +949,13 @@ public final class Session {
     public static let maxAppendPoints = 1_000_000
 
     /// Changes a series' points other than by appending (see `Chart.change`):
-    /// atomically, or throws and changes nothing.
-    public func change(seriesId: String, _ change: (inout Series) throws(AppendError) -> Void) throws(SessionError) {
-        guard chart.seriesIndex(seriesId) != nil else { throw .unknownSeries(seriesId) }
+    /// atomically, or throws and changes nothing. `growth`: how many points the change
+    /// adds at most (checked against the point budget first).
+    public func change(seriesId: String, growth: Int = 0, _ change: (inout Series) throws(AppendError) -> Void) throws(SessionError) {
+        guard let index = chart.seriesIndex(seriesId) else { throw .unknownSeries(seriesId) }
+        try checkPointBudget(adding: budgetGrowth(series: index, adding: growth), series: seriesId)
         do { try chart.change(seriesId: seriesId, change) } catch { throw .badAppend(error) }
+        recordPoints()
         dataArrived = true
         chart.emit(.dataLoaded(series: seriesId, points: chart.series[chart.seriesIndex(seriesId)!].data.count))
     }
@@ -994,13 +1022,22 @@ public enum SessionError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownSession(String)
     case unknownSeries(String)
     case badAppend(AppendError)
+    /// The point budget (`SessionLimits.sessionPoints`, `serverPoints`) would be passed.
+    case pointBudget(String)
 
     public var description: String {
         switch self {
         case let .unknownSession(id): return "no session \"\(id)\""
         case let .unknownSeries(id): return "no series \"\(id)\" in this session"
         case let .badAppend(e): return e.description
+        case let .pointBudget(message): return message
         }
+    }
+
+    /// The HTTP status that answers it.
+    public var status: Int {
+        if case .pointBudget = self { return 413 }
+        return 400
     }
 }
 

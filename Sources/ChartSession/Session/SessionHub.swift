@@ -13,10 +13,33 @@ public final class SessionHub {
     public func add(_ session: Session) {
         precondition(self.session(session.id) == nil, "duplicate session id \(session.id)")
         sessions.append(session)
+        session.recordPoints()
         session.groupPeers = { [weak self, weak session] in
             guard let self, let session, let group = session.eventGroup else { return [] }
             return self.sessions.filter { $0 !== session && $0.eventGroup == group }
         }
+        session.mayJoinGroup = { [weak self, weak session] group, token in
+            self?.mayJoin(group: group, token: token, except: session) ?? true
+        }
+        session.isControlToken = { [weak self] token in
+            guard let control = self?.controlToken else { return false }
+            return SessionAccess.same(control, token)
+        }
+    }
+
+    /// The server's control token (`CHARTWIRE_CONTROL_TOKEN`): it steers every session.
+    public var controlToken: String?
+
+    /// Whether a client holding `token` (nil: none) may put a session into event group
+    /// `group` (docs/limits.md, "Event groups"): when no session of the group is
+    /// protected (has access), anyone; otherwise the control token or a controller token
+    /// of one of the group's sessions. `except`: the session being redefined.
+    public func mayJoin(group: String, token: String?, except: Session? = nil) -> Bool {
+        let members = sessions.filter { $0 !== except && $0.eventGroup == group }
+        guard members.contains(where: { !$0.access.isOpen }) else { return true }
+        guard let token else { return false }
+        if let control = controlToken, SessionAccess.same(control, token) { return true }
+        return members.contains { !$0.access.isOpen && (try? $0.access.role(for: token).get()) == .controller }
     }
 
     /// Stops hosting a session; its viewers are told and disconnected by the transport
@@ -28,6 +51,7 @@ public final class SessionHub {
         // Views still rendering are collected now: the transport looks only at hosted
         // sessions, and the render thread stays taken until they are.
         sessions[i].finishRendering()
+        sessions[i].releasePoints()
         return sessions.remove(at: i)
     }
 
@@ -67,6 +91,12 @@ public final class SessionHub {
                 ("publications", .int(Int64(st.publications))), ("frames", .int(Int64(st.frames))),
                 ("bytes", .int(Int64(st.bytes))), ("frameAgeP50Ms", ms(0.5)), ("frameAgeP99Ms", ms(0.99)),
             ])
-        }))])
+        })),
+        // What the limits refused since start-up, by limit name, and the limits in force
+        // with the points they bound (docs/limits.md).
+        ("refused", LimitCounters.json),
+        ("limits", .object(SessionLimits.all.map { ($0.name, .int(Int64(SessionLimits.current[keyPath: $0.key]))) })),
+        ("uncappedPoints", .int(Int64(Session.serverUncappedPoints))),
+        ])
     }
 }

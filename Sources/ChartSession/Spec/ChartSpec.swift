@@ -236,6 +236,15 @@ public enum ConfigSpec {
                 return c
             }
         }
+        // The limits are checked before any entry is read (docs/limits.md).
+        let limits = SessionLimits.current
+        let axisCount = (r.value["xAxes"]?.arrayValue?.count ?? 1) + (r.value["yAxes"]?.arrayValue?.count ?? 1)
+        try checkCount(axisCount, limit: limits.axesPerChart, name: "axesPerChart", what: "axes (xAxes and yAxes together)",
+                       path: "\(r.path).\(r.value["yAxes"]?.arrayValue?.count ?? 0 > r.value["xAxes"]?.arrayValue?.count ?? 0 ? "yAxes" : "xAxes")")
+        try checkCount(r.value["series"]?.arrayValue?.count ?? 0, limit: limits.seriesPerChart, name: "seriesPerChart", what: "series",
+                       path: "\(r.path).series")
+        try checkCount(r.value["annotations"]?.arrayValue?.count ?? 0, limit: limits.annotationsPerChart, name: "annotationsPerChart",
+                       what: "annotations", path: "\(r.path).annotations")
         let xAxes = try r.objects("xAxes") { try readAxis(&$0, x: true) }.map(withGridDefault)
             ?? [AxisConfig(id: "x", alignment: .bottom)]
         let yAxes = try r.objects("yAxes") { try readAxis(&$0, x: false) }.map(withGridDefault)
@@ -690,6 +699,13 @@ public enum ConfigSpec {
         }
     }
 
+    /// Refuses a list longer than its limit, naming the list and the limit.
+    static func checkCount(_ count: Int, limit: Int, name: String, what: String, path: String) throws {
+        guard count > limit else { return }
+        LimitCounters.count(name)
+        throw JSONReadError(path: path, message: "\(count) \(what); a chart has at most \(limit) (limit \(name); \(SessionLimits.howToRaise(name)))")
+    }
+
     static func readSeries(_ r: inout JSONReader) throws -> SeriesSpec {
         let id = try identifier(&r, "id")
         let kind = try r.oneOf("type", SeriesKind.self) ?? .line
@@ -727,7 +743,10 @@ public enum ConfigSpec {
         var spec = SeriesSpec(
             id: id, name: try r.string("name") ?? id, kind: kind, color: color,
             xAxis: try r.string("xAxis"), yAxis: try r.string("yAxis"),
-            capacity: try r.integer("capacity", min: 1, max: 100_000_000), xs: xs, values: values, generator: generator,
+            // A generator never stops: without a capacity it keeps the newest
+            // `generatorCapacity` points (docs/limits.md).
+            capacity: try r.integer("capacity", min: 1, max: 100_000_000) ?? (generator != nil ? SessionLimits.current.generatorCapacity : nil),
+            xs: xs, values: values, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.style = try readStyle(&r, kind: kind)
         spec.selected = try r.bool("selected") ?? false

@@ -70,4 +70,11 @@ public enum SpecPatch {
     static func entry(_ list: JSONValue?, id: String) -> JSONValue? {
         list?.arrayValue?.first { $0["id"]?.stringValue == id }
     }
+
+    /// The entries of a list by id (the first of each id), to find many in one step each.
+    static func entries(_ list: JSONValue?) -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        for e in list?.arrayValue ?? [] { if let id = e["id"]?.stringValue, out[id] == nil { out[id] = e } }
+        return out
+    }
 }

@@ -469,28 +469,29 @@ extension String {
 /// An axis' ticks depend on its definition and its calculator alone.
 public final class TickMemo: Sendable {
     typealias Made = (step: TickStep?, ticks: [Tick])?
-    private struct Entry { var id: String, calc: CoordinateCalculator, made: Made }
-    private struct Lists { var current: [Entry] = [], previous: [Entry] = [] }
+    private struct Entry { var calc: CoordinateCalculator, made: Made }
+    /// By axis id (a chart of thousands of axes finds each in one step, not a walk).
+    private struct Lists { var current: [String: [Entry]] = [:], previous: [String: [Entry]] = [:] }
     private let lists = Mutex(Lists())
 
     public init() {}
 
     func find(_ id: String, _ calc: CoordinateCalculator) -> Made? {
         lists.withLock { l in
-            if let e = l.current.first(where: { $0.id == id && $0.calc == calc }) { return e.made }
-            guard let e = l.previous.first(where: { $0.id == id && $0.calc == calc }) else { return nil }
-            l.current.append(e)
+            if let e = l.current[id]?.first(where: { $0.calc == calc }) { return e.made }
+            guard let e = l.previous[id]?.first(where: { $0.calc == calc }) else { return nil }
+            l.current[id, default: []].append(e)
             return e.made
         }
     }
 
     func store(_ id: String, _ calc: CoordinateCalculator, _ made: Made) {
-        lists.withLock { $0.current.append(Entry(id: id, calc: calc, made: made)) }
+        lists.withLock { $0.current[id, default: []].append(Entry(calc: calc, made: made)) }
     }
 
     /// A layout ended: what it used is kept for the next, the rest forgotten.
     public func finishLayout() {
-        lists.withLock { l in l.previous = l.current; l.current = [] }
+        lists.withLock { l in l.previous = l.current; l.current = [:] }
     }
 }
 
