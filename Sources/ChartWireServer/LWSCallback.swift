@@ -84,11 +84,13 @@ extension LWSServer {
                 }
                 return 1
             }
+            acceptedAddress = address
             return 0
 
         case LWS_CALLBACK_WSI_CREATE:
-            let fd = lws_get_socket_fd(wsi)
-            if fd >= 0, let address = Self.peerAddress(fd) {
+            // Made for the connection just accepted (before its socket is attached).
+            if let address = acceptedAddress {
+                acceptedAddress = nil
                 addressOf[wsi] = address
                 connectionsByAddress[address, default: 0] += 1
             }

@@ -57,6 +57,8 @@ final class LWSServer {
     /// Open connections by client address, and each connection's address.
     var connectionsByAddress: [String: Int] = [:]
     var addressOf: [OpaquePointer: String] = [:]
+    /// The address of the connection lws just accepted, for the wsi it makes next.
+    var acceptedAddress: String?
     /// What the guards refused or closed, by name (`GET /api/stats`, "transport").
     var counters: [String: Int] = [:]
     func count(_ name: String) { counters[name, default: 0] += 1 }
