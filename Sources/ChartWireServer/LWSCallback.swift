@@ -181,6 +181,18 @@ extension LWSServer {
             if client.wantsWrite { lws_callback_on_writable(wsi) }
             return 0
 
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            // A close payload is empty, or a code (and a UTF-8 reason): one byte, or a
+            // reason that is not UTF-8, fails the connection (RFC 6455 5.5.1, 7.1.6)
+            // instead of being echoed. lws itself answers a reserved code with 1002.
+            if len == 1 { count("wsProtocolError"); return -1 }
+            if len > 2, let input,
+               String(validating: UnsafeRawBufferPointer(start: input + 2, count: len - 2), as: UTF8.self) == nil {
+                count("wsProtocolError")
+                return -1
+            }
+            return 0
+
         case LWS_CALLBACK_SERVER_WRITEABLE:
             if let p = publishers[wsi] { return writePublisher(wsi, p) }
             guard let client = clients[wsi] else { return 0 }
