@@ -23,6 +23,8 @@ extension LWSServer {
         switch reason {
         // MARK: HTTP
         case LWS_CALLBACK_HTTP:
+            // A request after a refused one whose body was being discarded: never served.
+            if draining[wsi] != nil { return -1 }
             let ex = HTTPExchange()
             ex.path = input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: len), as: UTF8.self) } ?? "/"
             ex.method = Self.methods.first { header(wsi, $0.token) != nil }?.name ?? "UNKNOWN"
@@ -30,7 +32,16 @@ extension LWSServer {
             ex.authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
             exchanges[wsi] = ex
             if let refusal = screenHead(wsi, ex) {
-                ex.closeAfter = true
+                // A head whose framing is sound (403, 413, 421, 503 with a valid length)
+                // has its declared body read and discarded, so that a client sending it
+                // whole still reads the answer; anything after it on the connection is
+                // refused unread. Other refusals close at once.
+                if ex.reserved == 0, [403, 413, 421, 503].contains(refusal.status),
+                   case let .bytes(n) = AccessPolicy.contentLength(headerOccurrences(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)), n > 0 {
+                    ex.drainThenClose = true
+                } else {
+                    ex.closeAfter = true
+                }
                 return respond(wsi, ex, refusal)
             }
             if ex.method == "OPTIONS" { return respond(wsi, ex, preflight(wsi, ex)) }
@@ -97,6 +108,7 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+            draining[wsi] = nil
             if let ex = exchanges.removeValue(forKey: wsi) { releaseBody(ex) }
             if let c = unregister(wsi) { for cell in c.cells { cell.session.disconnect(cell.viewer) } }
             if let p = publishers.removeValue(forKey: wsi) { bodyBytesInFlight -= p.held; p.held = 0 }
@@ -169,12 +181,16 @@ extension LWSServer {
                 if client.wantsWrite { lws_callback_on_writable(wsi) }
                 return 0
             case .close:
+                // Closed (1008) at the next write; what it sends meanwhile is read and
+                // ignored, so the close is not lost to a reset.
                 count("rateLimitClosed")
                 log("ws closed: over \(limits.messagesPerSecond) messages a second")
-                let why = Array("over the message rate limit".utf8)
-                var bytes = why
-                lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, &bytes, why.count)
-                return -1
+                client.closing = true
+                client.closeStatus = LWS_CLOSE_STATUS_POLICY_VIOLATION
+                client.outbox = []
+                client.rx.removeAll()
+                lws_callback_on_writable(wsi)
+                return 0
             }
             receiveMessage(client)
             pump()  // a gesture may have changed the chart
@@ -197,7 +213,8 @@ extension LWSServer {
             if let p = publishers[wsi] { return writePublisher(wsi, p) }
             guard let client = clients[wsi] else { return 0 }
             if client.closing && client.outbox.isEmpty {
-                lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, nil, 0)
+                var why = Array((client.closeStatus == LWS_CLOSE_STATUS_POLICY_VIOLATION ? "over the message rate limit" : "").utf8)
+                lws_close_reason(wsi, client.closeStatus, &why, why.count)
                 return -1
             }
             var next: Outgoing? = nil, from: Session? = nil, owedBefore = 0
@@ -487,13 +504,14 @@ extension LWSServer {
             guard lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType,
                                               lws_filepos_t(response.body.count), &p, end) == 0 else { return false }
             var extra = [("cache-control:", response.cacheControl)] + ex.extraHeaders
-            if ex.closeAfter { extra.append(("connection:", "close")) }
+            if ex.closeAfter || ex.drainThenClose { extra.append(("connection:", "close")) }
             for (name, value) in extra {
                 guard lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) == 0 else { return false }
             }
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0
         }
         guard ok else { return -1 }
+        if ex.drainThenClose { draining[wsi] = ProcessInfo.processInfo.systemUptime + Double(limits.bodyTimeoutS) }
         if response.body.isEmpty || ex.method == "HEAD" {
             exchanges[wsi] = nil
             // A refusal closes (lws writes what it holds first): bytes after the head
@@ -596,7 +614,7 @@ extension LWSServer {
     }
 
     /// Every occurrence (header line) of a header, in order.
-    private func headerOccurrences(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> [String] {
+    func headerOccurrences(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> [String] {
         var out: [String] = []
         var i: Int32 = 0
         while i < 16 {

@@ -57,6 +57,9 @@ final class LWSServer {
     /// Open connections by client address, and each connection's address.
     var connectionsByAddress: [String: Int] = [:]
     var addressOf: [OpaquePointer: String] = [:]
+    /// Connections whose refused request's body lws is discarding, with the time by
+    /// which it must be in (then they are closed); no further request is read on them.
+    var draining: [OpaquePointer: Double] = [:]
     /// The address of the connection lws just accepted, for the wsi it makes next.
     var acceptedAddress: String?
     /// What the guards refused or closed, by name (`GET /api/stats`, "transport").
@@ -388,6 +391,10 @@ final class LWSServer {
             exchanges[wsi] = nil
             lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
         }
+        for (wsi, deadline) in draining where now > deadline {
+            draining[wsi] = nil
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
+        }
     }
 
     /// Gives back an exchange's share of the body budget.
@@ -440,6 +447,9 @@ final class HTTPExchange {
     /// The connection closes once the response is written (a refusal: what follows
     /// the head on the connection is never read as another request).
     var closeAfter = false
+    /// A refusal with a sound declared body: the body is read and discarded (by lws),
+    /// then nothing more is read on the connection (`LWSServer.draining`).
+    var drainThenClose = false
 }
 
 /// One publisher connection: batches in, one acknowledgement (or error) per batch out.
@@ -489,6 +499,8 @@ final class WSClient {
     var refilled = ProcessInfo.processInfo.systemUptime
     /// Messages dropped since the last one accepted.
     var dropped = 0
+    /// The close code sent once `closing` has written the outbox.
+    var closeStatus = LWS_CLOSE_STATUS_GOINGAWAY
 
     init(cells: [Cell], dashboard: Dashboard? = nil) { self.cells = cells; self.dashboard = dashboard }
 

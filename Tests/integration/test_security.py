@@ -16,6 +16,7 @@ import urllib.request
 import pytest
 import websocket
 
+import wsraw
 from conftest import Server, server_binary
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -225,12 +226,16 @@ def test_body_budget_refuses_at_the_head(guarded):
         c.sendall(b"POST " + path + b" HTTP/1.1\r\n" + head(s.port) + b"Content-Length: 7000000\r\n\r\n" + b"{" * 1000)
         held.append(c)
     time.sleep(0.3)
-    out, closed = raw(s.port, b"POST " + path + b" HTTP/1.1\r\n" + head(s.port) + b"Content-Length: 7000000\r\n\r\n")
+    # Refused at the head; the declared body is read and discarded, and a request
+    # after it is never served: the connection closes.
+    out, closed = raw(s.port, b"POST " + path + b" HTTP/1.1\r\n" + head(s.port) + b"Content-Length: 7000000\r\n\r\n"
+                      + b" " * 7_000_000 + b"GET /healthz HTTP/1.1\r\n" + head(s.port) + b"\r\n")
     assert responses(out) == [503] and closed, out
-    assert b"retry-after" in out.lower()
+    assert b"retry-after" in out.lower() and b"connection: close" in out.lower()
     # Over the per-request limit: 413 before any of the body.
-    out, closed = raw(s.port, b"POST " + path + b" HTTP/1.1\r\n" + head(s.port) + b"Content-Length: 900000000\r\n\r\n")
-    assert responses(out) == [413] and closed, out
+    out, _ = raw(s.port, b"POST " + path + b" HTTP/1.1\r\n" + head(s.port) + b"Content-Length: 900000000\r\n\r\n",
+                 wait=1)
+    assert responses(out) == [413], out
     stats = json.loads(urlopen(f"{s.http}/api/stats")[2])["transport"]
     assert stats["bodyBudget"] == 1 and stats["bodyTooLarge"] == 1 and stats["bodyBytesInFlight"] == 14_000_000
     for c in held:
@@ -321,30 +326,27 @@ def test_connections_per_address(guarded):
 
 def test_message_rate_limit(guarded):
     s, _ = guarded("--limit", "messagesPerSecond=50", "--limit", "messageBurst=50")
-    ws = websocket.create_connection(f"ws://127.0.0.1:{s.port}/ws/demo", subprotocols=["chartwire.v1"], timeout=5)
-    ws.send(json.dumps({"type": "hello", "width": 300, "height": 200, "dpr": 1}))
+    c = wsraw.handshake(s.port)
+    c.sendall(wsraw.frame(1, json.dumps({"type": "hello", "width": 300, "height": 200, "dpr": 1}).encode()))
     move = json.dumps({"type": "pointer", "phase": "move", "x": 10, "y": 10, "button": -1, "buttons": 0,
-                       "pointerId": 1, "pointerType": "mouse"})
-    errors, closed_code = [], None
+                       "pointerId": 1, "pointerType": "mouse"}).encode()
     try:
-        for _ in range(400):
-            ws.send(move)
-        t0 = time.time()
-        while time.time() - t0 < 5:
-            op, data = ws.recv_data()
-            if op == websocket.ABNF.OPCODE_TEXT:
-                m = json.loads(data)
-                if m.get("type") == "error":
-                    errors.append(m["code"])
-            elif op == websocket.ABNF.OPCODE_CLOSE:
-                closed_code = int.from_bytes(data[:2], "big")
-                break
-    except (websocket.WebSocketConnectionClosedException, ConnectionResetError, BrokenPipeError):
+        c.sendall(b"".join(wsraw.frame(1, move) for _ in range(400)))
+    except (BrokenPipeError, ConnectionResetError):
         pass
-    assert "rate_limited" in errors
-    assert closed_code == 1008
+    kind, detail = wsraw.reaction(c, wait=4)
+    c.close()
+    assert (kind, detail) == ("close", 1008), (kind, detail)
+    # Before the close: the one error saying why.
+    c = wsraw.handshake(s.port)
+    c.sendall(wsraw.frame(1, json.dumps({"type": "hello", "width": 300, "height": 200, "dpr": 1}).encode())
+              + b"".join(wsraw.frame(1, move) for _ in range(80)))
+    kind, seen = wsraw.reaction(c, wait=1.5)
+    c.close()
+    errors = [json.loads(p)["code"] for op, p in seen if op == 1 and b'"error"' in p]
+    assert kind == "open" and errors == ["rate_limited"], (kind, errors)
     stats = json.loads(urlopen(f"{s.http}/api/stats")[2])["transport"]
-    assert stats["rateLimited"] > 50 and stats["rateLimitClosed"] == 1
+    assert stats["rateLimited"] > 60 and stats["rateLimitClosed"] == 1
 
 
 def test_descriptor_limit_refuses_cheaply():
