@@ -120,7 +120,7 @@ public final class ChartServer {
         let port: Int
         do { port = try server.start() } catch { fail(error.message, code: 1) }
         let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
-        FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(port)\n".utf8))
+        FileHandle.standardOutput.write(Data("listening on \(options.tlsCert != nil ? "https" : "http")://\(shownHost):\(port)\n".utf8))
         server.run(until: { stopRequested != 0 })
         exit(0)
     }

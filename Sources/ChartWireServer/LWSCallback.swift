@@ -23,17 +23,36 @@ extension LWSServer {
         switch reason {
         // MARK: HTTP
         case LWS_CALLBACK_HTTP:
+            // A request after a refused one whose body was being discarded: never served.
+            if draining[wsi] != nil { return -1 }
             let ex = HTTPExchange()
             ex.path = input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: len), as: UTF8.self) } ?? "/"
             ex.method = Self.methods.first { header(wsi, $0.token) != nil }?.name ?? "UNKNOWN"
             ex.query = queryArguments(wsi)
             ex.authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
             exchanges[wsi] = ex
-            if ["POST", "PUT", "PATCH"].contains(ex.method) { return 0 }  // the body follows
+            if let refusal = screenHead(wsi, ex) {
+                // A head whose framing is sound (403, 413, 421, 503 with a valid length)
+                // has its declared body read and discarded, so that a client sending it
+                // whole still reads the answer; anything after it on the connection is
+                // refused unread. Other refusals close at once.
+                if ex.reserved == 0, [403, 413, 421, 503].contains(refusal.status),
+                   case let .bytes(n) = AccessPolicy.contentLength(headerOccurrences(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)), n > 0 {
+                    ex.drainThenClose = true
+                } else {
+                    ex.closeAfter = true
+                }
+                return respond(wsi, ex, refusal)
+            }
+            if ex.method == "OPTIONS" { return respond(wsi, ex, preflight(wsi, ex)) }
+            if Self.bodyMethods.contains(ex.method) {
+                ex.awaitingBody = true
+                return 0  // the body follows
+            }
             return respond(wsi, ex)
 
         case LWS_CALLBACK_HTTP_BODY:
-            guard let ex = exchanges[wsi], let input else { return 0 }
+            guard let ex = exchanges[wsi], ex.awaitingBody, let input else { return 0 }
             if ex.body.count + len > Router.bodyLimit(method: ex.method, path: ex.path) {
                 ex.bodyTooLarge = true
                 ex.body = []
@@ -43,7 +62,7 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            guard let ex = exchanges[wsi] else { return -1 }
+            guard let ex = exchanges[wsi], ex.awaitingBody else { return -1 }
             let result = respond(wsi, ex)
             pump()  // an append may be due for publication at once
             return result
@@ -56,20 +75,66 @@ extension LWSServer {
                            mode: last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
             guard ok else { return -1 }
             ex.sent += chunk
+            // A reader that takes the answer, however slowly, keeps the connection;
+            // one that stops reading for `timeout_secs` loses it.
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 10)
             if !last { lws_callback_on_writable(wsi); return 0 }
             exchanges[wsi] = nil
+            if ex.closeAfter { return -1 }
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
 
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            // `input` is the accepted socket. Too many connections from its address:
+            // closed at once (a fixed 503 written first when not TLS).
+            let fd = Int32(truncatingIfNeeded: Int(bitPattern: input))
+            guard let address = Self.peerAddress(fd) else { return 0 }
+            if connectionsByAddress[address, default: 0] >= limits.connectionsPerAddress {
+                count("connectionsPerAddress")
+                if access.scheme == "http" {
+                    _ = Self.tooManyConnections.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                }
+                return 1
+            }
+            acceptedAddress = address
+            return 0
+
+        case LWS_CALLBACK_WSI_CREATE:
+            // Made for the connection just accepted (before its socket is attached).
+            if let address = acceptedAddress {
+                acceptedAddress = nil
+                addressOf[wsi] = address
+                connectionsByAddress[address, default: 0] += 1
+            }
+            return 0
+
         case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
-            exchanges[wsi] = nil
+            draining[wsi] = nil
+            if let ex = exchanges.removeValue(forKey: wsi) { releaseBody(ex) }
             if let c = unregister(wsi) { for cell in c.cells { cell.session.disconnect(cell.viewer) } }
-            publishers[wsi] = nil
+            if let p = publishers.removeValue(forKey: wsi) { bodyBytesInFlight -= p.held; p.held = 0 }
+            if reason == LWS_CALLBACK_WSI_DESTROY, let address = addressOf.removeValue(forKey: wsi) {
+                let n = connectionsByAddress[address, default: 1] - 1
+                connectionsByAddress[address] = n > 0 ? n : nil
+            }
             return 0
 
         // MARK: WebSocket
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            // Refuse the upgrade unless the path names a hosted session (and, for a
+            // Refuse the upgrade unless the Host is one the server answers to, the page's
+            // Origin is allowed, and the path names a hosted session (and, for a
             // publisher, a series of it and a controller's Authorization).
+            let host = header(wsi, WSI_TOKEN_HOST)
+            if !access.hostAllowed(host) {
+                count("hostRefused")
+                _ = lws_return_http_status(wsi, UInt32(host == nil ? 400 : 421), host == nil ? "a Host header is required" : "this server does not answer to that Host")
+                return 1
+            }
+            if !access.originAllowed(header(wsi, WSI_TOKEN_ORIGIN), host: host) {
+                count("originRefused")
+                _ = lws_return_http_status(wsi, 403, "WebSocket connections from this Origin are not allowed")
+                log("ws refused: Origin \(header(wsi, WSI_TOKEN_ORIGIN) ?? "")")
+                return 1
+            }
             if isPublisher(wsi) { return filterPublisher(wsi) }
             guard viewerTarget(wsi) != nil else {
                 _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), "no such session or dashboard")
@@ -109,16 +174,47 @@ extension LWSServer {
             if client.closing { return 0 }
             guard gather(wsi, input, len, into: &client.rx, tooLarge: &client.rxTooLarge, binary: &client.rxBinary,
                          limit: Self.maxMessage, keepCapacity: true) else { return 0 }
+            switch admit(client) {
+            case .accept: break
+            case .drop:
+                client.rx.removeAll(keepingCapacity: client.rx.capacity <= 4096)
+                if client.wantsWrite { lws_callback_on_writable(wsi) }
+                return 0
+            case .close:
+                // Closed (1008) at the next write; what it sends meanwhile is read and
+                // ignored, so the close is not lost to a reset.
+                count("rateLimitClosed")
+                log("ws closed: over \(limits.messagesPerSecond) messages a second")
+                client.closing = true
+                client.closeStatus = LWS_CLOSE_STATUS_POLICY_VIOLATION
+                client.outbox = []
+                client.rx.removeAll()
+                lws_callback_on_writable(wsi)
+                return 0
+            }
             receiveMessage(client)
             pump()  // a gesture may have changed the chart
             if client.wantsWrite { lws_callback_on_writable(wsi) }
+            return 0
+
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            // A close payload is empty, or a code (and a UTF-8 reason): one byte, or a
+            // reason that is not UTF-8, fails the connection (RFC 6455 5.5.1, 7.1.6)
+            // instead of being echoed. lws itself answers a reserved code with 1002.
+            if len == 1 { count("wsProtocolError"); return -1 }
+            if len > 2, let input,
+               String(validating: UnsafeRawBufferPointer(start: input + 2, count: len - 2), as: UTF8.self) == nil {
+                count("wsProtocolError")
+                return -1
+            }
             return 0
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
             if let p = publishers[wsi] { return writePublisher(wsi, p) }
             guard let client = clients[wsi] else { return 0 }
             if client.closing && client.outbox.isEmpty {
-                lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, nil, 0)
+                var why = Array((client.closeStatus == LWS_CLOSE_STATUS_POLICY_VIOLATION ? "over the message rate limit" : "").utf8)
+                lws_close_reason(wsi, client.closeStatus, &why, why.count)
                 return -1
             }
             var next: Outgoing? = nil, from: Session? = nil, owedBefore = 0
@@ -302,10 +398,36 @@ extension LWSServer {
 
     private func receivePublisher(_ wsi: OpaquePointer, _ p: Publisher, input: UnsafeMutableRawPointer?, len: Int) -> Int32 {
         if p.closing { return 0 }
+        // A batch's bytes count against the body budget while it is gathered: unfinished
+        // batches on many connections cannot hold more than the budget together.
+        if lws_is_first_fragment(wsi) != 0 {
+            bodyBytesInFlight -= p.held
+            p.held = 0
+            p.overBudget = false
+        }
+        if !p.overBudget {
+            if bodyBytesInFlight + len > bodyBudget {
+                p.overBudget = true
+                count("publisherBudget")
+                bodyBytesInFlight -= p.held
+                p.held = 0
+            } else {
+                bodyBytesInFlight += len
+                p.held += len
+            }
+        }
         guard gather(wsi, input, len, into: &p.rx, tooLarge: &p.rxTooLarge, binary: &p.rxBinary,
-                     limit: Self.maxBatch, keepCapacity: p.rx.capacity <= Self.maxMessage) else { return 0 }
+                     limit: p.overBudget ? 0 : Self.maxBatch, keepCapacity: p.rx.capacity <= Self.maxMessage) else { return 0 }
         p.batches += 1
-        p.outbox.append(applyBatch(p))
+        if p.overBudget {
+            p.outbox.append(.object([("type", "error"), ("batch", .int(Int64(p.batches))), ("code", "overloaded"),
+                                     ("message", .string("the server holds \(limits.bodyBudgetMB) MiB of unfinished bodies and batches; nothing of this batch was stored, send it again later"))]))
+        } else {
+            p.outbox.append(applyBatch(p))
+        }
+        bodyBytesInFlight -= p.held
+        p.held = 0
+        p.overBudget = false
         p.rx.removeAll(keepingCapacity: p.rx.capacity <= Self.maxMessage)
         if p.outbox.count >= Self.maxPublisherOutbox, !p.paused {
             // Stop reading until the acknowledgements are written.
@@ -363,14 +485,16 @@ extension LWSServer {
 
     // MARK: HTTP helpers
 
-    private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange) -> Int32 {
+    private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange, _ prepared: HTTPResponse? = nil) -> Int32 {
         // HEAD is answered as GET, without the body.
         let method = ex.method == "HEAD" ? "GET" : ex.method
-        let response: HTTPResponse = ex.bodyTooLarge
+        let response: HTTPResponse = prepared ?? (ex.bodyTooLarge
             ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
-            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization))
+            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization)))
         ex.body = []
+        releaseBody(ex)
         ex.response = response
+        if prepared == nil { addCORS(wsi, ex) }
         if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
 
         var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)
@@ -380,13 +504,20 @@ extension LWSServer {
             var p: UnsafeMutablePointer<UInt8>? = start
             guard lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType,
                                               lws_filepos_t(response.body.count), &p, end) == 0 else { return false }
-            let name = "cache-control:", value = response.cacheControl
-            guard lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) == 0 else { return false }
+            var extra = [("cache-control:", response.cacheControl)] + ex.extraHeaders
+            if ex.closeAfter || ex.drainThenClose { extra.append(("connection:", "close")) }
+            for (name, value) in extra {
+                guard lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) == 0 else { return false }
+            }
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0
         }
         guard ok else { return -1 }
+        if ex.drainThenClose { draining[wsi] = ProcessInfo.processInfo.systemUptime + Double(limits.bodyTimeoutS) }
         if response.body.isEmpty || ex.method == "HEAD" {
             exchanges[wsi] = nil
+            // A refusal closes (lws writes what it holds first): bytes after the head
+            // are never read as a request.
+            if ex.closeAfter { return -1 }
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         }
         // A small body (an append's answer, an error) goes out at once, saving a trip
@@ -394,6 +525,7 @@ extension LWSServer {
         if response.body.count <= Self.inlineBody {
             guard write(wsi, response.body, mode: LWS_WRITE_HTTP_FINAL) else { return -1 }
             exchanges[wsi] = nil
+            if ex.closeAfter { return -1 }
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         }
         lws_callback_on_writable(wsi)
@@ -451,5 +583,195 @@ extension LWSServer {
         if parts.count == 2, parts[0] == "ws" { return hub.session(parts[1]).map { .session($0) } }
         if parts.count == 3, parts[0] == "ws", parts[1] == "d" { return hub.dashboard(parts[2]).map { .dashboard($0) } }
         return nil
+    }
+}
+
+// MARK: Transport guards (docs/security.md)
+
+extension LWSServer {
+    static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
+    static let writeMethods: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
+
+    /// Answer to a connection over `connectionsPerAddress`, written before it is closed.
+    static let tooManyConnections = Array(("HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+        + "connection: close\r\ncontent-length: 51\r\n\r\n{\"error\":\"too many connections from this address\"}\n").utf8)
+
+    /// The numeric address of a socket's peer ("127.0.0.1", "::1").
+    static func peerAddress(_ fd: Int32) -> String? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+        }
+        guard ok else { return nil }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let r = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+            }
+        }
+        guard r == 0 else { return nil }
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Every occurrence (header line) of a header, in order.
+    func headerOccurrences(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> [String] {
+        var out: [String] = []
+        var i: Int32 = 0
+        while i < 16 {
+            let n = Int(lws_hdr_fragment_length(wsi, token, i))
+            if n <= 0 && i > 0 { break }
+            if n <= 0 && lws_hdr_total_length(wsi, token) == 0 { break }
+            var buf = [CChar](repeating: 0, count: n + 1)
+            _ = lws_hdr_copy_fragment(wsi, &buf, Int32(n + 1), token, i)
+            out.append(String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            i += 1
+        }
+        return out
+    }
+
+    /// The request target's length: the path lws decoded plus its query arguments.
+    private func targetLength(_ wsi: OpaquePointer, _ ex: HTTPExchange) -> Int {
+        let token = Self.methods.first { $0.name == ex.method }?.token ?? WSI_TOKEN_GET_URI
+        var n = Int(lws_hdr_total_length(wsi, token))
+        var i: Int32 = 0
+        while i < 1024 {
+            let f = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, i))
+            if f <= 0 { break }
+            n += f + 1
+            i += 1
+        }
+        return n
+    }
+
+    /// The head's known headers together (lws keeps unknown ones apart; a head whose
+    /// unknown headers overflow lws's header space is closed by lws unanswered).
+    private func headLength(_ wsi: OpaquePointer) -> Int {
+        var n = 0
+        for t in 0..<Int(WSI_TOKEN_COUNT.rawValue) {
+            n += Int(lws_hdr_total_length(wsi, lws_token_indexes(UInt32(t))))
+        }
+        return n
+    }
+
+    /// The checks a request head passes before anything of it is acted on, or the
+    /// refusal (the connection then closes once it is written).
+    func screenHead(_ wsi: OpaquePointer, _ ex: HTTPExchange) -> HTTPResponse? {
+        if ex.method == "UNKNOWN" {
+            count("badRequest")
+            return .error(405, "method not supported")
+        }
+        if targetLength(wsi, ex) > limits.maxURLBytes {
+            count("uriTooLong")
+            return .error(414, "the request target is longer than \(limits.maxURLBytes) bytes")
+        }
+        if headLength(wsi) > limits.maxHeadBytes {
+            count("headTooLarge")
+            return .error(431, "the request head is larger than \(limits.maxHeadBytes) bytes")
+        }
+        let host = header(wsi, WSI_TOKEN_HOST)
+        if headerOccurrences(wsi, WSI_TOKEN_HOST).count > 1 {
+            count("badRequest")
+            return .error(400, "more than one Host header")
+        }
+        if !access.hostAllowed(host) {
+            count("hostRefused")
+            return host == nil ? .error(400, "a Host header is required")
+                : .error(421, "this server does not answer to Host \"\(host!.prefix(100))\"")
+        }
+        if lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0 {
+            count("lengthRequired")
+            return Self.bodyMethods.contains(ex.method)
+                ? .error(411, "Transfer-Encoding (chunked bodies) is not accepted: send the body with Content-Length")
+                : .error(400, "Transfer-Encoding is not accepted")
+        }
+        let length = AccessPolicy.contentLength(headerOccurrences(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH))
+        var declared = 0
+        switch length {
+        case let .invalid(why):
+            count("badRequest")
+            return .error(400, why)
+        case .absent:
+            if Self.bodyMethods.contains(ex.method) {
+                count("lengthRequired")
+                return .error(411, "\(ex.method) needs a Content-Length header")
+            }
+        case let .bytes(n):
+            declared = n
+            if n > 0 && !Self.bodyMethods.contains(ex.method) {
+                count("badRequest")
+                return .error(400, "\(ex.method) requests carry no body")
+            }
+        }
+        if Self.writeMethods.contains(ex.method) || ex.method == "OPTIONS" {
+            let origin = header(wsi, WSI_TOKEN_ORIGIN)
+            if !access.originAllowed(origin, host: host) {
+                count("originRefused")
+                return .error(403, "requests from Origin \"\(origin!.prefix(100))\" are not allowed (see --allow-origin)")
+            }
+        }
+        if Self.bodyMethods.contains(ex.method) {
+            let limit = Router.bodyLimit(method: ex.method, path: ex.path)
+            if declared > limit {
+                count("bodyTooLarge")
+                return .error(413, "body larger than \(limit) bytes")
+            }
+            if bodyBytesInFlight + declared > bodyBudget {
+                count("bodyBudget")
+                ex.extraHeaders.append(("retry-after:", "1"))
+                return .error(503, "the server holds \(limits.bodyBudgetMB) MiB of request bodies in flight; try again shortly")
+            }
+            ex.reserved = declared
+            bodyBytesInFlight += declared
+        }
+        return nil
+    }
+
+    /// `OPTIONS`: the CORS preflight of a cross-origin write (an allowed Origin gets the
+    /// methods and headers it may use; others were refused 403 in `screenHead`).
+    func preflight(_ wsi: OpaquePointer, _ ex: HTTPExchange) -> HTTPResponse {
+        let allow = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
+        ex.extraHeaders.append(("allow:", allow))
+        let origin = header(wsi, WSI_TOKEN_ORIGIN), host = header(wsi, WSI_TOKEN_HOST)
+        if origin != nil, access.originAllowed(origin, host: host) {
+            ex.extraHeaders += [("access-control-allow-origin:", origin!), ("vary:", "Origin"),
+                                ("access-control-allow-methods:", allow),
+                                ("access-control-allow-headers:", "authorization, content-type"),
+                                ("access-control-max-age:", "600")]
+        }
+        return HTTPResponse(status: 204, contentType: "text/plain", body: [])
+    }
+
+    /// An allowed cross-origin request's answer may be read by the page that sent it.
+    func addCORS(_ wsi: OpaquePointer, _ ex: HTTPExchange) {
+        let origin = header(wsi, WSI_TOKEN_ORIGIN)
+        guard access.isCrossOriginAllowed(origin, host: header(wsi, WSI_TOKEN_HOST)) else { return }
+        ex.extraHeaders += [("access-control-allow-origin:", origin!), ("vary:", "Origin")]
+    }
+
+    enum Admission { case accept, drop, close }
+
+    /// A viewer's message against its rate (a token bucket of `messageBurst` refilled at
+    /// `messagesPerSecond`): past it the message is dropped and the first one dropped is
+    /// answered `rate_limited`; a viewer that keeps on for another burst is closed (1008).
+    func admit(_ client: WSClient) -> Admission {
+        let now = ProcessInfo.processInfo.systemUptime
+        let burst = Double(limits.messageBurst)
+        if client.tokens < 0 { client.tokens = burst }
+        client.tokens = min(burst, client.tokens + (now - client.refilled) * Double(limits.messagesPerSecond))
+        client.refilled = now
+        if client.tokens >= 1 {
+            client.tokens -= 1
+            client.dropped = 0
+            return .accept
+        }
+        client.dropped += 1
+        count("rateLimited")
+        if client.dropped > limits.messageBurst { return .close }
+        if client.dropped == 1, client.outbox.count < Self.maxOutbox {
+            client.outbox.append(.text(.object([("type", "error"), ("code", "rate_limited"),
+                ("message", .string("more than \(limits.messagesPerSecond) messages a second; this one and those until the rate drops are ignored, and the connection closes if it goes on"))])))
+        }
+        return .drop
     }
 }

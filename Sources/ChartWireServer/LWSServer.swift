@@ -21,6 +21,11 @@ final class LWSServer {
     /// The chart version each session had when last looked at, to notice changes.
     private var seenVersions: [ObjectIdentifier: UInt64] = [:]
     private var hostCString: UnsafeMutablePointer<CChar>?
+    private var tlsCertCString: UnsafeMutablePointer<CChar>?
+    private var tlsKeyCString: UnsafeMutablePointer<CChar>?
+    /// Descriptors kept free beside the ones open at start (files the server opens,
+    /// render threads' pipes).
+    static let reservedDescriptors = 16
 
     /// State of HTTP exchanges and WebSocket viewers, by connection.
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
@@ -40,6 +45,41 @@ final class LWSServer {
     var timers: [Timer] = []
     /// Reused for every write (see `write`).
     var scratch: [UInt8] = []
+
+    // MARK: Transport guards (docs/security.md)
+
+    let access: AccessPolicy
+    var limits: TransportLimits { options.limits }
+    /// Bytes of request bodies and publisher batches held now (declared lengths of
+    /// bodies being received, publisher batches being gathered), all connections.
+    var bodyBytesInFlight = 0
+    var bodyBudget: Int { limits.bodyBudgetMB << 20 }
+    /// Open connections by client address, and each connection's address.
+    var connectionsByAddress: [String: Int] = [:]
+    var addressOf: [OpaquePointer: String] = [:]
+    /// Connections whose refused request's body lws is discarding, with the time by
+    /// which it must be in (then they are closed); no further request is read on them.
+    var draining: [OpaquePointer: Double] = [:]
+    /// The address of the connection lws just accepted, for the wsi it makes next.
+    var acceptedAddress: String?
+    /// What the guards refused or closed, by name (`GET /api/stats`, "transport").
+    var counters: [String: Int] = [:]
+    func count(_ name: String) { counters[name, default: 0] += 1 }
+    /// Rate limit of lws's own log lines (one a second at most; the rest counted).
+    var lwsLogSecond = 0.0
+    var lwsLogSuppressed = 0
+    /// Slack of lws's header space over `maxHeadBytes` + `maxURLBytes`.
+    static let headerSlack = 1024
+
+    var transportStats: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("bodyBytesInFlight", .int(Int64(bodyBytesInFlight))),
+            ("bodyBudgetBytes", .int(Int64(bodyBudget))),
+            ("connections", .int(Int64(addressOf.count))),
+        ]
+        for (k, v) in counters.sorted(by: { $0.key < $1.key }) { members.append((k, .int(Int64(v)))) }
+        return .object(members)
+    }
 
     /// Largest WebSocket message accepted from a client.
     static let maxMessage = 64 * 1024
@@ -66,16 +106,18 @@ final class LWSServer {
 
     init(options: Options, resources: ServerResources) {
         self.options = options
+        self.access = AccessPolicy(options: options)
         self.hub = resources.hub
         if options.heartbeat > 0 { for s in resources.hub.sessions { s.heartbeat = options.heartbeat } }
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
                              fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
                              measurer: resources.measurer, webFonts: resources.webFonts)
-        SessionLimits.current = options.limits
+        SessionLimits.current = options.sessionLimits
         router.controlToken = resources.controlToken
         resources.hub.controlToken = resources.controlToken
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
+        router.transportStats = { currentServer?.transportStats }
         if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }
         for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log("wsserver: \(warning)") }
     }
@@ -87,7 +129,9 @@ final class LWSServer {
 
     /// Creates the context and starts listening; returns the bound port.
     func start() throws(ListenError) -> Int {
-        cw_lws_set_log_level(Int32(LLL_ERR))
+        // lws's own lines (errors and warnings) go through `lwsLogLine`: rate-limited,
+        // silent under --quiet, and read for the head-overflow signal.
+        lws_set_log_level(Int32(LLL_ERR | LLL_WARN), lwsLogEmit)
         let names: [UnsafeMutablePointer<CChar>] = ["http", Self.viewerProtocol, Self.publisherProtocol].map { (s: String) in strdup(s)! }
         protocolNames = names
         let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: names.count + 1)
@@ -108,9 +152,41 @@ final class LWSServer {
         info.gid = -1
         info.uid = -1
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        // Header space: the largest head allowed, a longest URL and some slack. A head
+        // within it but over `maxHeadBytes` (or a target over `maxURLBytes`) is answered
+        // 431 (414) by `screenHead`; one past it is closed by lws without an answer (it
+        // gives up parsing; counted as headDroppedByLws).
+        info.max_http_header_data2 = UInt32(limits.maxHeadBytes + limits.maxURLBytes + Self.headerSlack)
+        // Heads being read at once (each holds that space while it arrives): the rest wait.
+        info.max_http_header_pool2 = 256
+        // A head must be whole within headerTimeoutS of the connection (or of the last
+        // request on it); a body stalled for timeout_secs is closed by lws, and one slower
+        // than bodyTimeoutS in all by `sweepSlowBodies`.
+        info.timeout_secs_ah_idle = UInt32(limits.headerTimeoutS)
+        info.timeout_secs = 10
+        // At the descriptor limit lws stops polling the listening socket (accept
+        // modulation) once its own count reaches fd_limit_per_thread; leave room for the
+        // descriptors the process holds besides connections, so accept never fails with
+        // EMFILE (which lws would retry at once, spinning).
+        var rl = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0, rl.rlim_cur != rlim_t.max {
+            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 16
+            let room = Int(rl.rlim_cur) - open - Self.reservedDescriptors
+            info.fd_limit_per_thread = UInt32(max(8, room))
+        }
+        if let cert = options.tlsCert, let key = options.tlsKey {
+            tlsCertCString = strdup(cert)
+            tlsKeyCString = strdup(key)
+            info.ssl_cert_filepath = UnsafePointer(tlsCertCString)
+            info.ssl_private_key_filepath = UnsafePointer(tlsKeyCString)
+            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+        }
         if !options.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         guard let ctx = lws_create_context(&info) else {
+            if options.tlsCert != nil {
+                throw ListenError(message: "cannot listen on \(options.host):\(options.port) with TLS (check --tls-cert and --tls-key: readable PEM files of a matching pair)")
+            }
             throw ListenError(message: "cannot listen on \(options.host):\(options.port)")
         }
         context = ctx
@@ -159,6 +235,8 @@ final class LWSServer {
         protocols?.deallocate()
         for name in protocolNames { free(name) }
         free(hostCString)
+        free(tlsCertCString)
+        free(tlsKeyCString)
     }
 
     private func scheduleTick() {
@@ -178,6 +256,7 @@ final class LWSServer {
             t.next = max(t.next + t.interval, now)
             t.body(Date().timeIntervalSince1970)
         }
+        sweepSlowBodies(now: now)
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
         // A modifier's clock work (a long press) changed what it draws for some viewers.
         let redraw = Set(hub.sessions.filter { $0.takeViewerLayersChangedByClock() }.map(ObjectIdentifier.init))
@@ -301,6 +380,52 @@ final class LWSServer {
         guard !options.quiet else { return }
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
+
+    /// Closes the connections whose request body has not arrived whole within
+    /// `bodyTimeoutS` of its head (lws times out a stalled body itself, but a body that
+    /// trickles a byte every few seconds restarts that timer each time).
+    func sweepSlowBodies(now: Double) {
+        let limit = Double(limits.bodyTimeoutS)
+        for (wsi, ex) in exchanges where ex.awaitingBody && now - ex.started > limit {
+            count("bodyTimeout")
+            log("\(ex.method) \(ex.path): body not in after \(limits.bodyTimeoutS) s, closed")
+            releaseBody(ex)
+            exchanges[wsi] = nil
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
+        }
+        for (wsi, deadline) in draining where now > deadline {
+            draining[wsi] = nil
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
+        }
+    }
+
+    /// Gives back an exchange's share of the body budget.
+    func releaseBody(_ ex: HTTPExchange) {
+        bodyBytesInFlight -= ex.reserved
+        ex.reserved = 0
+        ex.awaitingBody = false
+    }
+
+    /// One line of lws's log: counted, rate-limited to a line a second, silent under
+    /// --quiet. "Ran out of header data space" marks the head lws is about to drop.
+    func lwsLogLine(_ level: Int32, _ text: String) {
+        // A head past lws's header space: lws closes the connection without an answer.
+        if text.contains("Ran out of header data space") || text.contains("More hdr frags") { count("headDroppedByLws") }
+        if text.hasPrefix("accept: errno") { count("acceptFailed") }
+        count("lwsLogLines")
+        guard !options.quiet else { return }
+        let now = ProcessInfo.processInfo.systemUptime
+        if now - lwsLogSecond < 1 { lwsLogSuppressed += 1; return }
+        lwsLogSecond = now
+        let more = lwsLogSuppressed > 0 ? " (\(lwsLogSuppressed) more lines in the last second not shown)" : ""
+        lwsLogSuppressed = 0
+        FileHandle.standardError.write(Data(("lws: " + text.trimmingCharacters(in: .whitespacesAndNewlines) + more + "\n").utf8))
+    }
+}
+
+private func lwsLogEmit(_ level: Int32, _ line: UnsafePointer<CChar>?) {
+    guard let line else { return }
+    currentServer?.lwsLogLine(level, String(cString: line))
 }
 
 /// One HTTP request in progress: what arrived, and the response being written.
@@ -313,6 +438,20 @@ final class HTTPExchange {
     var bodyTooLarge = false
     var response: HTTPResponse?
     var sent = 0
+    /// When its head was in (system uptime), for the body timeout.
+    var started = ProcessInfo.processInfo.systemUptime
+    /// Its body is still arriving.
+    var awaitingBody = false
+    /// Bytes of the body budget it holds (its declared length).
+    var reserved = 0
+    /// Headers added to its response (CORS).
+    var extraHeaders: [(String, String)] = []
+    /// The connection closes once the response is written (a refusal: what follows
+    /// the head on the connection is never read as another request).
+    var closeAfter = false
+    /// A refusal with a sound declared body: the body is read and discarded (by lws),
+    /// then nothing more is read on the connection (`LWSServer.draining`).
+    var drainThenClose = false
 }
 
 /// One publisher connection: batches in, one acknowledgement (or error) per batch out.
@@ -328,6 +467,10 @@ final class Publisher {
     /// Reading is paused until the outbox drains.
     var paused = false
     var closing = false
+    /// Bytes of the body budget the batch being gathered holds.
+    var held = 0
+    /// The batch being gathered did not fit the body budget: it is dropped.
+    var overBudget = false
 
     init(session: Session, series: String) { self.session = session; self.series = series }
 }
@@ -353,6 +496,13 @@ final class WSClient {
     var closing = false
     /// When something was last written to this viewer (system uptime, seconds).
     var lastWrite = ProcessInfo.processInfo.systemUptime
+    /// Message rate limit: tokens left (one per message) and when last refilled.
+    var tokens = -1.0
+    var refilled = ProcessInfo.processInfo.systemUptime
+    /// Messages dropped since the last one accepted.
+    var dropped = 0
+    /// The close code sent once `closing` has written the outbox.
+    var closeStatus = LWS_CLOSE_STATUS_GOINGAWAY
 
     init(cells: [Cell], dashboard: Dashboard? = nil) { self.cells = cells; self.dashboard = dashboard }
 

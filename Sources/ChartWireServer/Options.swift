@@ -14,8 +14,18 @@ struct Options: Equatable {
     var heartbeat = 5.0
     /// The theme preset of charts whose spec names none.
     var theme = "light"
-    /// The session limits (`--limit NAME=VALUE`, docs/limits.md).
-    var limits = SessionLimits()
+    /// Origins (`scheme://host[:port]`, or `*`) whose pages may open WebSockets and
+    /// write, beside the server's own origin (docs/security.md, "Access").
+    var allowOrigins: [String] = []
+    /// Host names the server answers to beside its defaults (docs/security.md).
+    var allowHosts: [String] = []
+    /// PEM certificate chain and private key: serve https and wss.
+    var tlsCert: String? = nil
+    var tlsKey: String? = nil
+    /// Transport budgets and timeouts (`--limit NAME=VALUE`).
+    var limits = TransportLimits()
+    /// Session limits (`--limit NAME=VALUE` too; docs/limits.md).
+    var sessionLimits = SessionLimits()
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -25,6 +35,8 @@ struct Options: Equatable {
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
                         [--heartbeat S] [--theme NAME] [--quiet]
+                        [--allow-origin ORIGIN]... [--allow-host NAME]... [--tls-cert FILE --tls-key FILE]
+                        [--limit NAME=VALUE]...
           --host ADDR     address to bind (default 127.0.0.1)
           --port N        TCP port, 0 picks a free one (default 8080)
           --web DIR       folder of the static client (default: the package's web/)
@@ -37,8 +49,21 @@ struct Options: Equatable {
           --theme NAME    theme of charts whose spec names none: light, dark or contrast
                           (default light)
           --quiet         no request log on stderr
-          --limit NAME=N  set a limit (repeatable; docs/limits.md): \(SessionLimits.all.map(\.name).joined(separator: ", "))
-        """
+          --allow-origin ORIGIN
+                          also accept WebSocket upgrades and writes from pages of ORIGIN
+                          (scheme://host[:port]; * = any); repeatable. Default: the
+                          server's own origin, and requests without Origin
+          --allow-host NAME
+                          also answer requests whose Host is NAME (repeatable). Default:
+                          the bound address, and localhost, 127.0.0.1, [::1] when bound to
+                          loopback; any name when bound to 0.0.0.0 or :: and none given
+          --tls-cert FILE, --tls-key FILE
+                          PEM certificate (chain) and key: serve https:// and wss://
+          --limit NAME=VALUE
+                          set a limit (repeatable). Session limits (docs/limits.md):
+                          \(SessionLimits.all.map(\.name).joined(separator: ", "))
+                          transport limits (docs/security.md):
+        """ + "\n" + TransportLimits.usage
 
     static func parse(_ args: [String]) throws(UsageError) -> Options {
         var o = Options()
@@ -75,9 +100,29 @@ struct Options: Equatable {
                     throw UsageError(message: "--theme: \"\(v)\" is not a theme (" + Theme.presets.keys.sorted().joined(separator: ", ") + ")")
                 }
                 o.theme = v
+            case "--allow-origin":
+                let v = try value(arg)
+                guard v == "*" || TransportLimits.isOrigin(v) else {
+                    throw UsageError(message: "--allow-origin: \"\(v)\" is not an origin (scheme://host[:port], or *)")
+                }
+                o.allowOrigins.append(v.lowercased())
+            case "--allow-host":
+                let v = try value(arg)
+                guard !v.isEmpty, !v.contains("/"), !v.contains(" ") else {
+                    throw UsageError(message: "--allow-host: \"\(v)\" is not a host name")
+                }
+                o.allowHosts.append(v.lowercased())
+            case "--tls-cert": o.tlsCert = try value(arg)
+            case "--tls-key": o.tlsKey = try value(arg)
             case "--limit":
                 let v = try value(arg)
-                do { try o.limits.set(v) } catch { throw UsageError(message: "--limit: \(error)") }
+                // A transport limit by its name; any other name is a session limit's.
+                let name = v.split(separator: "=", maxSplits: 1).first.map(String.init) ?? v
+                if TransportLimits.table.contains(where: { $0.name == name }) {
+                    try o.limits.set(v)
+                } else {
+                    do { try o.sessionLimits.set(v) } catch { throw UsageError(message: "--limit: \(error)") }
+                }
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")
@@ -85,6 +130,71 @@ struct Options: Equatable {
             }
             i += 1
         }
+        if (o.tlsCert == nil) != (o.tlsKey == nil) {
+            throw UsageError(message: "--tls-cert and --tls-key go together")
+        }
         return o
+    }
+}
+
+/// The transport's budgets and timeouts (docs/security.md, "Limits"), each settable
+/// with `--limit NAME=VALUE`.
+struct TransportLimits: Equatable {
+    /// Bytes of request bodies and publisher batches held at once, all connections together.
+    var bodyBudgetMB = 256
+    /// Connections open at once from one client address.
+    var connectionsPerAddress = 64
+    /// WebSocket messages a viewer may send per second (sustained) ...
+    var messagesPerSecond = 200
+    /// ... and at once after a quiet spell.
+    var messageBurst = 400
+    /// Seconds a client has to send a whole request head.
+    var headerTimeoutS = 10
+    /// Seconds a client has to send a whole request body, once its head is in.
+    var bodyTimeoutS = 60
+    /// Longest request target (path and query).
+    var maxURLBytes = 8192
+    /// Largest request head (request line and headers).
+    var maxHeadBytes = 16384
+
+    /// Each limit: name, range, what it bounds.
+    static var table: [(name: String, path: WritableKeyPath<TransportLimits, Int>, range: ClosedRange<Int>, help: String)] { [
+        ("bodyBudgetMB", \.bodyBudgetMB, 1...65536, "MiB of request bodies and publisher batches in flight, all connections"),
+        ("connectionsPerAddress", \.connectionsPerAddress, 1...100_000, "open connections per client address"),
+        ("messagesPerSecond", \.messagesPerSecond, 1...1_000_000, "WebSocket messages per second per viewer"),
+        ("messageBurst", \.messageBurst, 1...1_000_000, "WebSocket messages a viewer may send at once"),
+        ("headerTimeoutS", \.headerTimeoutS, 1...3600, "seconds to send a request head"),
+        ("bodyTimeoutS", \.bodyTimeoutS, 1...86400, "seconds to send a request body"),
+        ("maxURLBytes", \.maxURLBytes, 256...16384, "longest request target (414 past it)"),
+        ("maxHeadBytes", \.maxHeadBytes, 1024...49152, "largest request head (431 past it)"),
+    ] }
+
+    static var usage: String {
+        let d = TransportLimits()
+        return table.map { "            \($0.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \($0.help) (default \(d[keyPath: $0.path]))" }
+            .joined(separator: "\n")
+    }
+
+    mutating func set(_ assignment: String) throws(Options.UsageError) {
+        guard let eq = assignment.firstIndex(of: "=") else {
+            throw Options.UsageError(message: "--limit: \"\(assignment)\" is not NAME=VALUE")
+        }
+        let name = String(assignment[..<eq]), text = String(assignment[assignment.index(after: eq)...])
+        guard let entry = Self.table.first(where: { $0.name == name }) else {
+            throw Options.UsageError(message: "--limit: unknown limit \"\(name)\" (" + Self.table.map(\.name).joined(separator: ", ") + ")")
+        }
+        guard let v = Int(text), entry.range.contains(v) else {
+            throw Options.UsageError(message: "--limit: \(name) must be a whole number from \(entry.range.lowerBound) to \(entry.range.upperBound), not \"\(text)\"")
+        }
+        self[keyPath: entry.path] = v
+    }
+
+    /// `scheme://host[:port]` with scheme http or https and nothing after the authority.
+    static func isOrigin(_ s: String) -> Bool {
+        let lower = s.lowercased()
+        guard let r = lower.range(of: "://") else { return false }
+        let scheme = lower[..<r.lowerBound], authority = lower[r.upperBound...]
+        return ["http", "https"].contains(scheme) && !authority.isEmpty && !authority.contains("/")
+            && !authority.contains(" ") && !authority.contains("?") && !authority.contains("#")
     }
 }

@@ -45,6 +45,8 @@ struct Router {
     var defaultTheme = "light"
     /// Seconds of silence before a heartbeat, for sessions made at runtime (`--heartbeat`).
     var heartbeat: Double? = nil
+    /// The transport's budgets and counters, shown under "transport" in `/api/stats`.
+    var transportStats: () -> JSONValue? = { nil }
     /// Unix time now (the x of line-protocol lines without a timestamp).
     var clock: () -> Double = { Date().timeIntervalSince1970 }
 
@@ -139,6 +141,9 @@ struct Router {
         case 2 where parts[0] == "api" && parts[1] == "sessions":
             return .json(200, hub.listing)
         case 2 where parts[0] == "api" && parts[1] == "stats":
+            if case let .object(members) = hub.stats, let t = transportStats() {
+                return .json(200, .object(members + [("transport", t)]))
+            }
             return .json(200, hub.stats)
         case 2 where parts[0] == "api" && parts[1] == "measure":
             return measure(query: req.query)

@@ -24,7 +24,7 @@ struct ServerResources {
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         // Before any spec is read: generators' default capacity comes from the limits.
-        SessionLimits.current = options.limits
+        SessionLimits.current = options.sessionLimits
         // Freed memory goes back to the system after a burst, not at the next one.
         Allocator.purgeInBackground()
         let fonts: ChartFonts

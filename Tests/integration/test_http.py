@@ -195,11 +195,15 @@ def test_no_demo_hosts_nothing():
 def test_other_methods(static_server):
     import http.client
     conn = http.client.HTTPConnection("127.0.0.1", static_server.port, timeout=5)
-    for method, body in [("PUT", b"x"), ("DELETE", None), ("PATCH", b"{}"), ("OPTIONS", None)]:
+    for method, body in [("PUT", b"x"), ("DELETE", None), ("PATCH", b"{}")]:
         conn.request(method, "/api/sessions", body=body)
         r = conn.getresponse()
         payload = r.read()
         assert r.status == 405 and json.loads(payload)["error"] == f"method {method} is not supported"
+    # OPTIONS answers CORS preflights (docs/security.md): 204 with the methods allowed.
+    conn.request("OPTIONS", "/api/sessions")
+    r = conn.getresponse()
+    assert r.status == 204 and r.read() == b"" and "POST" in r.headers["allow"]
     conn.request("HEAD", "/api/sessions")
     r = conn.getresponse()
     assert r.status == 200 and r.read() == b"" and int(r.headers["content-length"]) > 10

@@ -26,8 +26,79 @@ import Testing
         (["--heartbeat", "0.01"], #"--heartbeat: "0.01" is not a number of seconds (0, or 0.1 to 3600)"#),
         (["--heartbeat", "soon"], #"--heartbeat: "soon" is not a number of seconds (0, or 0.1 to 3600)"#),
         (["--theme", "neon"], #"--theme: "neon" is not a theme (contrast, dark, light)"#),
+        (["--allow-origin", "evil.example"], #"--allow-origin: "evil.example" is not an origin (scheme://host[:port], or *)"#),
+        (["--allow-origin", "http://a.example/path"], #"--allow-origin: "http://a.example/path" is not an origin (scheme://host[:port], or *)"#),
+        (["--allow-origin", "ftp://a.example"], #"--allow-origin: "ftp://a.example" is not an origin (scheme://host[:port], or *)"#),
+        (["--allow-host", "a/b"], #"--allow-host: "a/b" is not a host name"#),
+        (["--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
+        (["--tls-key", "k.pem"], "--tls-cert and --tls-key go together"),
+        (["--limit", "bodyBudgetMB"], #"--limit: "bodyBudgetMB" is not NAME=VALUE"#),
+        (["--limit", "speed=3"], #"--limit: unknown limit "speed" (bodyBudgetMB, connectionsPerAddress, messagesPerSecond, messageBurst, headerTimeoutS, bodyTimeoutS, maxURLBytes, maxHeadBytes)"#),
+        (["--limit", "bodyBudgetMB=0"], #"--limit: bodyBudgetMB must be a whole number from 1 to 65536, not "0""#),
+        (["--limit", "headerTimeoutS=1.5"], #"--limit: headerTimeoutS must be a whole number from 1 to 3600, not "1.5""#),
+        (["--limit", "maxHeadBytes=100000"], #"--limit: maxHeadBytes must be a whole number from 1024 to 49152, not "100000""#),
     ])
     func badFlags(args: [String], message: String) {
         #expect(throws: Options.UsageError(message: message)) { try Options.parse(args) }
+    }
+
+    @Test func transportFlags() throws {
+        let o = try Options.parse(["--allow-origin", "https://App.Example:8443", "--allow-origin", "*",
+                                   "--allow-host", "Charts.Example", "--tls-cert", "c.pem", "--tls-key", "k.pem",
+                                   "--limit", "bodyBudgetMB=32", "--limit", "connectionsPerAddress=5",
+                                   "--limit", "messagesPerSecond=10", "--limit", "messageBurst=20",
+                                   "--limit", "headerTimeoutS=3", "--limit", "bodyTimeoutS=30",
+                                   "--limit", "maxURLBytes=1024", "--limit", "maxHeadBytes=4096"])
+        #expect(o.allowOrigins == ["https://app.example:8443", "*"] && o.allowHosts == ["charts.example"])
+        #expect(o.tlsCert == "c.pem" && o.tlsKey == "k.pem")
+        #expect(o.limits == TransportLimits(bodyBudgetMB: 32, connectionsPerAddress: 5, messagesPerSecond: 10,
+                                            messageBurst: 20, headerTimeoutS: 3, bodyTimeoutS: 30,
+                                            maxURLBytes: 1024, maxHeadBytes: 4096))
+        let d = try Options.parse([]).limits
+        #expect(d.bodyBudgetMB == 256 && d.connectionsPerAddress == 64 && d.messagesPerSecond == 200
+                && d.headerTimeoutS == 10 && d.bodyTimeoutS == 60)
+        #expect(Options.usage.contains("--limit NAME=VALUE") && Options.usage.contains("bodyBudgetMB"))
+    }
+}
+
+@Suite struct AccessPolicyTests {
+    func policy(_ args: [String]) throws -> AccessPolicy { AccessPolicy(options: try Options.parse(args)) }
+
+    @Test func contentLengthIsStrict() {
+        #expect(AccessPolicy.contentLength([]) == .absent)
+        #expect(AccessPolicy.contentLength(["42"]) == .bytes(42))
+        #expect(AccessPolicy.contentLength([" 7 "]) == .bytes(7))
+        for bad in ["abc", "1e3", "-1", "+5", "5, 5", "0x10", "", "1234567890123456"] {
+            guard case .invalid = AccessPolicy.contentLength([bad]) else { Issue.record("\(bad) accepted"); continue }
+        }
+        #expect(AccessPolicy.contentLength(["5", "5"]) == .invalid("more than one Content-Length header"))
+    }
+
+    @Test func hostNames() throws {
+        #expect(AccessPolicy.hostName("LocalHost:8080") == "localhost")
+        #expect(AccessPolicy.hostName("[::1]:80") == "[::1]")
+        #expect(AccessPolicy.hostName("example.com.") == "example.com")
+        #expect(AccessPolicy.hostName("a:b") == nil && AccessPolicy.hostName("a b") == nil && AccessPolicy.hostName("") == nil)
+        let loop = try policy([])
+        #expect(loop.hostAllowed("127.0.0.1:8080") && loop.hostAllowed("localhost") && loop.hostAllowed("[::1]:8080"))
+        #expect(!loop.hostAllowed("evil.example") && !loop.hostAllowed(nil))
+        #expect(try policy(["--host", "0.0.0.0"]).hostAllowed("anything.example"))
+        let named = try policy(["--host", "0.0.0.0", "--allow-host", "charts.example"])
+        #expect(named.hostAllowed("charts.example:80") && !named.hostAllowed("evil.example"))
+    }
+
+    @Test func origins() throws {
+        let p = try policy(["--allow-origin", "https://app.example"])
+        #expect(p.originAllowed(nil, host: "127.0.0.1:8080"))
+        #expect(p.originAllowed("http://127.0.0.1:8080", host: "127.0.0.1:8080"))
+        #expect(p.originAllowed("https://app.example:443", host: "127.0.0.1:8080"))
+        #expect(!p.originAllowed("http://evil.example", host: "127.0.0.1:8080"))
+        #expect(!p.originAllowed("null", host: "127.0.0.1:8080"))
+        #expect(!p.originAllowed("http://127.0.0.1:9999", host: "127.0.0.1:8080"))
+        #expect(p.isCrossOriginAllowed("https://app.example", host: "127.0.0.1:8080"))
+        #expect(!p.isCrossOriginAllowed("http://127.0.0.1:8080", host: "127.0.0.1:8080"))
+        #expect(try policy(["--allow-origin", "*"]).originAllowed("http://evil.example", host: "x"))
+        let tls = try policy(["--tls-cert", "c", "--tls-key", "k"])
+        #expect(tls.originAllowed("https://localhost:8443", host: "localhost:8443") && !tls.originAllowed("http://localhost:8443", host: "localhost:8443"))
     }
 }
