@@ -118,10 +118,13 @@ struct Options: Equatable {
                 let v = try value(arg)
                 // A transport limit by its name; any other name is a session limit's.
                 let name = v.split(separator: "=", maxSplits: 1).first.map(String.init) ?? v
-                if TransportLimits.table.contains(where: { $0.name == name }) {
+                if TransportLimits.table.contains(where: { $0.name == name }) || !v.contains("=") {
                     try o.limits.set(v)
-                } else {
+                } else if SessionLimits.all.contains(where: { $0.name == name }) {
                     do { try o.sessionLimits.set(v) } catch { throw UsageError(message: "--limit: \(error)") }
+                } else {
+                    throw UsageError(message: "--limit: unknown limit \"\(name)\" ("
+                        + (TransportLimits.table.map(\.name) + SessionLimits.all.map(\.name)).joined(separator: ", ") + ")")
                 }
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
