@@ -28,6 +28,7 @@ extension LWSServer {
             ex.method = Self.methods.first { header(wsi, $0.token) != nil }?.name ?? "UNKNOWN"
             ex.query = queryArguments(wsi)
             ex.authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
+            ex.contentEncoding = header(wsi, WSI_TOKEN_HTTP_CONTENT_ENCODING)
             exchanges[wsi] = ex
             if ["POST", "PUT", "PATCH"].contains(ex.method) { return 0 }  // the body follows
             return respond(wsi, ex)
@@ -367,7 +368,8 @@ extension LWSServer {
         let method = ex.method == "HEAD" ? "GET" : ex.method
         let response: HTTPResponse = ex.bodyTooLarge
             ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
-            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization))
+            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization,
+                                        contentEncoding: ex.contentEncoding))
         ex.body = []
         ex.response = response
         if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
@@ -377,10 +379,11 @@ extension LWSServer {
             let start = buf.baseAddress! + Int(cw_lws_pre())
             let end = buf.baseAddress! + buf.count
             var p: UnsafeMutablePointer<UInt8>? = start
-            guard lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType,
+            guard lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType.isEmpty ? nil : response.contentType,
                                               lws_filepos_t(response.body.count), &p, end) == 0 else { return false }
-            let name = "cache-control:", value = response.cacheControl
-            guard lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) == 0 else { return false }
+            for (name, value) in [("cache-control", response.cacheControl)] + response.headers.sorted(by: { $0.key < $1.key }) {
+                guard lws_add_http_header_by_name(wsi, name.lowercased() + ":", value, Int32(value.utf8.count), &p, end) == 0 else { return false }
+            }
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0
         }
         guard ok else { return -1 }

@@ -307,6 +307,7 @@ final class HTTPExchange {
     var path = "/"
     var query: [String: String] = [:]
     var authorization: String?
+    var contentEncoding: String?
     var body: [UInt8] = []
     var bodyTooLarge = false
     var response: HTTPResponse?

@@ -9,6 +9,10 @@ struct HTTPRequest {
     var body: [UInt8]
     /// The `Authorization` header, if any (`Bearer <token>`).
     var authorization: String? = nil
+    /// The `Content-Encoding` header, if any (gzip bodies: Router+Influx.swift).
+    var contentEncoding: String? = nil
+    /// Set once `handleOps` inflated the body and read InfluxDB's credentials.
+    var normalized = false
 }
 
 struct HTTPResponse: Equatable, Error {
@@ -16,6 +20,8 @@ struct HTTPResponse: Equatable, Error {
     var contentType: String
     var body: [UInt8]
     var cacheControl = "no-store"
+    /// More response headers (InfluxDB's `X-Influxdb-Version`).
+    var headers: [String: String] = [:]
 
     static func json(_ status: Int, _ value: JSONValue, realPrecision: Int32 = 17) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json",
@@ -47,6 +53,8 @@ struct Router {
     var heartbeat: Double? = nil
     /// Unix time now (the x of line-protocol lines without a timestamp).
     var clock: () -> Double = { Date().timeIntervalSince1970 }
+    /// Start time and draining, for `/readyz` and InfluxDB's `/ready`.
+    var lifecycle = Lifecycle()
 
     /// Largest request body of an append: room for any batch within the point limit
     /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
@@ -72,6 +80,8 @@ struct Router {
     }
 
     func handle(_ req: HTTPRequest) -> HTTPResponse {
+        // InfluxDB's routes, health, gzip bodies (Router+Influx.swift).
+        if let answer = handleOps(req) { return answer }
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let isSession = parts.count >= 3 && parts[0] == "api" && parts[1] == "sessions"
         switch (req.method, parts.count) {
