@@ -783,7 +783,8 @@
       const chart = charts[new DataView(ev.data).getUint8(3)];
       if (chart) chart.onFrame(chart.decodeFrame(new DataView(ev.data, 4)));
     };
-    ws.onclose = () => dropped();
+    // (The close code tells a server going away, 1001, from a network that dropped.)
+    ws.onclose = (ev) => { setConn("lastClose", ev.code); dropped(); };
     ws.onerror = () => { /* onclose follows and schedules the retry */ };
   }
 

@@ -71,6 +71,10 @@ extension LWSServer {
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             // Refuse the upgrade unless the path names a hosted session (and, for a
             // publisher, a series of it and a controller's Authorization).
+            if router.lifecycle.draining {
+                _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_SERVICE_UNAVAILABLE.rawValue), "the server is shutting down")
+                return 1
+            }
             if isPublisher(wsi) { return filterPublisher(wsi) }
             guard viewerTarget(wsi) != nil else {
                 _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), "no such session or dashboard")

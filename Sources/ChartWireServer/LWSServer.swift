@@ -147,6 +147,8 @@ final class LWSServer {
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
         }
+        // A signal: let the connections go cleanly (LWSServer+Drain.swift).
+        if shouldStop() { drain(ctx) { collectRendered() } }
         // Views still rendering would wake a context about to go.
         for session in hub.sessions { session.finishRendering() }
         signalContext = nil
