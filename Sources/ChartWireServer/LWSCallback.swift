@@ -309,7 +309,9 @@ extension LWSServer {
         guard gather(wsi, input, len, into: &p.rx, tooLarge: &p.rxTooLarge, binary: &p.rxBinary,
                      limit: Self.maxBatch, keepCapacity: p.rx.capacity <= Self.maxMessage) else { return 0 }
         p.batches += 1
-        p.outbox.append(applyBatch(p))
+        let ack = applyBatch(p)
+        if case let .int(n)? = ack["accepted"] { router.metrics.points[.publisher, default: 0] += Int(n) }
+        p.outbox.append(ack)
         p.rx.removeAll(keepingCapacity: p.rx.capacity <= Self.maxMessage)
         if p.outbox.count >= Self.maxPublisherOutbox, !p.paused {
             // Stop reading until the acknowledgements are written.
@@ -374,6 +376,7 @@ extension LWSServer {
             ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
             : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization,
                                         contentEncoding: ex.contentEncoding))
+        router.metrics.record(method: ex.method, path: ex.path, binaryBody: AppendBody.isBinary(ex.body), response: response)
         ex.body = []
         ex.response = response
         if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }

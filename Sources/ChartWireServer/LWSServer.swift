@@ -74,6 +74,7 @@ final class LWSServer {
         router.controlToken = resources.controlToken
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
+        router.metrics.connections = { [unowned self] in self.connectionCounts() }
         if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }
         for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log("wsserver: \(warning)") }
     }
@@ -261,7 +262,9 @@ final class LWSServer {
             }
             guard let due = session.publishDue(now: now) else { continue }
             if due <= now {
+                let started = ProcessInfo.processInfo.systemUptime
                 session.publish(now: now)
+                router.metrics.observePublish(ProcessInfo.processInfo.systemUptime - started)
                 for (wsi, client) in clients where client.watches(session) && client.wantsWrite {
                     lws_callback_on_writable(wsi)
                 }

@@ -62,6 +62,7 @@ extension Router {
         }
         let answer = handle(normal)
         guard let api else { return answer }
+        if answer.status == 200, let n = ServerMetrics.accepted(answer.body) { metrics.points[.lineProtocol, default: 0] += n }
         guard answer.status < 300 else {
             let message = (try? Jansson.parse(answer.body))?["error"]?.stringValue ?? answer.bodyText
             return Self.influxError(answer.status, message, api: api)
@@ -119,7 +120,8 @@ extension Router {
         }
     }
 
-    /// `GET|HEAD /ping`, `/health`, `/ready` (InfluxDB's), `/readyz`; nil: not one.
+    /// `GET|HEAD /ping`, `/health`, `/ready` (InfluxDB's), `/readyz`, `/metrics`
+    /// (Prometheus, Metrics.swift); nil: not one.
     func opsGet(_ parts: [String], _ req: HTTPRequest) -> HTTPResponse? {
         guard parts.count == 1 else { return nil }
         switch parts[0] {
@@ -146,6 +148,9 @@ extension Router {
             ]))
             r.headers = Self.influxHeaders
             return r
+        case "metrics":
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
+                                body: Array(metrics.render(hub: hub, lifecycle: lifecycle).utf8))
         case "readyz":
             // Serving: the sessions are loaded (they are before the server listens);
             // 503 once draining, so a balancer sends new clients elsewhere.

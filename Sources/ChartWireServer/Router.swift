@@ -55,6 +55,8 @@ struct Router {
     var clock: () -> Double = { Date().timeIntervalSince1970 }
     /// Start time and draining, for `/readyz` and InfluxDB's `/ready`.
     var lifecycle = Lifecycle()
+    /// The server's counters for `GET /metrics` (Metrics.swift).
+    var metrics = ServerMetrics()
 
     /// Largest request body of an append: room for any batch within the point limit
     /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
