@@ -29,6 +29,22 @@ def close_code(ws, timeout=5):
     raise AssertionError("no close frame")
 
 
+def read_response(sock):
+    """One HTTP/1.1 response with a Content-Length, read whole from a raw socket."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        assert chunk, data
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    length = int(next(l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")))
+    while len(body) < length:
+        chunk = sock.recv(4096)
+        assert chunk, data
+        body += chunk
+    return (head + b"\r\n\r\n" + body).decode()
+
+
 def get(conn, path):
     conn.request("GET", path)
     r = conn.getresponse()
@@ -65,7 +81,7 @@ def test_a_signal_drains_viewers_publishers_and_requests_in_flight(sig):
         assert get(keep, "/readyz") == (503, {"status": "draining", "sessions": 1})
         # The write in flight is finished and answered.
         slow.sendall(body[10:])
-        answer = slow.recv(4096).decode()
+        answer = read_response(slow)
         assert answer.startswith("HTTP/1.1 200") and '{"accepted":2}' in answer, answer
         slow.close(); keep.close()
         assert s.proc.wait(DRAIN_LIMIT + 2) == 0
