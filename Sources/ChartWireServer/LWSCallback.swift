@@ -29,6 +29,7 @@ extension LWSServer {
             ex.query = queryArguments(wsi)
             ex.authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
             ex.contentEncoding = header(wsi, WSI_TOKEN_HTTP_CONTENT_ENCODING)
+            ex.client = clientAddress(wsi)
             exchanges[wsi] = ex
             if ["POST", "PUT", "PATCH"].contains(ex.method) { return 0 }  // the body follows
             return respond(wsi, ex)
@@ -93,7 +94,7 @@ extension LWSServer {
             case let .session(session)?:
                 let client = WSClient(cells: [.init(session: session, viewer: session.connect())])
                 register(wsi, client)
-                log("ws open \(session.id) viewer \(client.cells[0].viewer)")
+                log("ws open \(session.id) viewer \(client.cells[0].viewer) from \(clientAddress(wsi))")
             case let .dashboard(d)?:
                 let sessions = d.cells.compactMap { hub.session($0.session) }
                 guard sessions.count == d.cells.count else { return -1 }
@@ -379,7 +380,7 @@ extension LWSServer {
         router.metrics.record(method: ex.method, path: ex.path, binaryBody: AppendBody.isBinary(ex.body), response: response)
         ex.body = []
         ex.response = response
-        if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
+        if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status) from \(ex.client)") }
 
         var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)
         let ok: Bool = headers.withUnsafeMutableBufferPointer { buf in

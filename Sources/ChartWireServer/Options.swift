@@ -14,6 +14,8 @@ struct Options: Equatable {
     var heartbeat = 5.0
     /// The theme preset of charts whose spec names none.
     var theme = "light"
+    /// Reverse proxies whose `X-Forwarded-For` is believed (`--trusted-proxy`, repeatable).
+    var trustedProxies: [String] = []
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -22,7 +24,7 @@ struct Options: Equatable {
 
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
-                        [--heartbeat S] [--theme NAME] [--quiet]
+                        [--heartbeat S] [--theme NAME] [--trusted-proxy ADDR]... [--quiet]
           --host ADDR     address to bind (default 127.0.0.1)
           --port N        TCP port, 0 picks a free one (default 8080)
           --web DIR       folder of the static client (default: the package's web/)
@@ -34,6 +36,9 @@ struct Options: Equatable {
                           so clients notice a dead connection (default 5, 0 = off)
           --theme NAME    theme of charts whose spec names none: light, dark or contrast
                           (default light)
+          --trusted-proxy ADDR
+                          believe X-Forwarded-For from this address (a reverse proxy;
+                          repeatable); from anyone else it is ignored
           --quiet         no request log on stderr
         """
 
@@ -72,6 +77,12 @@ struct Options: Equatable {
                     throw UsageError(message: "--theme: \"\(v)\" is not a theme (" + Theme.presets.keys.sorted().joined(separator: ", ") + ")")
                 }
                 o.theme = v
+            case "--trusted-proxy":
+                let v = try value(arg)
+                guard LWSServer.isAddress(v) else {
+                    throw UsageError(message: "--trusted-proxy: \"\(v)\" is not an IP address")
+                }
+                o.trustedProxies.append(LWSServer.normalAddress(v))
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

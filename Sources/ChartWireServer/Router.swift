@@ -359,7 +359,7 @@ struct Router {
     /// `/gallery`: the sessions whose id starts with `gallery-`, with their descriptions.
     func galleryPage() -> HTTPResponse {
         let items = hub.sessions.filter { $0.id.hasPrefix("gallery-") }.map { s in
-            "<li><a href=\"/s/\(htmlEscape(s.id))\">\(htmlEscape(s.title))</a><br>"
+            "<li><a href=\"s/\(htmlEscape(s.id))\">\(htmlEscape(s.title))</a><br>"
                 + "<span class=\"meta\">\(htmlEscape(s.description ?? ""))</span></li>\n"
         }.joined()
         let html = """
@@ -370,7 +370,7 @@ struct Router {
             a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:14px}li{margin:.7rem 0}</style>
             </head><body><h1>Axis gallery</h1>
             <p>One chart per feature of the axis system, all laid out on the server (docs/axes.md).
-            <a href="/">All sessions</a></p><ul>
+            <a href="./">All sessions</a></p><ul>
             \(items.isEmpty ? "<li>The gallery is part of the demo: start the server without --config.</li>" : items)</ul>
             </body></html>
             """
@@ -384,14 +384,14 @@ struct Router {
         for s in hub.sessions.filter({ !$0.id.hasPrefix("gallery-") }) + gallery {
             let series = s.chart.series.map(\.name).map(htmlEscape).joined(separator: ", ")
             rows += """
-                <li><a href="/s/\(htmlEscape(s.id))">\(htmlEscape(s.title))</a> \
+                <li><a href="s/\(htmlEscape(s.id))">\(htmlEscape(s.title))</a> \
                 <span class="meta">\(htmlEscape(s.id)) · \(series) · \(s.viewerCount) watching</span></li>\n
                 """
         }
         if rows.isEmpty { rows = "<li>No sessions are hosted. Start the server with --config FILE.</li>\n" }
         var boards = ""
         for d in hub.dashboards {
-            boards += "<li><a href=\"/d/\(htmlEscape(d.id))\">\(htmlEscape(d.title))</a> <span class=\"meta\">dashboard · "
+            boards += "<li><a href=\"d/\(htmlEscape(d.id))\">\(htmlEscape(d.title))</a> <span class=\"meta\">dashboard · "
                 + d.cells.map { htmlEscape($0.session) }.joined(separator: ", ") + "</span></li>\n"
         }
         let html = """
@@ -401,8 +401,8 @@ struct Router {
             <style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#1d2029}
             a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:13px;margin-left:.5rem}li{margin:.4rem 0}</style>
             </head><body><h1>ChartWire sessions</h1>
-            \(gallery.isEmpty ? "" : "<p><a href=\"/gallery\">Axis gallery</a>: one chart per axis feature, with what each shows.</p>")<ul>
-            \(boards)\(rows)</ul><p class="meta">JSON: <a href="/api/sessions">/api/sessions</a></p></body></html>
+            \(gallery.isEmpty ? "" : "<p><a href=\"gallery\">Axis gallery</a>: one chart per axis feature, with what each shows.</p>")<ul>
+            \(boards)\(rows)</ul><p class="meta">JSON: <a href="api/sessions">/api/sessions</a></p></body></html>
             """
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html.utf8))
     }

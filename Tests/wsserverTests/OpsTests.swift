@@ -67,4 +67,19 @@ import ChartSession
         #expect(throws: Router.BodyError.self) { try token("Basic !!!").get() }
         #expect(throws: Router.BodyError.self) { try token("Basic " + Data("no-colon".utf8).base64EncodedString()).get() }
     }
+
+    @Test func forwardedForOnlyPastTrustedProxies() throws {
+        let trusted = ["127.0.0.1", "10.0.0.2"]
+        // The rightmost hop that is not a trusted proxy is the client.
+        #expect(LWSServer.forwardedClient("203.0.113.7", peer: "127.0.0.1", trusted: trusted) == "203.0.113.7")
+        #expect(LWSServer.forwardedClient("6.6.6.6, 203.0.113.7, 10.0.0.2", peer: "127.0.0.1", trusted: trusted) == "203.0.113.7")
+        #expect(LWSServer.forwardedClient("::ffff:198.51.100.1", peer: "127.0.0.1", trusted: trusted) == "198.51.100.1")
+        // Not an address: the peer.
+        #expect(LWSServer.forwardedClient("evil\nline", peer: "127.0.0.1", trusted: trusted) == "127.0.0.1")
+        #expect(LWSServer.forwardedClient("", peer: "127.0.0.1", trusted: trusted) == "127.0.0.1")
+        #expect(try Options.parse(["--trusted-proxy", "127.0.0.1", "--trusted-proxy", "::1"]).trustedProxies == ["127.0.0.1", "::1"])
+        #expect(throws: Options.UsageError(message: "--trusted-proxy: \"nginx\" is not an IP address")) {
+            try Options.parse(["--trusted-proxy", "nginx"])
+        }
+    }
 }
