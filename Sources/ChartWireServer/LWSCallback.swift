@@ -87,14 +87,14 @@ extension LWSServer {
             if isPublisher(wsi) {
                 guard let (session, series) = publishTarget(wsi) else { return -1 }
                 publishers[wsi] = Publisher(session: session, series: series)
-                log("publisher open \(session.id)/\(series)")
+                log(.info, "publisher_open", "publisher of \(session.id)/\(series)", [("session", session.id), ("series", series), ("client", clientAddress(wsi))])
                 return 0
             }
             switch viewerTarget(wsi) {
             case let .session(session)?:
                 let client = WSClient(cells: [.init(session: session, viewer: session.connect())])
                 register(wsi, client)
-                log("ws open \(session.id) viewer \(client.cells[0].viewer) from \(clientAddress(wsi))")
+                log(.info, "ws_open", "viewer \(client.cells[0].viewer) of \(session.id)", [("session", session.id), ("client", clientAddress(wsi))])
             case let .dashboard(d)?:
                 let sessions = d.cells.compactMap { hub.session($0.session) }
                 guard sessions.count == d.cells.count else { return -1 }
@@ -103,7 +103,7 @@ extension LWSServer {
                 client.outbox.append(.text(d.layoutMessage(titles: Dictionary(sessions.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a }))))
                 register(wsi, client)
                 lws_callback_on_writable(wsi)
-                log("ws open dashboard \(d.id) (\(sessions.count) charts)")
+                log(.info, "ws_open", "viewer of dashboard \(d.id) (\(sessions.count) charts)", [("dashboard", d.id), ("client", clientAddress(wsi))])
             case nil:
                 return -1
             }
@@ -171,11 +171,11 @@ extension LWSServer {
 
         case LWS_CALLBACK_CLOSED:
             if let p = publishers.removeValue(forKey: wsi) {
-                log("publisher close \(p.session.id)/\(p.series) after \(p.batches) batches")
+                log(.info, "publisher_close", "publisher of \(p.session.id)/\(p.series) after \(p.batches) batches", [("session", p.session.id), ("series", p.series)])
             }
             if let c = unregister(wsi) {
                 for cell in c.cells { cell.session.disconnect(cell.viewer) }
-                log("ws close \(c.dashboard.map { "dashboard " + $0.id } ?? c.cells[0].session.id)")
+                log(.info, "ws_close", "viewer of \(c.dashboard.map { "dashboard " + $0.id } ?? c.cells[0].session.id)")
             }
             return 0
 
@@ -277,7 +277,8 @@ extension LWSServer {
             // libwebsockets wraps the reason in a small HTML page: the reason alone, escaped.
             let reason = (try? Jansson.parse(refused.body))?["error"]?.stringValue ?? "refused"
             _ = lws_return_http_status(wsi, UInt32(refused.status), htmlEscape(reason))
-            log("publisher refused \(path) -> \(refused.status)")
+            log(.warn, "publisher_refused", "\(path) -> \(refused.status): \(reason)", [("status", String(refused.status)), ("client", clientAddress(wsi))],
+                key: "publisher_refused \(refused.status)")
             return 1
         }
         return 0
@@ -380,7 +381,7 @@ extension LWSServer {
         router.metrics.record(method: ex.method, path: ex.path, binaryBody: AppendBody.isBinary(ex.body), response: response)
         ex.body = []
         ex.response = response
-        if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status) from \(ex.client)") }
+        if ex.method == "POST" || response.status >= 400 { logRequest(ex, response) }
 
         var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)
         let ok: Bool = headers.withUnsafeMutableBufferPointer { buf in

@@ -25,7 +25,7 @@ extension LWSServer {
             p.closing = true
             lws_callback_on_writable(wsi)
         }
-        log("draining: \(viewers) viewer connections, \(feeds) publishers, \(requests) requests in flight")
+        log(.info, "drain", "draining: \(viewers) viewer connections, \(feeds) publishers, \(requests) requests in flight")
         while !(clients.isEmpty && publishers.isEmpty && exchanges.isEmpty),
               ProcessInfo.processInfo.systemUptime - started < Self.drainSeconds {
             // (The tick timer wakes the loop at least every quarter second.)
@@ -33,7 +33,8 @@ extension LWSServer {
             serviceOnce()
         }
         let left = clients.count + publishers.count + exchanges.count
-        log(String(format: "drained in %.2f s", ProcessInfo.processInfo.systemUptime - started)
+        log(left > 0 ? .warn : .info, "drain", String(format: "drained in %.2f s", ProcessInfo.processInfo.systemUptime - started)
             + (left > 0 ? ", \(left) connections cut at the \(Int(Self.drainSeconds)) s limit" : ""))
+        logger.flush(all: true)
     }
 }

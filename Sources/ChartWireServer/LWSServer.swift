@@ -8,6 +8,7 @@ import Foundation
 /// of the server.
 final class LWSServer {
     let options: Options
+    let logger: ServerLog
     var router: Router
     let hub: SessionHub
     private(set) var context: OpaquePointer?
@@ -66,6 +67,7 @@ final class LWSServer {
 
     init(options: Options, resources: ServerResources) {
         self.options = options
+        self.logger = ServerLog(format: options.logFormat, quiet: options.quiet)
         self.hub = resources.hub
         if options.heartbeat > 0 { for s in resources.hub.sessions { s.heartbeat = options.heartbeat } }
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
@@ -75,8 +77,8 @@ final class LWSServer {
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         router.metrics.connections = { [unowned self] in self.connectionCounts() }
-        if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }
-        for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log("wsserver: \(warning)") }
+        if let warning = resources.webFonts.warning { log(.warn, "fonts", warning) }
+        for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log(.warn, "fonts", warning) }
     }
 
     struct ListenError: Error, CustomStringConvertible {
@@ -86,7 +88,8 @@ final class LWSServer {
 
     /// Creates the context and starts listening; returns the bound port.
     func start() throws(ListenError) -> Int {
-        cw_lws_set_log_level(Int32(LLL_ERR))
+        // libwebsockets' errors go to the server's log (none with --quiet).
+        lws_set_log_level(options.quiet ? 0 : Int32(LLL_ERR), lwsLogLine)
         let names: [UnsafeMutablePointer<CChar>] = ["http", Self.viewerProtocol, Self.publisherProtocol].map { (s: String) in strdup(s)! }
         protocolNames = names
         let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: names.count + 1)
@@ -192,6 +195,7 @@ final class LWSServer {
             }
         }
         pump()
+        logger.flush()
         scheduleTick()
     }
 
@@ -300,9 +304,9 @@ final class LWSServer {
         seenVersions = seenVersions.filter { hosted.contains($0.key) }
     }
 
-    func log(_ line: String) {
-        guard !options.quiet else { return }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    /// One event in the server's log (Log.swift).
+    func log(_ level: ServerLog.Level, _ event: String, _ message: String, _ fields: [(String, String)] = [], key: String? = nil) {
+        logger.log(level, event, message, fields, key: key)
     }
 }
 

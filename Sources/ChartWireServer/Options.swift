@@ -16,6 +16,8 @@ struct Options: Equatable {
     var theme = "light"
     /// Reverse proxies whose `X-Forwarded-For` is believed (`--trusted-proxy`, repeatable).
     var trustedProxies: [String] = []
+    /// `--log-format`: text or json lines.
+    var logFormat = LogFormat.text
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -24,7 +26,8 @@ struct Options: Equatable {
 
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
-                        [--heartbeat S] [--theme NAME] [--trusted-proxy ADDR]... [--quiet]
+                        [--heartbeat S] [--theme NAME] [--trusted-proxy ADDR]...
+                        [--log-format text|json] [--quiet]
           --host ADDR     address to bind (default 127.0.0.1)
           --port N        TCP port, 0 picks a free one (default 8080)
           --web DIR       folder of the static client (default: the package's web/)
@@ -39,7 +42,8 @@ struct Options: Equatable {
           --trusted-proxy ADDR
                           believe X-Forwarded-For from this address (a reverse proxy;
                           repeatable); from anyone else it is ignored
-          --quiet         no request log on stderr
+          --log-format F  the log on stderr: text or json, one line per event (default text)
+          --quiet         no log on stderr but fatal errors
         """
 
     static func parse(_ args: [String]) throws(UsageError) -> Options {
@@ -83,6 +87,10 @@ struct Options: Equatable {
                     throw UsageError(message: "--trusted-proxy: \"\(v)\" is not an IP address")
                 }
                 o.trustedProxies.append(LWSServer.normalAddress(v))
+            case "--log-format":
+                let v = try value(arg)
+                guard let f = LogFormat(rawValue: v) else { throw UsageError(message: "--log-format: \"\(v)\" is not text or json") }
+                o.logFormat = f
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

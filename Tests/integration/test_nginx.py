@@ -134,5 +134,5 @@ def test_forwarded_for_is_believed_only_from_trusted_proxies(proxied):
         plain.stop()
     server.stop()
     trusted_log, plain_log = server.proc.stderr.read(), plain.proc.stderr.read()
-    assert "from 203.0.113.7" in trusted_log, trusted_log
-    assert "from 127.0.0.1" in plain_log and "198.51.100.9" not in plain_log, plain_log
+    assert "client=203.0.113.7" in trusted_log, trusted_log
+    assert "client=127.0.0.1" in plain_log and "198.51.100.9" not in plain_log, plain_log
