@@ -29,7 +29,6 @@ extension LWSServer {
             ex.query = queryArguments(wsi)
             ex.authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
             ex.contentEncoding = header(wsi, WSI_TOKEN_HTTP_CONTENT_ENCODING)
-            ex.client = clientAddress(wsi)
             exchanges[wsi] = ex
             if ["POST", "PUT", "PATCH"].contains(ex.method) { return 0 }  // the body follows
             return respond(wsi, ex)
@@ -381,7 +380,7 @@ extension LWSServer {
         router.metrics.record(method: ex.method, path: ex.path, binaryBody: AppendBody.isBinary(ex.body), response: response)
         ex.body = []
         ex.response = response
-        if ex.method == "POST" || response.status >= 400 { logRequest(ex, response) }
+        if ex.method == "POST" || response.status >= 400 { logRequest(wsi, ex, response) }
 
         var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)
         let ok: Bool = headers.withUnsafeMutableBufferPointer { buf in

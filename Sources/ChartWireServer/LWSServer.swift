@@ -317,8 +317,6 @@ final class HTTPExchange {
     var query: [String: String] = [:]
     var authorization: String?
     var contentEncoding: String?
-    /// Who sent it (`clientAddress`).
-    var client = ""
     var body: [UInt8] = []
     var bodyTooLarge = false
     var response: HTTPResponse?

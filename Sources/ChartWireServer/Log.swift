@@ -137,7 +137,8 @@ extension LWSServer {
     /// One answered request (POSTs, and every refusal): its level from the status, the
     /// reason of a refusal, rate-limited by status and route so a flood of appends or
     /// of the same mistake is a few lines and a count.
-    func logRequest(_ ex: HTTPExchange, _ response: HTTPResponse) {
+    func logRequest(_ wsi: OpaquePointer, _ ex: HTTPExchange, _ response: HTTPResponse) {
+        guard !logger.quiet else { return }
         let route = ServerMetrics.route(method: ex.method, path: ex.path)
         let level: ServerLog.Level = response.status >= 500 ? .error : response.status >= 400 ? .warn : .info
         var message = "\(ex.method) \(ex.path) -> \(response.status)"
@@ -145,7 +146,7 @@ extension LWSServer {
            let reason = json["error"]?.stringValue ?? json["message"]?.stringValue {
             message += ": " + reason
         }
-        log(level, "http", message, [("status", String(response.status)), ("route", route), ("client", ex.client)],
+        log(level, "http", message, [("status", String(response.status)), ("route", route), ("client", clientAddress(wsi))],
             key: "http \(response.status) \(route)")
     }
 }
