@@ -10,9 +10,12 @@
   const BASELINE = ["alphabetic", "top", "middle", "bottom"];
   // /s/{session}: one chart. /d/{dashboard}: a grid of charts (each a session of its
   // own) over the same one connection; every message then carries a "chart" index.
+  // Behind a reverse proxy the server may sit under a path (/charts/s/{session}):
+  // `base` is what comes before s/ or d/, and every URL the page builds starts there.
   const path = location.pathname.split("/");
-  const dashboardId = path[1] === "d" ? decodeURIComponent(path[2] || "") : null;
-  const sessionId = dashboardId ? null : decodeURIComponent(path[2] || "");
+  const base = path.slice(0, -2).join("/") + "/";
+  const dashboardId = path[path.length - 2] === "d" ? decodeURIComponent(path[path.length - 1] || "") : null;
+  const sessionId = dashboardId ? null : decodeURIComponent(path[path.length - 1] || "");
   const main = document.getElementById("chart");
   const statusEl = document.getElementById("status");
   const token = new URLSearchParams(location.search).get("token");
@@ -417,7 +420,8 @@
       entry = { img: new Image(), waiting: new Set() };
       entry.img.onload = () => { for (const l of entry.waiting) if (state.layers[l]) draw(l); entry.waiting.clear(); };
       entry.img.onerror = () => { state.errors.push({ code: "client_image", message: "image " + src + " did not load" }); };
-      entry.img.src = src;
+      // (Frames name images by their path from the server's root.)
+      entry.img.src = src.startsWith("/") ? base + src.slice(1) : src;
       images.set(src, entry);
     }
     if (entry.img.complete && entry.img.naturalWidth > 0) return entry.img;
@@ -765,7 +769,7 @@
     clearTimeout(reconnectTimer);
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const target = dashboardId === null ? encodeURIComponent(sessionId) : "d/" + encodeURIComponent(dashboardId);
-    ws = new WebSocket(proto + "//" + location.host + "/ws/" + target, "chartwire.v1");
+    ws = new WebSocket(proto + "//" + location.host + base + "ws/" + target, "chartwire.v1");
     ws.binaryType = "arraybuffer";
     ws.onopen = () => {
       backoff = 500;
@@ -783,7 +787,8 @@
       const chart = charts[new DataView(ev.data).getUint8(3)];
       if (chart) chart.onFrame(chart.decodeFrame(new DataView(ev.data, 4)));
     };
-    ws.onclose = () => dropped();
+    // (The close code tells a server going away, 1001, from a network that dropped.)
+    ws.onclose = (ev) => { setConn("lastClose", ev.code); dropped(); };
     ws.onerror = () => { /* onclose follows and schedules the retry */ };
   }
 
@@ -834,7 +839,7 @@
         const title = document.createElement("h2");
         title.textContent = c.title;
         const link = document.createElement("a");
-        link.href = "/s/" + encodeURIComponent(c.session) + location.search;
+        link.href = base + "s/" + encodeURIComponent(c.session) + location.search;
         link.append(title);
         const plot = document.createElement("div");
         plot.className = "plot";

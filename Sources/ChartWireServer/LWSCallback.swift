@@ -30,6 +30,7 @@ extension LWSServer {
             ex.method = Self.methods.first { header(wsi, $0.token) != nil }?.name ?? "UNKNOWN"
             ex.query = queryArguments(wsi)
             ex.authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)
+            ex.contentEncoding = header(wsi, WSI_TOKEN_HTTP_CONTENT_ENCODING)
             exchanges[wsi] = ex
             if let refusal = screenHead(wsi, ex) {
                 // A head whose framing is sound (403, 413, 421, 503 with a valid length)
@@ -123,6 +124,10 @@ extension LWSServer {
             // Refuse the upgrade unless the Host is one the server answers to, the page's
             // Origin is allowed, and the path names a hosted session (and, for a
             // publisher, a series of it and a controller's Authorization).
+            if router.lifecycle.draining {
+                _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_SERVICE_UNAVAILABLE.rawValue), "the server is shutting down")
+                return 1
+            }
             let host = header(wsi, WSI_TOKEN_HOST)
             if !access.hostAllowed(host) {
                 count("hostRefused")
@@ -132,7 +137,7 @@ extension LWSServer {
             if !access.originAllowed(header(wsi, WSI_TOKEN_ORIGIN), host: host) {
                 count("originRefused")
                 _ = lws_return_http_status(wsi, 403, "WebSocket connections from this Origin are not allowed")
-                log("ws refused: Origin \(header(wsi, WSI_TOKEN_ORIGIN) ?? "")")
+                log(.warn, "ws-refused", "WebSocket from a foreign Origin refused", [("origin", header(wsi, WSI_TOKEN_ORIGIN) ?? "")], key: "ws-origin")
                 return 1
             }
             if isPublisher(wsi) { return filterPublisher(wsi) }
@@ -146,14 +151,14 @@ extension LWSServer {
             if isPublisher(wsi) {
                 guard let (session, series) = publishTarget(wsi) else { return -1 }
                 publishers[wsi] = Publisher(session: session, series: series)
-                log("publisher open \(session.id)/\(series)")
+                log(.info, "publisher_open", "publisher of \(session.id)/\(series)", [("session", session.id), ("series", series), ("client", clientAddress(wsi))])
                 return 0
             }
             switch viewerTarget(wsi) {
             case let .session(session)?:
                 let client = WSClient(cells: [.init(session: session, viewer: session.connect())])
                 register(wsi, client)
-                log("ws open \(session.id) viewer \(client.cells[0].viewer)")
+                log(.info, "ws_open", "viewer \(client.cells[0].viewer) of \(session.id)", [("session", session.id), ("client", clientAddress(wsi))])
             case let .dashboard(d)?:
                 let sessions = d.cells.compactMap { hub.session($0.session) }
                 guard sessions.count == d.cells.count else { return -1 }
@@ -162,7 +167,7 @@ extension LWSServer {
                 client.outbox.append(.text(d.layoutMessage(titles: Dictionary(sessions.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a }))))
                 register(wsi, client)
                 lws_callback_on_writable(wsi)
-                log("ws open dashboard \(d.id) (\(sessions.count) charts)")
+                log(.info, "ws_open", "viewer of dashboard \(d.id) (\(sessions.count) charts)", [("dashboard", d.id), ("client", clientAddress(wsi))])
             case nil:
                 return -1
             }
@@ -184,7 +189,7 @@ extension LWSServer {
                 // Closed (1008) at the next write; what it sends meanwhile is read and
                 // ignored, so the close is not lost to a reset.
                 count("rateLimitClosed")
-                log("ws closed: over \(limits.messagesPerSecond) messages a second")
+                log(.warn, "ws-rate-limit", "closed: over \(limits.messagesPerSecond) messages a second", key: "ws-rate-limit")
                 client.closing = true
                 client.closeStatus = LWS_CLOSE_STATUS_POLICY_VIOLATION
                 client.outbox = []
@@ -261,11 +266,11 @@ extension LWSServer {
 
         case LWS_CALLBACK_CLOSED:
             if let p = publishers.removeValue(forKey: wsi) {
-                log("publisher close \(p.session.id)/\(p.series) after \(p.batches) batches")
+                log(.info, "publisher_close", "publisher of \(p.session.id)/\(p.series) after \(p.batches) batches", [("session", p.session.id), ("series", p.series)])
             }
             if let c = unregister(wsi) {
                 for cell in c.cells { cell.session.disconnect(cell.viewer) }
-                log("ws close \(c.dashboard.map { "dashboard " + $0.id } ?? c.cells[0].session.id)")
+                log(.info, "ws_close", "viewer of \(c.dashboard.map { "dashboard " + $0.id } ?? c.cells[0].session.id)")
             }
             return 0
 
@@ -368,7 +373,8 @@ extension LWSServer {
             // libwebsockets wraps the reason in a small HTML page: the reason alone, escaped.
             let reason = (try? Jansson.parse(refused.body))?["error"]?.stringValue ?? "refused"
             _ = lws_return_http_status(wsi, UInt32(refused.status), htmlEscape(reason))
-            log("publisher refused \(path) -> \(refused.status)")
+            log(.warn, "publisher_refused", "\(path) -> \(refused.status): \(reason)", [("status", String(refused.status)), ("client", clientAddress(wsi))],
+                key: "publisher_refused \(refused.status)")
             return 1
         }
         return 0
@@ -423,7 +429,9 @@ extension LWSServer {
             p.outbox.append(.object([("type", "error"), ("batch", .int(Int64(p.batches))), ("code", "overloaded"),
                                      ("message", .string("the server holds \(limits.bodyBudgetMB) MiB of unfinished bodies and batches; nothing of this batch was stored, send it again later"))]))
         } else {
-            p.outbox.append(applyBatch(p))
+            let ack = applyBatch(p)
+            if case let .int(n)? = ack["accepted"] { router.metrics.points[.publisher, default: 0] += Int(n) }
+            p.outbox.append(ack)
         }
         bodyBytesInFlight -= p.held
         p.held = 0
@@ -490,21 +498,24 @@ extension LWSServer {
         let method = ex.method == "HEAD" ? "GET" : ex.method
         let response: HTTPResponse = prepared ?? (ex.bodyTooLarge
             ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
-            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization)))
+            : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization,
+                                        contentEncoding: ex.contentEncoding)))
+        router.metrics.record(method: ex.method, path: ex.path, binaryBody: AppendBody.isBinary(ex.body), response: response)
         ex.body = []
         releaseBody(ex)
         ex.response = response
         if prepared == nil { addCORS(wsi, ex) }
-        if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
+        if ex.method == "POST" || response.status >= 400 { logRequest(wsi, ex, response) }
 
         var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)
         let ok: Bool = headers.withUnsafeMutableBufferPointer { buf in
             let start = buf.baseAddress! + Int(cw_lws_pre())
             let end = buf.baseAddress! + buf.count
             var p: UnsafeMutablePointer<UInt8>? = start
-            guard lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType,
+            guard lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType.isEmpty ? nil : response.contentType,
                                               lws_filepos_t(response.body.count), &p, end) == 0 else { return false }
-            var extra = [("cache-control:", response.cacheControl)] + ex.extraHeaders
+            var extra = [("cache-control:", response.cacheControl)]
+                + response.headers.sorted(by: { $0.key < $1.key }).map { ($0.key.lowercased() + ":", $0.value) } + ex.extraHeaders
             if ex.closeAfter || ex.drainThenClose { extra.append(("connection:", "close")) }
             for (name, value) in extra {
                 guard lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) == 0 else { return false }

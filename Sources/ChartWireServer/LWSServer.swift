@@ -8,6 +8,7 @@ import Foundation
 /// of the server.
 final class LWSServer {
     let options: Options
+    let logger: ServerLog
     var router: Router
     let hub: SessionHub
     private(set) var context: OpaquePointer?
@@ -66,8 +67,6 @@ final class LWSServer {
     var counters: [String: Int] = [:]
     func count(_ name: String) { counters[name, default: 0] += 1 }
     /// Rate limit of lws's own log lines (one a second at most; the rest counted).
-    var lwsLogSecond = 0.0
-    var lwsLogSuppressed = 0
     /// Slack of lws's header space over `maxHeadBytes` + `maxURLBytes`.
     static let headerSlack = 1024
 
@@ -107,6 +106,7 @@ final class LWSServer {
     init(options: Options, resources: ServerResources) {
         self.options = options
         self.access = AccessPolicy(options: options)
+        self.logger = ServerLog(format: options.logFormat, quiet: options.quiet)
         self.hub = resources.hub
         if options.heartbeat > 0 { for s in resources.hub.sessions { s.heartbeat = options.heartbeat } }
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
@@ -117,9 +117,9 @@ final class LWSServer {
         resources.hub.controlToken = resources.controlToken
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
-        router.transportStats = { currentServer?.transportStats }
-        if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }
-        for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log("wsserver: \(warning)") }
+        router.metrics.connections = { [unowned self] in self.connectionCounts() }
+        if let warning = resources.webFonts.warning { log(.warn, "fonts", warning) }
+        for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log(.warn, "fonts", warning) }
     }
 
     struct ListenError: Error, CustomStringConvertible {
@@ -129,8 +129,9 @@ final class LWSServer {
 
     /// Creates the context and starts listening; returns the bound port.
     func start() throws(ListenError) -> Int {
-        // lws's own lines (errors and warnings) go through `lwsLogLine`: rate-limited,
-        // silent under --quiet, and read for the head-overflow signal.
+        // lws's own lines (errors and warnings) go through `lwsLogLine`: counted, read
+        // for the head-overflow signal, and logged by the server's log (rate-limited,
+        // silent under --quiet).
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), lwsLogEmit)
         let names: [UnsafeMutablePointer<CChar>] = ["http", Self.viewerProtocol, Self.publisherProtocol].map { (s: String) in strdup(s)! }
         protocolNames = names
@@ -225,6 +226,8 @@ final class LWSServer {
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
         }
+        // A signal: let the connections go cleanly (LWSServer+Drain.swift).
+        if shouldStop() { drain(ctx) { collectRendered() } }
         // Views still rendering would wake a context about to go.
         for session in hub.sessions { session.finishRendering() }
         signalContext = nil
@@ -270,6 +273,7 @@ final class LWSServer {
             }
         }
         pump()
+        logger.flush()
         scheduleTick()
     }
 
@@ -340,7 +344,9 @@ final class LWSServer {
             }
             guard let due = session.publishDue(now: now) else { continue }
             if due <= now {
+                let started = ProcessInfo.processInfo.systemUptime
                 session.publish(now: now)
+                router.metrics.observePublish(ProcessInfo.processInfo.systemUptime - started)
                 for (wsi, client) in clients where client.watches(session) && client.wantsWrite {
                     lws_callback_on_writable(wsi)
                 }
@@ -376,9 +382,9 @@ final class LWSServer {
         seenVersions = seenVersions.filter { hosted.contains($0.key) }
     }
 
-    func log(_ line: String) {
-        guard !options.quiet else { return }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    /// One event in the server's log (Log.swift).
+    func log(_ level: ServerLog.Level, _ event: String, _ message: String, _ fields: [(String, String)] = [], key: String? = nil) {
+        logger.log(level, event, message, fields, key: key)
     }
 
     /// Closes the connections whose request body has not arrived whole within
@@ -388,7 +394,7 @@ final class LWSServer {
         let limit = Double(limits.bodyTimeoutS)
         for (wsi, ex) in exchanges where ex.awaitingBody && now - ex.started > limit {
             count("bodyTimeout")
-            log("\(ex.method) \(ex.path): body not in after \(limits.bodyTimeoutS) s, closed")
+            log(.warn, "body-timeout", "\(ex.method) \(ex.path): body not in after \(limits.bodyTimeoutS) s, closed", key: "body-timeout")
             releaseBody(ex)
             exchanges[wsi] = nil
             lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
@@ -406,20 +412,14 @@ final class LWSServer {
         ex.awaitingBody = false
     }
 
-    /// One line of lws's log: counted, rate-limited to a line a second, silent under
-    /// --quiet. "Ran out of header data space" marks the head lws is about to drop.
+    /// One line of lws's log: counted, and logged through the server's log
+    /// (rate-limited, silent under --quiet). "Ran out of header data space" marks the head lws is about to drop.
     func lwsLogLine(_ level: Int32, _ text: String) {
         // A head past lws's header space: lws closes the connection without an answer.
         if text.contains("Ran out of header data space") || text.contains("More hdr frags") { count("headDroppedByLws") }
         if text.hasPrefix("accept: errno") { count("acceptFailed") }
         count("lwsLogLines")
-        guard !options.quiet else { return }
-        let now = ProcessInfo.processInfo.systemUptime
-        if now - lwsLogSecond < 1 { lwsLogSuppressed += 1; return }
-        lwsLogSecond = now
-        let more = lwsLogSuppressed > 0 ? " (\(lwsLogSuppressed) more lines in the last second not shown)" : ""
-        lwsLogSuppressed = 0
-        FileHandle.standardError.write(Data(("lws: " + text.trimmingCharacters(in: .whitespacesAndNewlines) + more + "\n").utf8))
+        logger.log(.warn, "libwebsockets", text.trimmingCharacters(in: .whitespacesAndNewlines), key: "libwebsockets")
     }
 }
 
@@ -434,6 +434,7 @@ final class HTTPExchange {
     var path = "/"
     var query: [String: String] = [:]
     var authorization: String?
+    var contentEncoding: String?
     var body: [UInt8] = []
     var bodyTooLarge = false
     var response: HTTPResponse?

@@ -26,6 +26,10 @@ struct Options: Equatable {
     var limits = TransportLimits()
     /// Session limits (`--limit NAME=VALUE` too; docs/limits.md).
     var sessionLimits = SessionLimits()
+    /// Reverse proxies whose `X-Forwarded-For` is believed (`--trusted-proxy`, repeatable).
+    var trustedProxies: [String] = []
+    /// `--log-format`: text or json lines.
+    var logFormat = LogFormat.text
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -34,7 +38,8 @@ struct Options: Equatable {
 
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
-                        [--heartbeat S] [--theme NAME] [--quiet]
+                        [--heartbeat S] [--theme NAME] [--trusted-proxy ADDR]...
+                        [--log-format text|json] [--quiet]
                         [--allow-origin ORIGIN]... [--allow-host NAME]... [--tls-cert FILE --tls-key FILE]
                         [--limit NAME=VALUE]...
           --host ADDR     address to bind (default 127.0.0.1)
@@ -48,7 +53,11 @@ struct Options: Equatable {
                           so clients notice a dead connection (default 5, 0 = off)
           --theme NAME    theme of charts whose spec names none: light, dark or contrast
                           (default light)
-          --quiet         no request log on stderr
+          --trusted-proxy ADDR
+                          believe X-Forwarded-For from this address (a reverse proxy;
+                          repeatable); from anyone else it is ignored
+          --log-format F  the log on stderr: text or json, one line per event (default text)
+          --quiet         no log on stderr but fatal errors
           --allow-origin ORIGIN
                           also accept WebSocket upgrades and writes from pages of ORIGIN
                           (scheme://host[:port]; * = any); repeatable. Default: the
@@ -126,6 +135,16 @@ struct Options: Equatable {
                     throw UsageError(message: "--limit: unknown limit \"\(name)\" ("
                         + (TransportLimits.table.map(\.name) + SessionLimits.all.map(\.name)).joined(separator: ", ") + ")")
                 }
+            case "--trusted-proxy":
+                let v = try value(arg)
+                guard LWSServer.isAddress(v) else {
+                    throw UsageError(message: "--trusted-proxy: \"\(v)\" is not an IP address")
+                }
+                o.trustedProxies.append(LWSServer.normalAddress(v))
+            case "--log-format":
+                let v = try value(arg)
+                guard let f = LogFormat(rawValue: v) else { throw UsageError(message: "--log-format: \"\(v)\" is not text or json") }
+                o.logFormat = f
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

@@ -9,6 +9,10 @@ struct HTTPRequest {
     var body: [UInt8]
     /// The `Authorization` header, if any (`Bearer <token>`).
     var authorization: String? = nil
+    /// The `Content-Encoding` header, if any (gzip bodies: Router+Influx.swift).
+    var contentEncoding: String? = nil
+    /// Set once `handleOps` inflated the body and read InfluxDB's credentials.
+    var normalized = false
 }
 
 struct HTTPResponse: Equatable, Error {
@@ -16,6 +20,8 @@ struct HTTPResponse: Equatable, Error {
     var contentType: String
     var body: [UInt8]
     var cacheControl = "no-store"
+    /// More response headers (InfluxDB's `X-Influxdb-Version`).
+    var headers: [String: String] = [:]
 
     static func json(_ status: Int, _ value: JSONValue, realPrecision: Int32 = 17) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json",
@@ -49,6 +55,10 @@ struct Router {
     var transportStats: () -> JSONValue? = { nil }
     /// Unix time now (the x of line-protocol lines without a timestamp).
     var clock: () -> Double = { Date().timeIntervalSince1970 }
+    /// Start time and draining, for `/readyz` and InfluxDB's `/ready`.
+    var lifecycle = Lifecycle()
+    /// The server's counters for `GET /metrics` (Metrics.swift).
+    var metrics = ServerMetrics()
 
     /// Largest request body of an append: room for any batch within the point limit
     /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
@@ -74,6 +84,8 @@ struct Router {
     }
 
     func handle(_ req: HTTPRequest) -> HTTPResponse {
+        // InfluxDB's routes, health, gzip bodies (Router+Influx.swift).
+        if let answer = handleOps(req) { return answer }
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let isSession = parts.count >= 3 && parts[0] == "api" && parts[1] == "sessions"
         switch (req.method, parts.count) {
@@ -374,7 +386,7 @@ struct Router {
     /// `/gallery`: the sessions whose id starts with `gallery-`, with their descriptions.
     func galleryPage() -> HTTPResponse {
         let items = hub.sessions.filter { $0.id.hasPrefix("gallery-") }.map { s in
-            "<li><a href=\"/s/\(htmlEscape(s.id))\">\(htmlEscape(s.title))</a><br>"
+            "<li><a href=\"s/\(htmlEscape(s.id))\">\(htmlEscape(s.title))</a><br>"
                 + "<span class=\"meta\">\(htmlEscape(s.description ?? ""))</span></li>\n"
         }.joined()
         let html = """
@@ -385,7 +397,7 @@ struct Router {
             a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:14px}li{margin:.7rem 0}</style>
             </head><body><h1>Axis gallery</h1>
             <p>One chart per feature of the axis system, all laid out on the server (docs/axes.md).
-            <a href="/">All sessions</a></p><ul>
+            <a href="./">All sessions</a></p><ul>
             \(items.isEmpty ? "<li>The gallery is part of the demo: start the server without --config.</li>" : items)</ul>
             </body></html>
             """
@@ -399,14 +411,14 @@ struct Router {
         for s in hub.sessions.filter({ !$0.id.hasPrefix("gallery-") }) + gallery {
             let series = s.chart.series.map(\.name).map(htmlEscape).joined(separator: ", ")
             rows += """
-                <li><a href="/s/\(htmlEscape(s.id))">\(htmlEscape(s.title))</a> \
+                <li><a href="s/\(htmlEscape(s.id))">\(htmlEscape(s.title))</a> \
                 <span class="meta">\(htmlEscape(s.id)) · \(series) · \(s.viewerCount) watching</span></li>\n
                 """
         }
         if rows.isEmpty { rows = "<li>No sessions are hosted. Start the server with --config FILE.</li>\n" }
         var boards = ""
         for d in hub.dashboards {
-            boards += "<li><a href=\"/d/\(htmlEscape(d.id))\">\(htmlEscape(d.title))</a> <span class=\"meta\">dashboard · "
+            boards += "<li><a href=\"d/\(htmlEscape(d.id))\">\(htmlEscape(d.title))</a> <span class=\"meta\">dashboard · "
                 + d.cells.map { htmlEscape($0.session) }.joined(separator: ", ") + "</span></li>\n"
         }
         let html = """
@@ -416,8 +428,8 @@ struct Router {
             <style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#1d2029}
             a{color:#1f5fb4;font-weight:600}.meta{color:#6b7080;font-size:13px;margin-left:.5rem}li{margin:.4rem 0}</style>
             </head><body><h1>ChartWire sessions</h1>
-            \(gallery.isEmpty ? "" : "<p><a href=\"/gallery\">Axis gallery</a>: one chart per axis feature, with what each shows.</p>")<ul>
-            \(boards)\(rows)</ul><p class="meta">JSON: <a href="/api/sessions">/api/sessions</a></p></body></html>
+            \(gallery.isEmpty ? "" : "<p><a href=\"gallery\">Axis gallery</a>: one chart per axis feature, with what each shows.</p>")<ul>
+            \(boards)\(rows)</ul><p class="meta">JSON: <a href="api/sessions">/api/sessions</a></p></body></html>
             """
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html.utf8))
     }

@@ -31,17 +31,17 @@ struct WebFonts {
     /// parallel with the script, before the WebSocket opens) and the `@font-face` rules.
     var headHTML: String {
         func rule(_ f: Face) -> String {
-            #"@font-face { font-family: "\#(Self.family)"; src: url(/fonts/\#(f.file)) format("woff2"); "#
+            #"@font-face { font-family: "\#(Self.family)"; src: url(../fonts/\#(f.file)) format("woff2"); "#
                 + "font-weight: \(f.weight); font-display: block; unicode-range: \(f.unicodeRange); }\n"
         }
         var html = ""
         for f in faces where f.range == "latin" {
-            html += #"<link rel="preload" href="/fonts/\#(f.file)" as="font" type="font/woff2" crossorigin>"# + "\n"
+            html += #"<link rel="preload" href="../fonts/\#(f.file)" as="font" type="font/woff2" crossorigin>"# + "\n"
         }
         html += "<style>\n"
         if faces.isEmpty {
-            html += #"@font-face { font-family: "\#(Self.family)"; src: url(/font/regular.ttf) format("truetype"); font-weight: 400; font-display: block; }"# + "\n"
-            html += #"@font-face { font-family: "\#(Self.family)"; src: url(/font/bold.ttf) format("truetype"); font-weight: 700; font-display: block; }"# + "\n"
+            html += #"@font-face { font-family: "\#(Self.family)"; src: url(../font/regular.ttf) format("truetype"); font-weight: 400; font-display: block; }"# + "\n"
+            html += #"@font-face { font-family: "\#(Self.family)"; src: url(../font/bold.ttf) format("truetype"); font-weight: 700; font-display: block; }"# + "\n"
         }
         // A page downloads a fallback subset only when it draws a character in its range.
         for f in faces + fallbackFaces { html += rule(f) }

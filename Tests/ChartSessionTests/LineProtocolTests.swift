@@ -337,7 +337,9 @@ import Testing
             .ns: 1_700_000_000, .us: 1_700_000_000_000, .ms: 1_700_000_000_000_000, .s: 1_700_000_000_000_000_000,
         ]
         for precision in LineProtocolPrecision.allCases {
-            #expect(try parse("m f=1 1700000000", precision: precision)[0].timestampNanos == expected[precision], "\(precision)")
+            if let want = expected[precision] {
+                #expect(try parse("m f=1 1700000000", precision: precision)[0].timestampNanos == want, "\(precision)")
+            }
             #expect(try parse("m f=1 -2", precision: precision)[0].timestampNanos == -2 * precision.nanosPerUnit, "\(precision)")
             #expect(try parse("m f=1", precision: precision)[0].timestampNanos == nil)
         }
@@ -354,6 +356,11 @@ import Testing
         #expect(fault("m f=1 9223372036855", precision: .ms)?.column == 7)
         #expect(fault("m f=1 9223372036854776", precision: .us)?.column == 7)
         #expect(fault("m f=1 -9223372037", precision: .s) != nil)
+        // InfluxDB 1.x's minutes and hours.
+        #expect(try parse("m f=1 28333333", precision: .m)[0].timestampNanos == 1_699_999_980_000_000_000)
+        #expect(try parse("m f=1 472222", precision: .h)[0].timestampNanos == 1_699_999_200_000_000_000)
+        #expect(try parse("m f=1 2562047", precision: .h)[0].timestampNanos == 2_562_047 * 3_600_000_000_000)
+        #expect(fault("m f=1 2562048", precision: .h) == LineProtocolError(line: 1, column: 7, message: "timestamp \"2562048\" (h) \(outOfRange)"))
     }
 
     @Test func spacesCommentsBlankLinesAndCRLF() throws {

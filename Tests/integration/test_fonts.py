@@ -56,7 +56,7 @@ def test_font_routes(static_server):
             assert e.code in (403, 404)
     with urllib.request.urlopen(f"{static_server.http}/s/static") as r:
         page = r.read().decode()
-    assert f'rel="preload" href="/fonts/{latin}"' in page and "unicode-range" in page
+    assert f'rel="preload" href="../fonts/{latin}"' in page and "unicode-range" in page
     with urllib.request.urlopen(f"{static_server.http}/font/regular.ttf") as r:   # still there for other tools
         assert r.read() == pathlib.Path(TTF["regular"]).read_bytes()
 

@@ -34,7 +34,7 @@ import TestSupport
     @Test func pagesAndFiles() {
         #expect(get("/healthz").bodyText == "ok")
         let index = get("/")
-        #expect(index.status == 200 && index.bodyText.contains(#"<a href="/s/s1">One &lt;b&gt;</a>"#))
+        #expect(index.status == 200 && index.bodyText.contains(#"<a href="s/s1">One &lt;b&gt;</a>"#))
         #expect(get("/s/s1").bodyText.contains("client.js"))
         #expect(get("/client.js").contentType.hasPrefix("text/javascript"))
         #expect(get("/font/regular.ttf").body == [1, 2, 3])

@@ -39,9 +39,12 @@ public enum LineProtocol {
     }
 }
 
-/// The unit of a write's integer timestamps (InfluxDB's `precision` query parameter).
+/// The unit of a write's integer timestamps (InfluxDB's `precision` query parameter;
+/// InfluxDB 1.x also writes `n` and `u` for the first two, see `Router.precision`).
 public enum LineProtocolPrecision: String, CaseIterable, Sendable {
     case ns, us, ms, s
+    /// Minutes and hours: InfluxDB 1.x's `m` and `h`.
+    case m, h
 
     public var nanosPerUnit: Int64 {
         switch self {
@@ -49,6 +52,8 @@ public enum LineProtocolPrecision: String, CaseIterable, Sendable {
         case .us: 1_000
         case .ms: 1_000_000
         case .s: 1_000_000_000
+        case .m: 60_000_000_000
+        case .h: 3_600_000_000_000
         }
     }
 }

@@ -1054,9 +1054,21 @@ public struct SessionStats: Sendable {
     private var nextAge = 0
     public static let ageCapacity = 4096
 
+    /// Upper bounds (seconds) of the frame-age histogram (`GET /metrics`).
+    public static let ageBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+    /// Every frame age recorded since the session began, by bucket: index i counts ages
+    /// up to `ageBounds[i]` (and above the bound before), the last those above all.
+    public private(set) var ageBuckets = [Int](repeating: 0, count: SessionStats.ageBounds.count + 1)
+    /// The sum of every frame age recorded (seconds).
+    public private(set) var ageSum = 0.0
+
     mutating func recordAge(_ age: Double) {
         if ages.count < Self.ageCapacity { ages.append(age) } else { ages[nextAge] = age }
         nextAge = (nextAge + 1) % Self.ageCapacity
+        var i = 0
+        while i < Self.ageBounds.count && age > Self.ageBounds[i] { i += 1 }
+        ageBuckets[i] += 1
+        ageSum += age
     }
 
     /// The `p`-quantile (0...1) of the recorded ages, nil when there are none.
