@@ -118,6 +118,7 @@ final class LWSServer {
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         router.metrics.connections = { [unowned self] in self.connectionCounts() }
+        router.transportStats = { currentServer?.transportStats }
         if let warning = resources.webFonts.warning { log(.warn, "fonts", warning) }
         for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log(.warn, "fonts", warning) }
     }

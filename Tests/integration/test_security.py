@@ -344,7 +344,9 @@ def test_message_rate_limit(guarded):
     kind, seen = wsraw.reaction(c, wait=1.5)
     c.close()
     errors = [json.loads(p)["code"] for op, p in seen if op == 1 and b'"error"' in p]
-    assert kind == "open" and errors == ["rate_limited"], (kind, errors)
+    # One error per run of dropped messages (a token refilled between two drops starts a
+    # new run on a loaded machine), never one per dropped message (about 30 here).
+    assert kind == "open" and 1 <= len(errors) <= 5 and set(errors) == {"rate_limited"}, (kind, errors)
     stats = json.loads(urlopen(f"{s.http}/api/stats")[2])["transport"]
     assert stats["rateLimited"] > 60 and stats["rateLimitClosed"] == 1
 
