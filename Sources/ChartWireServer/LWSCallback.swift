@@ -115,6 +115,9 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
+            // Nothing leaves (an ack, a reply, a frame) before the changes it may show are
+            // committed: the changes of one loop turn share that commit.
+            durability?.commitIfPending()
             if let p = publishers[wsi] { return writePublisher(wsi, p) }
             guard let client = clients[wsi] else { return 0 }
             if client.closing && client.outbox.isEmpty {
@@ -336,7 +339,7 @@ extension LWSServer {
         }
         do {
             let points = try Router.readPoints(p.rx, kind: kind)
-            let n = try p.session.append(seriesId: p.series, xs: points.xs, values: points.values)
+            let n = try p.session.submit(.append(series: p.series, xs: points.xs, values: points.values)).count
             return .object([("type", "ack"), ("batch", .int(Int64(p.batches))), ("accepted", .int(Int64(n)))])
         } catch let e as Router.BodyError {
             return refuse(.badMessage, e.message)
@@ -370,6 +373,8 @@ extension LWSServer {
             : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization))
         ex.body = []
         ex.response = response
+        // An answer leaves after the change it acknowledges is committed.
+        durability?.commitIfPending()
         if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
 
         var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)

@@ -10,6 +10,8 @@ final class LWSServer {
     let options: Options
     var router: Router
     let hub: SessionHub
+    /// The store (`--data`); nil: memory only.
+    let durability: Durability?
     private(set) var context: OpaquePointer?
     private var protocols: UnsafeMutablePointer<lws_protocols>?
     private var protocolNames: [UnsafeMutablePointer<CChar>] = []
@@ -67,6 +69,7 @@ final class LWSServer {
     init(options: Options, resources: ServerResources) {
         self.options = options
         self.hub = resources.hub
+        self.durability = resources.durability
         if options.heartbeat > 0 { for s in resources.hub.sessions { s.heartbeat = options.heartbeat } }
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
                              fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
@@ -74,6 +77,7 @@ final class LWSServer {
         router.controlToken = resources.controlToken
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
+        router.durability = resources.durability
         if let warning = resources.webFonts.warning { log("wsserver: \(warning)") }
         for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log("wsserver: \(warning)") }
     }
@@ -146,7 +150,10 @@ final class LWSServer {
             if wait > 0 && wait <= 1000 { usleep(useconds_t(wait)) }
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
+            // What the turn changed without answering anyone (gestures, the clock).
+            durability?.commitIfPending()
         }
+        durability?.commitIfPending()
         // Views still rendering would wake a context about to go.
         for session in hub.sessions { session.finishRendering() }
         signalContext = nil
@@ -177,6 +184,7 @@ final class LWSServer {
             t.body(Date().timeIntervalSince1970)
         }
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
+        durability?.maintain(hub)
         // A modifier's clock work (a long press) changed what it draws for some viewers.
         let redraw = Set(hub.sessions.filter { $0.takeViewerLayersChangedByClock() }.map(ObjectIdentifier.init))
         for (wsi, client) in clients {

@@ -1,4 +1,5 @@
 import ChartSession
+import SQLiteStore
 import Foundation
 
 /// The command line (INTERFACE.md). Parsing is pure so tests can check every error.
@@ -14,6 +15,11 @@ struct Options: Equatable {
     var heartbeat = 5.0
     /// The theme preset of charts whose spec names none.
     var theme = "light"
+    /// The data folder (`--data`); nil: memory only (`--data none`).
+    var dataDir: String? = Options.defaultDataDir
+    static let defaultDataDir = "chartwire-data"
+    /// When the store syncs its commits to disk (`--fsync`).
+    var fsync = SQLiteStore.Sync.always
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -22,7 +28,7 @@ struct Options: Equatable {
 
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
-                        [--heartbeat S] [--theme NAME] [--quiet]
+                        [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off] [--quiet]
           --host ADDR     address to bind (default 127.0.0.1)
           --port N        TCP port, 0 picks a free one (default 8080)
           --web DIR       folder of the static client (default: the package's web/)
@@ -34,6 +40,12 @@ struct Options: Equatable {
                           so clients notice a dead connection (default 5, 0 = off)
           --theme NAME    theme of charts whose spec names none: light, dark or contrast
                           (default light)
+          --data DIR      folder where sessions, their changes and data are kept, so a
+                          restart or a crash loses nothing acknowledged
+                          (default ./chartwire-data; none: memory only)
+          --fsync MODE    always: every commit synced to disk (survives power loss);
+                          batch: synced at checkpoints (survives a process crash);
+                          off: never synced (default always; docs/persistence.md)
           --quiet         no request log on stderr
         """
 
@@ -72,6 +84,16 @@ struct Options: Equatable {
                     throw UsageError(message: "--theme: \"\(v)\" is not a theme (" + Theme.presets.keys.sorted().joined(separator: ", ") + ")")
                 }
                 o.theme = v
+            case "--data":
+                let v = try value(arg)
+                guard !v.isEmpty else { throw UsageError(message: "--data needs a folder, or none") }
+                o.dataDir = v == "none" ? nil : v
+            case "--fsync":
+                let v = try value(arg)
+                guard let mode = SQLiteStore.Sync(rawValue: v) else {
+                    throw UsageError(message: "--fsync: \"\(v)\" is not a mode (always, batch or off)")
+                }
+                o.fsync = mode
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

@@ -10,8 +10,15 @@ public final class SessionHub {
     public var dashboards: [Dashboard] = []
     public func dashboard(_ id: String) -> Dashboard? { dashboards.first { $0.id == id } }
 
+    /// Where the sessions' inputs are logged (`SessionInput`); given to every session
+    /// added. nil: memory only.
+    public var journal: (any SessionJournal)? {
+        didSet { for s in sessions { s.journal = journal } }
+    }
+
     public func add(_ session: Session) {
         precondition(self.session(session.id) == nil, "duplicate session id \(session.id)")
+        session.journal = journal
         sessions.append(session)
         session.groupPeers = { [weak self, weak session] in
             guard let self, let session, let group = session.eventGroup else { return [] }
