@@ -31,7 +31,7 @@ struct LiveServer {
     static func start(binDir: String, config: String) throws -> LiveServer {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binDir + "/wsserver")
-        p.arguments = ["--port", "0", "--quiet", "--config", config]
+        p.arguments = ["--port", "0", "--quiet", "--data", "none", "--config", config]
         let out = Pipe()
         p.standardOutput = out
         try p.run()
