@@ -22,8 +22,9 @@ public protocol SessionStore: AnyObject {
     /// Forgets a session: spec, log, snapshot and chunks.
     func remove(_ id: String)
     /// A snapshot of the session as it is after every input appended so far: the log up
-    /// to there is dropped, and the chunks are replaced by these.
-    func snapshot(_ id: String, state: [UInt8], chunks: [StoredChunk])
+    /// to there is dropped, and the stored chunks change as `chunks` says (only what
+    /// changed since the last snapshot is written).
+    func snapshot(_ id: String, state: [UInt8], chunks: ChunkWrites)
     /// Writes buffered since the last commit.
     var hasPending: Bool { get }
     /// Makes every buffered write durable, in one transaction.
@@ -55,11 +56,27 @@ public struct StoredEntry: Equatable, Sendable {
 /// Points of one series as float64 columns (x, then each value field), little-endian.
 public struct StoredChunk: Equatable, Sendable {
     public var series: String
-    /// Index of its first point within the series.
+    /// Key of its first point (its chunks' keys count the series' points).
     public var first: Int
     public var columns: [[UInt8]]
     public init(series: String, first: Int, columns: [[UInt8]]) { self.series = series; self.first = first; self.columns = columns }
     public var bytes: Int { columns.reduce(0) { $0 + $1.count } }
+    /// Points it holds.
+    public var points: Int { (columns.first?.count ?? 0) / 8 }
+}
+
+/// How a snapshot changes a session's stored chunks, applied in this order.
+public struct ChunkWrites: Equatable, Sendable {
+    /// Series whose chunks are all deleted (rewritten whole, or gone from the chart).
+    public var clear: [String] = []
+    /// Per series, chunks whose points all come before this key are deleted (points a
+    /// FIFO series evicted).
+    public var evict: [String: Int] = [:]
+    /// New chunks (a chunk with the same series and first key is replaced).
+    public var add: [StoredChunk] = []
+    public init(clear: [String] = [], evict: [String: Int] = [:], add: [StoredChunk] = []) {
+        self.clear = clear; self.evict = evict; self.add = add
+    }
 }
 
 public struct StoredSnapshot: Equatable, Sendable {
@@ -98,7 +115,7 @@ public enum StoreWrite: Sendable {
     case define(String, SessionOrigin, [UInt8])
     case append(String, seq: Int64, kind: UInt8, payload: [UInt8])
     case remove(String)
-    case snapshot(String, seq: Int64, state: [UInt8], chunks: [StoredChunk])
+    case snapshot(String, seq: Int64, state: [UInt8], chunks: ChunkWrites)
 }
 
 /// Keeps the bookkeeping every store shares: the pending writes, each session's next
@@ -107,13 +124,29 @@ open class BufferedStore {
     public var pending: [StoreWrite] = []
     public var nextSeq: [String: Int64] = [:]
     public var usages: [String: StoreUsage] = [:]
+    /// The stored chunks of each session: per series, first key to (points, bytes).
+    public var rows: [String: [String: [Int: (points: Int, bytes: Int)]]] = [:]
     public init() {}
+
+    /// Applies chunk writes to stored chunks (the stores and the bookkeeping alike).
+    public static func apply<V>(_ w: ChunkWrites, to rows: inout [String: [Int: V]], points: (V) -> Int, make: (StoredChunk) -> V) {
+        for series in w.clear { rows[series] = nil }
+        for (series, key) in w.evict {
+            rows[series] = rows[series]?.filter { first, v in first + points(v) > key }
+        }
+        for c in w.add { rows[c.series, default: [:]][c.first] = make(c) }
+    }
+
+    private func chunkBytes(_ id: String) -> Int {
+        rows[id]?.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.bytes } } ?? 0
+    }
 
     public var hasPending: Bool { !pending.isEmpty }
 
     public func define(_ id: String, origin: SessionOrigin, spec: [UInt8]) {
         pending.append(.define(id, origin, spec))
         nextSeq[id] = 1
+        rows[id] = nil
         var u = StoreUsage()
         u.specBytes = spec.count
         usages[id] = u
@@ -140,15 +173,17 @@ open class BufferedStore {
         pending.append(.remove(id))
         nextSeq[id] = nil
         usages[id] = nil
+        rows[id] = nil
     }
 
-    public func snapshot(_ id: String, state: [UInt8], chunks: [StoredChunk]) {
+    public func snapshot(_ id: String, state: [UInt8], chunks: ChunkWrites) {
         let seq = nextSeq[id, default: 1] - 1
         pending.append(.snapshot(id, seq: seq, state: state, chunks: chunks))
+        Self.apply(chunks, to: &rows[id, default: [:]], points: \.points) { ($0.points, $0.bytes) }
         var u = usages[id] ?? StoreUsage()
         u.logEntries = 0
         u.logBytes = 0
-        u.snapshotBytes = state.count + chunks.reduce(0) { $0 + $1.bytes }
+        u.snapshotBytes = state.count + chunkBytes(id)
         usages[id] = u
     }
 
@@ -162,7 +197,10 @@ open class BufferedStore {
             u.specBytes = s.spec.count
             u.logEntries = s.log.count
             u.logBytes = s.log.reduce(0) { $0 + $1.payload.count }
-            u.snapshotBytes = s.snapshot.map { $0.state.count + $0.chunks.reduce(0) { $0 + $1.bytes } } ?? 0
+            var stored: [String: [Int: (points: Int, bytes: Int)]] = [:]
+            for c in s.snapshot?.chunks ?? [] { stored[c.series, default: [:]][c.first] = (c.points, c.bytes) }
+            rows[s.id] = stored
+            u.snapshotBytes = (s.snapshot?.state.count ?? 0) + chunkBytes(s.id)
             usages[s.id] = u
         }
     }
@@ -196,7 +234,11 @@ public final class MemoryStore: BufferedStore, SessionStore {
             case let .remove(id):
                 committed[id] = nil
                 order.removeAll { $0 == id }
-            case let .snapshot(id, seq, state, chunks):
+            case let .snapshot(id, seq, state, writes):
+                var byFirst: [String: [Int: StoredChunk]] = [:]
+                for c in committed[id]?.snapshot?.chunks ?? [] { byFirst[c.series, default: [:]][c.first] = c }
+                Self.apply(writes, to: &byFirst, points: \.points) { $0 }
+                let chunks = byFirst.keys.sorted().flatMap { series in byFirst[series]!.keys.sorted().map { byFirst[series]![$0]! } }
                 committed[id]?.snapshot = StoredSnapshot(seq: seq, state: state, chunks: chunks)
                 committed[id]?.log.removeAll { $0.seq <= seq }
             }
@@ -210,5 +252,6 @@ public final class MemoryStore: BufferedStore, SessionStore {
         pending = []
         nextSeq = [:]
         usages = [:]
+        rows = [:]
     }
 }

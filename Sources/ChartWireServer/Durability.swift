@@ -11,6 +11,12 @@ final class Durability: SessionJournal {
     let store: any SessionStore
     /// Where each stored session came from (a redefinition keeps it).
     private var origins: [String: SessionOrigin] = [:]
+    /// What the store holds of each series' points (by session, then series): its run
+    /// (`XYData.lineage`), the key of sequence number 0 (`offset`), and the key after
+    /// the last stored point. A snapshot writes only the points after `storedEnd` of a
+    /// run it already holds; a new run is rewritten whole.
+    struct StoredRun { var lineage: UInt64; var offset: Int; var storedEnd: Int }
+    private var runs: [String: [String: StoredRun]] = [:]
     /// A session is snapshotted once its log holds this many inputs...
     static let snapshotEntries = 20_000
     /// ...or more bytes than this and than its last snapshot (so rewriting snapshots
@@ -26,9 +32,11 @@ final class Durability: SessionJournal {
         case let .define(spec):
             let origin = origins[session] ?? .runtime
             origins[session] = origin
+            runs[session] = nil
             store.define(session, origin: origin, spec: Jansson.serialize(spec, realPrecision: 17))
         case .delete:
             origins[session] = nil
+            runs[session] = nil
             store.remove(session)
         default:
             store.append(session, kind: SessionCodec.kind(input), payload: SessionCodec.encode(input))
@@ -59,23 +67,36 @@ final class Durability: SessionJournal {
         }
     }
 
+    /// Snapshots a session: its state, and the chunks of points the store lacks.
     func snapshot(_ s: Session) {
-        guard let snap = s.snapshot() else { return }
-        store.snapshot(s.id, state: SessionCodec.encodeState(snap), chunks: Self.chunks(snap))
-    }
-
-    static func chunks(_ snap: SessionSnapshot) -> [StoredChunk] {
-        var out: [StoredChunk] = []
-        let n = SQLiteStore.chunkPoints
-        for series in snap.series {
-            let count = series.columns.first?.count ?? 0
-            for first in stride(from: 0, to: count, by: n) {
-                let end = min(count, first + n)
-                out.append(StoredChunk(series: series.id, first: first,
-                                       columns: series.columns.map { SessionCodec.columnBytes(Array($0[first..<end])) }))
+        guard var snap = s.snapshot(points: false) else { return }
+        var writes = ChunkWrites()
+        let old = runs[s.id] ?? [:]
+        var now: [String: StoredRun] = [:]
+        for r in s.seriesRuns {
+            var run: StoredRun
+            var from = r.firstSequence
+            if let o = old[r.id], o.lineage == r.lineage {
+                run = o
+                writes.evict[r.id] = r.firstSequence + o.offset
+                from = max(r.firstSequence, o.storedEnd - o.offset)
+            } else {
+                // A new run (or one this process has not written): rewritten whole.
+                writes.clear.append(r.id)
+                run = StoredRun(lineage: r.lineage, offset: -r.firstSequence, storedEnd: 0)
             }
+            let n = SQLiteStore.chunkPoints
+            for start in stride(from: from, to: r.endSequence, by: n) {
+                let columns = s.columns(series: r.id, sequences: start..<min(r.endSequence, start + n))
+                writes.add.append(StoredChunk(series: r.id, first: start + run.offset, columns: columns.map(SessionCodec.columnBytes)))
+            }
+            run.storedEnd = r.endSequence + run.offset
+            now[r.id] = run
+            snap.ranges.append(.init(id: r.id, first: r.firstSequence + run.offset, count: r.endSequence - r.firstSequence))
         }
-        return out
+        for id in old.keys where now[id] == nil { writes.clear.append(id) }
+        runs[s.id] = now
+        store.snapshot(s.id, state: SessionCodec.encodeState(snap), chunks: writes)
     }
 
     /// Stored points and bytes of a session (`/api/stats`, `GET /api/sessions/{s}`).
@@ -97,8 +118,9 @@ final class Durability: SessionJournal {
         do { stored = try store.loadAll() } catch { throw StartupError(message: "--data: \(error.message)") }
         let configIds = Set(configured.map(\.id))
         var rebuilt: [String: Session] = [:]
+        var restoredRuns: [String: [String: StoredRun]] = [:]
         for s in stored {
-            do { rebuilt[s.id] = try Self.rebuild(s, make: make) } catch {
+            do { (rebuilt[s.id], restoredRuns[s.id]) = try Self.rebuild(s, make: make) } catch {
                 throw StartupError(message: "--data: session \"\(s.id)\" in \(location): \(error.message); move the data folder aside (or restore a backup), or pass --data none")
             }
         }
@@ -119,6 +141,7 @@ final class Durability: SessionJournal {
         for s in stored where !configIds.contains(s.id) {
             if s.origin == .config { store.remove(s.id); continue }
             origins[s.id] = .runtime
+            runs[s.id] = restoredRuns[s.id]
             hub.add(rebuilt[s.id]!)
         }
         commitIfPending()
@@ -126,21 +149,36 @@ final class Durability: SessionJournal {
 
     struct RebuildError: Error { let message: String }
 
-    /// A stored session as it was: its spec (or snapshot), then its log replayed.
-    static func rebuild(_ s: StoredSession, make: (SessionSpec) -> Session) throws(RebuildError) -> Session {
+    /// A stored session as it was: its spec (or snapshot), then its log replayed; and
+    /// what the store holds of each series' run as restored.
+    static func rebuild(_ s: StoredSession, make: (SessionSpec) -> Session) throws(RebuildError) -> (Session, [String: StoredRun]) {
         var snap: SessionSnapshot?
         let specJSON: JSONValue
         do {
             if let stored = s.snapshot {
                 var state = try SessionCodec.decodeState(stored.state)
-                var columns: [String: [[Double]]] = [:]
-                var order: [String] = []
-                for c in stored.chunks {
-                    if columns[c.series] == nil { order.append(c.series); columns[c.series] = c.columns.map { _ in [] } }
-                    guard columns[c.series]!.count == c.columns.count else { throw RebuildError(message: "a chunk of series \"\(c.series)\" has the wrong columns") }
-                    for k in c.columns.indices { columns[c.series]![k] += try SessionCodec.column(c.columns[k]) }
+                var bySeries: [String: [StoredChunk]] = [:]
+                for c in stored.chunks { bySeries[c.series, default: []].append(c) }
+                for r in state.ranges {
+                    // The chunks from the first one holding key `r.first`, in key order, contiguous.
+                    let chunks = (bySeries[r.id] ?? []).sorted { $0.first < $1.first }.filter { $0.first + $0.points > r.first }
+                    guard let width = chunks.first?.columns.count ?? (r.count == 0 ? 0 : nil) else {
+                        throw RebuildError(message: "series \"\(r.id)\" has no stored points")
+                    }
+                    var columns = [[Double]](repeating: [], count: width)
+                    for k in columns.indices { columns[k].reserveCapacity(r.count + SQLiteStore.chunkPoints) }
+                    var key = chunks.first?.first ?? r.first
+                    for c in chunks {
+                        guard c.first == key, c.columns.count == width else { throw RebuildError(message: "the chunks of series \"\(r.id)\" have a gap at \(key)") }
+                        for k in c.columns.indices { columns[k] += try SessionCodec.column(c.columns[k]) }
+                        key += c.points
+                    }
+                    let skip = r.first - (chunks.first?.first ?? r.first)
+                    guard skip >= 0, columns.allSatisfy({ $0.count >= skip + r.count }) else {
+                        throw RebuildError(message: "series \"\(r.id)\" lacks stored points")
+                    }
+                    state.series.append(.init(id: r.id, columns: columns.map { Array($0[skip..<skip + r.count]) }))
                 }
-                state.series = order.map { SessionSnapshot.SeriesColumns(id: $0, columns: columns[$0]!) }
                 snap = state
                 specJSON = state.spec
             } else {
@@ -152,14 +190,22 @@ final class Durability: SessionJournal {
         let spec: SessionSpec
         do { spec = try ConfigSpec.decodeSession(specJSON, runtime: false) } catch { throw RebuildError(message: "stored spec: \(error)") }
         let session = make(spec)
-        if let snap { session.restore(snap) }
+        var runs: [String: StoredRun] = [:]
+        if let snap {
+            let taken = Set(session.restore(snap))
+            // The store holds these runs up to their last point: a later snapshot adds only newer ones.
+            for r in session.seriesRuns {
+                guard taken.contains(r.id), let range = snap.ranges.first(where: { $0.id == r.id }) else { continue }
+                runs[r.id] = StoredRun(lineage: r.lineage, offset: range.first - r.firstSequence, storedEnd: range.first + range.count)
+            }
+        }
         for entry in s.log {
             let input: SessionInput
             do { input = try SessionCodec.decode(entry.payload) } catch { throw RebuildError(message: "log entry \(entry.seq): \(error)") }
             // (An input refused live was never logged; replay refuses nothing it took.)
             _ = try? session.apply(input)
         }
-        return session
+        return (session, runs)
     }
 
     var location: String { (store as? SQLiteStore)?.path ?? "the store" }

@@ -145,14 +145,16 @@ public final class SQLiteStore: BufferedStore, SessionStore {
                 case let .remove(id):
                     for table in ["log", "snapshots", "chunks"] { try run("DELETE FROM \(table) WHERE session=?1", id) }
                     try run("DELETE FROM sessions WHERE id=?1", id)
-                case let .snapshot(id, seq, state, chunks):
-                    // The chunks are replaced whole: a FIFO series' evicted points leave
-                    // the disk with the chunks that held them.
-                    try run("DELETE FROM chunks WHERE session=?1", id)
-                    for c in chunks {
+                case let .snapshot(id, seq, state, writes):
+                    for series in writes.clear { try run("DELETE FROM chunks WHERE session=?1 AND series=?2", id, series) }
+                    // A FIFO series' evicted points leave the disk with the chunks that held them.
+                    for (series, key) in writes.evict.sorted(by: { $0.key < $1.key }) {
+                        try run("DELETE FROM chunks WHERE session=?1 AND series=?2 AND first + length(x) / 8 <= ?3", id, series, Int64(key))
+                    }
+                    for c in writes.add {
                         var args: [SQLValue] = [.text(id), .text(c.series), .int(Int64(c.first))]
                         for k in 0..<5 { args.append(k < c.columns.count ? .blob(c.columns[k]) : .null) }
-                        try runValues("INSERT INTO chunks(session, series, first, x, v0, v1, v2, v3) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", args)
+                        try runValues("INSERT OR REPLACE INTO chunks(session, series, first, x, v0, v1, v2, v3) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", args)
                     }
                     try run("INSERT INTO snapshots(session, seq, state) VALUES(?1, ?2, ?3) ON CONFLICT(session) DO UPDATE SET seq=excluded.seq, state=excluded.state",
                             id, seq, state)

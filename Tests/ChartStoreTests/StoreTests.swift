@@ -23,8 +23,13 @@ import SQLiteStore
         #expect(!store.hasPending)
         store.append("a", kind: 4, payload: [4, 3])
         let x = [UInt8](repeating: 7, count: 16), y = [UInt8](repeating: 8, count: 16)
-        store.snapshot("a", state: [1, 2, 3], chunks: [StoredChunk(series: "s", first: 0, columns: [x, y]),
-                                                      StoredChunk(series: "s", first: 2, columns: [x, y])])
+        store.snapshot("a", state: [9], chunks: ChunkWrites(add: [StoredChunk(series: "s", first: 0, columns: [x, y]),
+                                                                  StoredChunk(series: "gone", first: 0, columns: [x])]))
+        // The next snapshot: a FIFO evicted key 0 and 1 (the first chunk goes whole), a
+        // series went, new points came.
+        store.snapshot("a", state: [1, 2, 3], chunks: ChunkWrites(clear: ["gone"], evict: ["s": 3],
+                                                                 add: [StoredChunk(series: "s", first: 2, columns: [x, y]),
+                                                                       StoredChunk(series: "s", first: 4, columns: [x, y])]))
         store.append("a", kind: 4, payload: [4, 4])
         store.define("c", origin: .runtime, spec: [1])
         store.remove("c")
@@ -38,7 +43,7 @@ import SQLiteStore
         let a = loaded[0]
         #expect(a.origin == .runtime && a.spec == Array(#"{"id":"a"}"#.utf8))
         #expect(a.snapshot?.seq == 3 && a.snapshot?.state == [1, 2, 3])
-        #expect(a.snapshot?.chunks.map(\.first) == [0, 2] && a.snapshot?.chunks.first?.columns.count == 2)
+        #expect(a.snapshot?.chunks.map(\.first) == [2, 4] && a.snapshot?.chunks.allSatisfy { $0.series == "s" && $0.columns.count == 2 } == true)
         #expect(a.log == [StoredEntry(seq: 4, kind: 4, payload: [4, 4])], "the log after the snapshot, withdrawn input gone")
         #expect(loaded[1].origin == .config && loaded[1].log.map(\.payload) == [[2]])
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Why an append was refused. Nothing of a refused append is applied.
 public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     case lengthMismatch(x: Int, y: Int, field: String = "y")
@@ -71,6 +73,12 @@ public struct XYData: Sendable {
     static let chunkSize = 1 << chunkShift
     public private(set) var count = 0
     public let capacity: Int?
+    /// Names this run of points: appends and FIFO evictions keep it, any other change
+    /// (which rebuilds the data) makes a new one. A store that has the points of a run
+    /// up to some sequence number need only add the newer ones (docs/persistence.md).
+    public private(set) var lineage = XYData.nextLineage()
+    private static let lineages = Atomic<UInt64>(0)
+    static func nextLineage() -> UInt64 { lineages.wrappingAdd(1, ordering: .relaxed).newValue }
     /// Points ever evicted: the sequence number of the first live point.
     public private(set) var firstSequence = 0
     /// The smallest positive distance between neighbouring X values ever stored

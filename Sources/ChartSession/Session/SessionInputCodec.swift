@@ -101,6 +101,8 @@ public enum SessionCodec {
         for g in s.generators {
             w.string(g.series); w.int(g.emitted); w.u64(g.random); w.double(g.walk)
         }
+        w.int(s.ranges.count)
+        for r in s.ranges { w.string(r.id); w.int(r.first); w.int(r.count) }
         return w.out
     }
 
@@ -117,9 +119,11 @@ public enum SessionCodec {
         for _ in 0..<(try r.count()) {
             generators.append(.init(series: try r.string(), emitted: try r.int(), random: try r.u64(), walk: try r.double()))
         }
+        var ranges: [SessionSnapshot.SeriesRange] = []
+        for _ in 0..<(try r.count()) { ranges.append(.init(id: try r.string(), first: try r.int(), count: try r.int())) }
         guard r.atEnd else { throw DecodeError(message: "bytes after the snapshot state") }
         return SessionSnapshot(spec: spec, view: view, clockElapsed: hasClock ? elapsed : nil, startUnixTime: unix,
-                               generators: generators, series: [])
+                               generators: generators, series: [], ranges: ranges)
     }
 
     /// A float64 column as bytes, and back.

@@ -16,17 +16,36 @@ public struct SessionSnapshot: Sendable {
         public var columns: [[Double]]
         public init(id: String, columns: [[Double]]) { self.id = id; self.columns = columns }
     }
+    /// Where a series' points are in a store's chunks: `count` points from key `first`.
+    public struct SeriesRange: Equatable, Sendable {
+        public var id: String
+        public var first: Int
+        public var count: Int
+        public init(id: String, first: Int, count: Int) { self.id = id; self.first = first; self.count = count }
+    }
     public var spec: JSONValue
     public var view: SharedViewState
     public var clockElapsed: Double?
     public var startUnixTime: Double
     public var generators: [GeneratorProgress]
+    /// The points (empty in a stored state: its chunks hold them, `ranges` says where).
     public var series: [SeriesColumns]
+    public var ranges: [SeriesRange] = []
+}
+
+/// A series' run of points (`XYData.lineage`) and its sequence numbers, for a store
+/// that writes only what changed since its last snapshot.
+public struct SeriesRun: Equatable, Sendable {
+    public var id: String
+    public var lineage: UInt64
+    public var firstSequence: Int
+    public var endSequence: Int
 }
 
 extension Session {
-    /// The session's state now (nil: it was built in Swift and has no spec).
-    public func snapshot() -> SessionSnapshot? {
+    /// The session's state now (nil: it was built in Swift and has no spec), with every
+    /// series' points when `points`.
+    public func snapshot(points: Bool = true) -> SessionSnapshot? {
         guard let spec = specJSON else { return nil }
         finishRendering()
         return SessionSnapshot(
@@ -37,9 +56,31 @@ extension Session {
                     return .init(series: s.id, emitted: p.emitted, random: p.random, walk: p.walk)
                 }
             },
-            series: chart.series.map { s in
-                .init(id: s.id, columns: [s.data.arrays.xs] + s.kind.valueFields.map { s.values($0)?.arrays.ys ?? [] })
+            series: !points ? [] : chart.series.map { s in
+                .init(id: s.id, columns: columns(series: s.id, sequences: s.data.firstSequence..<s.data.endSequence))
             })
+    }
+
+    /// Each series' run of points.
+    public var seriesRuns: [SeriesRun] {
+        chart.series.map { SeriesRun(id: $0.id, lineage: $0.data.lineage, firstSequence: $0.data.firstSequence, endSequence: $0.data.endSequence) }
+    }
+
+    /// The points of series `id` with these sequence numbers (live ones): x, then each
+    /// value field.
+    public func columns(series id: String, sequences: Range<Int>) -> [[Double]] {
+        guard let i = chart.seriesIndex(id) else { return [] }
+        let s = chart.series[i]
+        let lo = max(sequences.lowerBound, s.data.firstSequence) - s.data.firstSequence
+        let hi = min(sequences.upperBound, s.data.endSequence) - s.data.firstSequence
+        let indices = lo..<max(lo, hi)
+        func copy(_ d: XYData, x: Bool) -> [Double] {
+            var out: [Double] = []
+            out.reserveCapacity(indices.count)
+            d.withStretches(indices) { a, b in out += x ? a : b }
+            return out
+        }
+        return [copy(s.data, x: true)] + s.kind.valueFields.map { f in s.values(f).map { copy($0, x: false) } ?? [] }
     }
 
     /// Takes a snapshot's data, view, generators and clock into a session made from its
@@ -51,11 +92,14 @@ extension Session {
         var taken: [String] = []
         chart.suspendUpdates {
             for stored in snapshot.series {
-                guard let i = chart.seriesIndex(stored.id), stored.columns.count == chart.series[i].kind.valueFields.count + 1
-                else { continue }
+                guard let i = chart.seriesIndex(stored.id) else { continue }
+                let width = chart.series[i].kind.valueFields.count + 1
+                // (No columns: a series stored empty.)
+                let columns = stored.columns.isEmpty ? [[Double]](repeating: [], count: width) : stored.columns
+                guard columns.count == width else { continue }
                 do {
                     try chart.change(seriesId: stored.id) { (s: inout Series) throws(AppendError) in
-                        try s.replaceAll(xs: stored.columns[0], values: Array(stored.columns.dropFirst()))
+                        try s.replaceAll(xs: columns[0], values: Array(columns.dropFirst()))
                     }
                     taken.append(stored.id)
                 } catch { continue }
