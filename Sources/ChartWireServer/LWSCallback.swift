@@ -49,6 +49,8 @@ extension LWSServer {
             return result
 
         case LWS_CALLBACK_HTTP_WRITEABLE:
+            // An answer held for its commit (`releaseHeldAnswers`): its headers go now.
+            if let ex = exchanges[wsi], ex.held { ex.held = false; return respond(wsi, ex, released: true) }
             guard let ex = exchanges[wsi], let response = ex.response else { return 0 }
             let chunk = min(64 * 1024, response.body.count - ex.sent)
             let last = ex.sent + chunk >= response.body.count
@@ -365,17 +367,26 @@ extension LWSServer {
 
     // MARK: HTTP helpers
 
-    private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange) -> Int32 {
+    /// `released`: the answer was held for the commit of the change it acknowledges and
+    /// is written now.
+    private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange, released: Bool = false) -> Int32 {
         // HEAD is answered as GET, without the body.
         let method = ex.method == "HEAD" ? "GET" : ex.method
-        let response: HTTPResponse = ex.bodyTooLarge
+        let response: HTTPResponse = released ? ex.response! : ex.bodyTooLarge
             ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
             : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization))
-        ex.body = []
-        ex.response = response
-        // An answer leaves after the change it acknowledges is committed.
-        durability?.commitIfPending()
-        if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
+        if !released {
+            ex.body = []
+            ex.response = response
+            if ex.method == "POST" || response.status >= 400 { log("\(ex.method) \(ex.path) -> \(response.status)") }
+            // A change is answered after it is committed, at the end of this loop turn, in
+            // one transaction with every change that arrived in the turn (group commit).
+            if let durability, durability.store.hasPending {
+                ex.held = true
+                heldAnswers.append(wsi)
+                return 0
+            }
+        }
 
         var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)
         let ok: Bool = headers.withUnsafeMutableBufferPointer { buf in

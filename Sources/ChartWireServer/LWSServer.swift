@@ -26,6 +26,8 @@ final class LWSServer {
 
     /// State of HTTP exchanges and WebSocket viewers, by connection.
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
+    /// HTTP answers waiting for the commit of the changes they acknowledge.
+    var heldAnswers: [OpaquePointer] = []
     var clients: [OpaquePointer: WSClient] = [:]
     /// Publisher connections (`/publish/{session}/{series}`), by connection.
     var publishers: [OpaquePointer: Publisher] = [:]
@@ -150,8 +152,9 @@ final class LWSServer {
             if wait > 0 && wait <= 1000 { usleep(useconds_t(wait)) }
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
-            // What the turn changed without answering anyone (gestures, the clock).
+            // What the turn changed: one commit, then the answers held for it go.
             durability?.commitIfPending()
+            releaseHeldAnswers()
         }
         durability?.commitIfPending()
         // Views still rendering would wake a context about to go.
@@ -164,6 +167,13 @@ final class LWSServer {
         protocols?.deallocate()
         for name in protocolNames { free(name) }
         free(hostCString)
+    }
+
+    /// After a commit: the HTTP answers it covers may go (their connections still open).
+    private func releaseHeldAnswers() {
+        guard !heldAnswers.isEmpty else { return }
+        for wsi in heldAnswers where exchanges[wsi]?.held == true { lws_callback_on_writable(wsi) }
+        heldAnswers = []
     }
 
     private func scheduleTick() {
@@ -319,6 +329,8 @@ final class HTTPExchange {
     var bodyTooLarge = false
     var response: HTTPResponse?
     var sent = 0
+    /// Its answer waits for a commit (`LWSServer.heldAnswers`).
+    var held = false
 }
 
 /// One publisher connection: batches in, one acknowledgement (or error) per batch out.

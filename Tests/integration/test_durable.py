@@ -260,3 +260,70 @@ def test_a_damaged_data_folder_stops_start_up_with_one_line(tmp_path):
                        text=True, timeout=30)
     assert p.returncode == 2
     assert "chartwire.sqlite" in p.stderr and "move it aside" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_a_page_open_across_a_restart_shows_the_same_chart(tmp_path, artifacts):
+    """A viewer's page zoomed (shared view) and fed; the server is killed and restarted
+    on the same port: the page reconnects by itself and draws the same chart."""
+    from conftest import free_port
+    from pngread import read_png
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+    from test_browser import X_LABELS_JS, browser, plot_rect, wait_for, x_labels
+
+    port, data_dir = free_port(), str(tmp_path / "data")
+    args = ("--no-demo", "--data", data_dir)
+    server = Server(*args, port=port).start()
+    spec = {"id": "room", "title": "Room", "chart": {
+        "title": "Room", "xAxes": [{"id": "x", "mode": "extents"}], "yAxes": [{"id": "y", "mode": "fixed", "range": [-2, 2]}],
+        "series": [{"id": "a", "name": "A"}, {"id": "b", "name": "B", "type": "column"}],
+        "modifiers": [{"type": "zoomPan", "direction": "x"}, {"type": "mouseWheelZoom", "direction": "x"}, {"type": "legend"}]}}
+    assert request(server, "POST", "/api/sessions", json.dumps(spec).encode())[0] == 201
+    xs = [float(i) for i in range(2000)]
+    import math
+    assert request(server, "POST", "/api/sessions/room/series/a/append", cwa1(xs, [math.sin(x / 50) for x in xs]))[0] == 200
+    assert request(server, "POST", "/api/sessions/room/series/b/append",
+                   json.dumps({"x": xs[::100], "y": [math.cos(x / 300) for x in xs[::100]]}).encode())[0] == 200
+    driver = browser(1000, 650)
+    shown = """return JSON.stringify(['background', 'series', 'annotations', 'legend']
+                   .map(k => window.chartwire.layers[k] ? window.chartwire.layers[k].commands : null))"""
+    try:
+        driver.get(f"{server.http}/s/room")
+        wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+        before_labels = x_labels(driver)
+        x, y, w, h = plot_rect(driver)
+        ActionChains(driver).scroll_from_origin(ScrollOrigin.from_viewport(int(x + w / 3), int(y + h / 2)), 0, -300).perform()
+        wait_for(driver, f"return {json.dumps(before_labels)}.join() !== {X_LABELS_JS}.join()", message="the zoom")
+        time.sleep(0.5)  # the zoom's frames are all in
+        layers_before = driver.execute_script(shown)
+        _, frame_before = call(server, "GET", "/api/sessions/room/frame.json?width=900&height=500")
+        png_before = driver.get_screenshot_as_png()
+        (artifacts / "durable-before-restart.png").write_bytes(png_before)
+
+        server.proc.kill()
+        server.proc.wait()
+        wait_for(driver, "return window.chartwire.connected === false", message="the page to see the drop")
+        frames = driver.execute_script("return window.chartwire.frames")
+        server = Server(*args, port=port).start()
+        wait_for(driver, f"return window.chartwire.connected && window.chartwire.frames > {frames}", timeout=20,
+                 message="frames after the restart")
+        time.sleep(0.5)
+        layers_after = driver.execute_script(shown)
+        _, frame_after = call(server, "GET", "/api/sessions/room/frame.json?width=900&height=500")
+        png_after = driver.get_screenshot_as_png()
+        (artifacts / "durable-after-restart.png").write_bytes(png_after)
+
+        assert x_labels(driver) != before_labels, "the shared zoom came back"
+        assert layers_after == layers_before, "the page draws the same layers"
+        strip = lambda f: [layer["commands"] for layer in f["layers"]]
+        assert strip(frame_after) == strip(frame_before)
+        # The chart's pixels, exactly (the page's header has a status badge of its own).
+        from pngread import pixel
+        a, b = read_png(png_before), read_png(png_after)
+        left, top, width, height = [int(v) for v in driver.execute_script(
+            "const r = document.getElementById('chart').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]")]
+        differ = sum(pixel(a, i, j) != pixel(b, i, j) for j in range(top, min(top + height, a[1])) for i in range(left, left + width))
+        assert differ == 0, f"{differ} pixels of the chart differ (see artifacts/durable-*-restart.png)"
+    finally:
+        driver.quit()
+        server.stop()
