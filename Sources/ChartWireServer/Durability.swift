@@ -17,11 +17,11 @@ final class Durability: SessionJournal {
     /// run it already holds; a new run is rewritten whole.
     struct StoredRun { var lineage: UInt64; var offset: Int; var storedEnd: Int }
     private var runs: [String: [String: StoredRun]] = [:]
-    /// A session is snapshotted once its log holds this many inputs...
+    /// A session is snapshotted once its log holds this many inputs or bytes: replay
+    /// after a restart is bounded by them (and by the snapshot's own size). A snapshot
+    /// writes only the points the store lacks, so it costs about what was logged.
     static let snapshotEntries = 20_000
-    /// ...or more bytes than this and than its last snapshot (so rewriting snapshots
-    /// costs at most about as much again as the data logged).
-    static let snapshotMinBytes = 16 << 20
+    static let snapshotBytes = 16 << 20
 
     init(store: any SessionStore) { self.store = store }
 
@@ -61,7 +61,7 @@ final class Durability: SessionJournal {
     func maintain(_ hub: SessionHub) {
         for s in hub.sessions where origins[s.id] != nil {
             let u = store.usage(s.id)
-            if u.logEntries >= Self.snapshotEntries || u.logBytes >= max(Self.snapshotMinBytes, u.snapshotBytes) {
+            if u.logEntries >= Self.snapshotEntries || u.logBytes >= Self.snapshotBytes {
                 snapshot(s)
             }
         }

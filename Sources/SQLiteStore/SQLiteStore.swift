@@ -68,6 +68,8 @@ public final class SQLiteStore: BufferedStore, SessionStore {
         do {
             try exec("PRAGMA journal_mode=WAL")
             try exec("PRAGMA synchronous=\(sync.pragma)")
+            // The WAL file shrinks back to this after a checkpoint (a large commit grows it).
+            try exec("PRAGMA journal_size_limit=\(8 << 20)")
             try exec("""
                 CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, origin TEXT NOT NULL, spec BLOB NOT NULL, position INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS log(session TEXT NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, payload BLOB NOT NULL,

@@ -16,6 +16,14 @@ import Testing
         #expect(try Options.parse(["--theme", "dark"]).theme == "dark" && Options().theme == "light")
     }
 
+    @Test func dataFolderAndFsync() throws {
+        #expect(try Options.parse([]).dataDir == "chartwire-data" && Options().fsync == .always)
+        #expect(try Options.parse(["--data", "none"]).dataDir == nil)
+        let o = try Options.parse(["--data", "/var/lib/cw", "--fsync", "batch"])
+        #expect(o.dataDir == "/var/lib/cw" && o.fsync == .batch)
+        #expect(try Options.parse(["--fsync", "off"]).fsync == .off)
+    }
+
     @Test(arguments: [
         (["--port"], "--port needs a value"),
         (["--port", "http"], #"--port: "http" is not a port number (0 to 65535)"#),
@@ -26,6 +34,8 @@ import Testing
         (["--heartbeat", "0.01"], #"--heartbeat: "0.01" is not a number of seconds (0, or 0.1 to 3600)"#),
         (["--heartbeat", "soon"], #"--heartbeat: "soon" is not a number of seconds (0, or 0.1 to 3600)"#),
         (["--theme", "neon"], #"--theme: "neon" is not a theme (contrast, dark, light)"#),
+        (["--data"], "--data needs a value"),
+        (["--fsync", "sometimes"], #"--fsync: "sometimes" is not a mode (always, batch or off)"#),
     ])
     func badFlags(args: [String], message: String) {
         #expect(throws: Options.UsageError(message: message)) { try Options.parse(args) }
