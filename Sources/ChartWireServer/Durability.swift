@@ -126,11 +126,17 @@ final class Durability: SessionJournal {
         }
         for session in configured {
             origins[session.id] = .config
-            if let old = rebuilt[session.id], let snap = old.snapshot() {
-                session.restore(snap)
+            if let old = rebuilt[session.id] {
                 let storedSpec = stored.first { $0.id == session.id }
-                // The file's spec is the stored one: the store goes on as it is.
-                if storedSpec?.origin == .config, old.specJSON == session.specJSON { continue }
+                if storedSpec?.origin == .config, old.specJSON == session.specJSON {
+                    // The file's spec is the stored one: the stored session as it was takes
+                    // the file's place (with the file's tokens), and the store goes on.
+                    old.access = session.access
+                    hub.replace(old)
+                    runs[session.id] = restoredRuns[session.id]
+                    continue
+                }
+                if let snap = old.snapshot() { session.restore(snap) }
             }
             // A new baseline: the file's spec with what was kept of the stored state.
             if let spec = session.specJSON {
@@ -170,14 +176,15 @@ final class Durability: SessionJournal {
                     var key = chunks.first?.first ?? r.first
                     for c in chunks {
                         guard c.first == key, c.columns.count == width else { throw RebuildError(message: "the chunks of series \"\(r.id)\" have a gap at \(key)") }
-                        for k in c.columns.indices { columns[k] += try SessionCodec.column(c.columns[k]) }
+                        for k in c.columns.indices { try SessionCodec.appendColumn(c.columns[k], to: &columns[k]) }
                         key += c.points
                     }
                     let skip = r.first - (chunks.first?.first ?? r.first)
                     guard skip >= 0, columns.allSatisfy({ $0.count >= skip + r.count }) else {
                         throw RebuildError(message: "series \"\(r.id)\" lacks stored points")
                     }
-                    state.series.append(.init(id: r.id, columns: columns.map { Array($0[skip..<skip + r.count]) }))
+                    let whole = columns.allSatisfy { $0.count == skip + r.count } && skip == 0
+                    state.series.append(.init(id: r.id, columns: whole ? columns : columns.map { Array($0[skip..<skip + r.count]) }))
                 }
                 snap = state
                 specJSON = state.spec

@@ -66,7 +66,13 @@ public final class SQLiteStore: BufferedStore, SessionStore {
             throw StoreError("cannot open \(path): \(message); check the folder's permissions, or pass --data DIR")
         }
         do {
+            // Large pages for large blobs (chunks of 512 kB a column, batches of megabytes):
+            // a quarter of the per-page work of the default. Takes effect on a new database.
+            try exec("PRAGMA page_size=65536")
             try exec("PRAGMA journal_mode=WAL")
+            try exec("PRAGMA mmap_size=\(1 << 30)")
+            // Checkpoint every 16 MB of WAL (pages are 64 kB).
+            try exec("PRAGMA wal_autocheckpoint=256")
             try exec("PRAGMA synchronous=\(sync.pragma)")
             // The WAL file shrinks back to this after a checkpoint (a large commit grows it).
             try exec("PRAGMA journal_size_limit=\(8 << 20)")

@@ -26,6 +26,16 @@ public final class SessionHub {
         }
     }
 
+    /// Puts `session` in the place of the hosted session with its id (a session rebuilt
+    /// from storage at start-up takes the place of the one the config file made).
+    public func replace(_ session: Session) {
+        guard let i = sessions.firstIndex(where: { $0.id == session.id }) else { return add(session) }
+        sessions[i].finishRendering()
+        session.journal = journal
+        session.groupPeers = sessions[i].groupPeers
+        sessions[i] = session
+    }
+
     /// Stops hosting a session; its viewers are told and disconnected by the transport
     /// (which notices through `removals`).
     @discardableResult

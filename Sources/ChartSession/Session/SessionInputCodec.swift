@@ -133,6 +133,16 @@ public enum SessionCodec {
         return w.out
     }
 
+    /// Appends a float64 column's values to `out` (one copy, for rebuilding long series).
+    public static func appendColumn(_ bytes: [UInt8], to out: inout [Double]) throws(DecodeError) {
+        guard bytes.count % 8 == 0 else { throw DecodeError(message: "a column of \(bytes.count) bytes is not float64s") }
+        #if _endian(big)
+        out += try column(bytes)
+        #else
+        bytes.withUnsafeBytes { raw in out.append(contentsOf: raw.bindMemory(to: Double.self)) }
+        #endif
+    }
+
     public static func column(_ bytes: [UInt8]) throws(DecodeError) -> [Double] {
         guard bytes.count % 8 == 0 else { throw DecodeError(message: "a column of \(bytes.count) bytes is not float64s") }
         var out = [Double](repeating: 0, count: bytes.count / 8)
