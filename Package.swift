@@ -30,6 +30,13 @@ let package = Package(
             pkgConfig: "harfbuzz",
             providers: [.apt(["libharfbuzz-dev"])]
         ),
+        // SQLite, the embedded store's database (Debian's libsqlite3-dev), used directly
+        // like jansson: no Swift wrapper package to build.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // Text shaping with HarfBuzz behind a small C API (bytes and code points in,
         // advances out), so no HarfBuzz type reaches Swift.
         .target(name: "CShaping", dependencies: ["CHarfBuzz"]),
@@ -50,11 +57,18 @@ let package = Package(
         // Charts, series, modifiers, sessions and viewers; display lists and encodings.
         .target(name: "ChartSession", dependencies: ["LayoutEngine"]),
 
+        // The storage seam: the protocol every store implements (sessions' change logs,
+        // snapshots, data chunks), with an in-memory store for tests. No C, no I/O.
+        .target(name: "ChartStore"),
+        // The embedded default store: SQLite in WAL mode in the data folder.
+        .target(name: "SQLiteStore", dependencies: ["ChartStore", "CSQLite"]),
+
         // The server: libwebsockets transport, HTTP routes, JSON through jansson. All of
         // the server's C interop lives here (and in the C targets).
         .target(
             name: "ChartWireServer",
-            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib"]
+            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib",
+                           "ChartStore", "SQLiteStore"]
         ),
         // The command-line server (INTERFACE.md). It allocates with jemalloc: a view-frame
         // makes and frees many small values on two threads, and glibc's malloc took a
@@ -92,6 +106,7 @@ let package = Package(
         // replay the corpus and the regressions through it.
         .target(name: "FuzzHarness", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack"],
                 path: "fuzz/Harness"),
+        .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "ChartSession", "LayoutEngine", "TestSupport"]),
     ]
 )
 

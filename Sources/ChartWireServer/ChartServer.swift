@@ -57,6 +57,8 @@ public final class ChartServer {
         o.theme = configuration.theme
         o.demo = configuration.demo
         o.quiet = configuration.quiet
+        // A program hosting sessions in Swift keeps them in memory (its own code makes them).
+        o.dataDir = nil
         do { resources = try ServerResources.load(o) } catch { throw StartError(message: error.message) }
         options = o
     }

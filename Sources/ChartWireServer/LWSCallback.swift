@@ -69,6 +69,8 @@ extension LWSServer {
             return result
 
         case LWS_CALLBACK_HTTP_WRITEABLE:
+            // An answer held for its commit (`releaseHeldAnswers`): its headers go now.
+            if let ex = exchanges[wsi], ex.held { ex.held = false; return respond(wsi, ex, released: true) }
             guard let ex = exchanges[wsi], let response = ex.response else { return 0 }
             let chunk = min(64 * 1024, response.body.count - ex.sent)
             let last = ex.sent + chunk >= response.body.count
@@ -215,6 +217,9 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
+            // Nothing leaves (an ack, a reply, a frame) before the changes it may show are
+            // committed: the changes of one loop turn share that commit.
+            durability?.commitIfPending()
             if let p = publishers[wsi] { return writePublisher(wsi, p) }
             guard let client = clients[wsi] else { return 0 }
             if client.closing && client.outbox.isEmpty {
@@ -467,7 +472,7 @@ extension LWSServer {
         }
         do {
             let points = try Router.readPoints(p.rx, kind: kind)
-            let n = try p.session.append(seriesId: p.series, xs: points.xs, values: points.values)
+            let n = try p.session.submit(.append(series: p.series, xs: points.xs, values: points.values)).count
             return .object([("type", "ack"), ("batch", .int(Int64(p.batches))), ("accepted", .int(Int64(n)))])
         } catch let e as Router.BodyError {
             return refuse(.badMessage, e.message)
@@ -493,19 +498,30 @@ extension LWSServer {
 
     // MARK: HTTP helpers
 
-    private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange, _ prepared: HTTPResponse? = nil) -> Int32 {
+    /// `released`: the answer was held for the commit of the change it acknowledges and
+    /// is written now.
+    private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange, _ prepared: HTTPResponse? = nil, released: Bool = false) -> Int32 {
         // HEAD is answered as GET, without the body.
         let method = ex.method == "HEAD" ? "GET" : ex.method
-        let response: HTTPResponse = prepared ?? (ex.bodyTooLarge
+        let response: HTTPResponse = released ? ex.response! : prepared ?? (ex.bodyTooLarge
             ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
             : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization,
                                         contentEncoding: ex.contentEncoding)))
-        router.metrics.record(method: ex.method, path: ex.path, binaryBody: AppendBody.isBinary(ex.body), response: response)
-        ex.body = []
-        releaseBody(ex)
-        ex.response = response
-        if prepared == nil { addCORS(wsi, ex) }
-        if ex.method == "POST" || response.status >= 400 { logRequest(wsi, ex, response) }
+        if !released {
+            router.metrics.record(method: ex.method, path: ex.path, binaryBody: AppendBody.isBinary(ex.body), response: response)
+            ex.body = []
+            releaseBody(ex)
+            ex.response = response
+            if prepared == nil { addCORS(wsi, ex) }
+            if ex.method == "POST" || response.status >= 400 { logRequest(wsi, ex, response) }
+            // A change is answered after it is committed, at the end of this loop turn, in
+            // one transaction with every change that arrived in the turn (group commit).
+            if let durability, durability.store.hasPending {
+                ex.held = true
+                heldAnswers.append(wsi)
+                return 0
+            }
+        }
 
         var headers = [UInt8](repeating: 0, count: Int(cw_lws_pre()) + 1024)
         let ok: Bool = headers.withUnsafeMutableBufferPointer { buf in

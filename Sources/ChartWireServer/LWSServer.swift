@@ -11,6 +11,8 @@ final class LWSServer {
     let logger: ServerLog
     var router: Router
     let hub: SessionHub
+    /// The store (`--data`); nil: memory only.
+    let durability: Durability?
     private(set) var context: OpaquePointer?
     private var protocols: UnsafeMutablePointer<lws_protocols>?
     private var protocolNames: [UnsafeMutablePointer<CChar>] = []
@@ -30,6 +32,8 @@ final class LWSServer {
 
     /// State of HTTP exchanges and WebSocket viewers, by connection.
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
+    /// HTTP answers waiting for the commit of the changes they acknowledge.
+    var heldAnswers: [OpaquePointer] = []
     var clients: [OpaquePointer: WSClient] = [:]
     /// Publisher connections (`/publish/{session}/{series}`), by connection.
     var publishers: [OpaquePointer: Publisher] = [:]
@@ -108,6 +112,7 @@ final class LWSServer {
         self.access = AccessPolicy(options: options)
         self.logger = ServerLog(format: options.logFormat, quiet: options.quiet)
         self.hub = resources.hub
+        self.durability = resources.durability
         if options.heartbeat > 0 { for s in resources.hub.sessions { s.heartbeat = options.heartbeat } }
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
                              fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
@@ -119,6 +124,7 @@ final class LWSServer {
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         router.metrics.connections = { [unowned self] in self.connectionCounts() }
         router.transportStats = { currentServer?.transportStats }
+        router.durability = resources.durability
         if let warning = resources.webFonts.warning { log(.warn, "fonts", warning) }
         for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log(.warn, "fonts", warning) }
     }
@@ -226,9 +232,20 @@ final class LWSServer {
             if wait > 0 && wait <= 1000 { usleep(useconds_t(wait)) }
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
+            // What the turn changed: one commit, then the answers held for it go.
+            durability?.commitIfPending()
+            releaseHeldAnswers()
         }
-        // A signal: let the connections go cleanly (LWSServer+Drain.swift).
-        if shouldStop() { drain(ctx) { collectRendered() } }
+        // A signal: let the connections go cleanly (LWSServer+Drain.swift); writes that
+        // finish meanwhile are committed and answered as in the loop above.
+        if shouldStop() {
+            drain(ctx) {
+                collectRendered()
+                durability?.commitIfPending()
+                releaseHeldAnswers()
+            }
+        }
+        durability?.commitIfPending()
         // Views still rendering would wake a context about to go.
         for session in hub.sessions { session.finishRendering() }
         signalContext = nil
@@ -241,6 +258,13 @@ final class LWSServer {
         free(hostCString)
         free(tlsCertCString)
         free(tlsKeyCString)
+    }
+
+    /// After a commit: the HTTP answers it covers may go (their connections still open).
+    private func releaseHeldAnswers() {
+        guard !heldAnswers.isEmpty else { return }
+        for wsi in heldAnswers where exchanges[wsi]?.held == true { lws_callback_on_writable(wsi) }
+        heldAnswers = []
     }
 
     private func scheduleTick() {
@@ -262,6 +286,7 @@ final class LWSServer {
         }
         sweepSlowBodies(now: now)
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
+        durability?.maintain(hub)
         // A modifier's clock work (a long press) changed what it draws for some viewers.
         let redraw = Set(hub.sessions.filter { $0.takeViewerLayersChangedByClock() }.map(ObjectIdentifier.init))
         for (wsi, client) in clients {
@@ -454,6 +479,8 @@ final class HTTPExchange {
     /// A refusal with a sound declared body: the body is read and discarded (by lws),
     /// then nothing more is read on the connection (`LWSServer.draining`).
     var drainThenClose = false
+    /// Its answer waits for a commit (`LWSServer.heldAnswers`).
+    var held = false
 }
 
 /// One publisher connection: batches in, one acknowledgement (or error) per batch out.

@@ -1,4 +1,5 @@
 import ChartSession
+import SQLiteStore
 import Foundation
 
 /// The command line (INTERFACE.md). Parsing is pure so tests can check every error.
@@ -30,6 +31,11 @@ struct Options: Equatable {
     var trustedProxies: [String] = []
     /// `--log-format`: text or json lines.
     var logFormat = LogFormat.text
+    /// The data folder (`--data`); nil: memory only (`--data none`).
+    var dataDir: String? = Options.defaultDataDir
+    static let defaultDataDir = "chartwire-data"
+    /// When the store syncs its commits to disk (`--fsync`).
+    var fsync = SQLiteStore.Sync.always
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -38,8 +44,8 @@ struct Options: Equatable {
 
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
-                        [--heartbeat S] [--theme NAME] [--trusted-proxy ADDR]...
-                        [--log-format text|json] [--quiet]
+                        [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off]
+                        [--trusted-proxy ADDR]... [--log-format text|json] [--quiet]
                         [--allow-origin ORIGIN]... [--allow-host NAME]... [--tls-cert FILE --tls-key FILE]
                         [--limit NAME=VALUE]...
           --host ADDR     address to bind (default 127.0.0.1)
@@ -53,6 +59,12 @@ struct Options: Equatable {
                           so clients notice a dead connection (default 5, 0 = off)
           --theme NAME    theme of charts whose spec names none: light, dark or contrast
                           (default light)
+          --data DIR      folder where sessions, their changes and data are kept, so a
+                          restart or a crash loses nothing acknowledged
+                          (default ./chartwire-data; none: memory only)
+          --fsync MODE    always: every commit synced to disk (survives power loss);
+                          batch: synced at checkpoints (survives a process crash);
+                          off: never synced (default always; docs/persistence.md)
           --trusted-proxy ADDR
                           believe X-Forwarded-For from this address (a reverse proxy;
                           repeatable); from anyone else it is ignored
@@ -145,6 +157,16 @@ struct Options: Equatable {
                 let v = try value(arg)
                 guard let f = LogFormat(rawValue: v) else { throw UsageError(message: "--log-format: \"\(v)\" is not text or json") }
                 o.logFormat = f
+            case "--data":
+                let v = try value(arg)
+                guard !v.isEmpty else { throw UsageError(message: "--data needs a folder, or none") }
+                o.dataDir = v == "none" ? nil : v
+            case "--fsync":
+                let v = try value(arg)
+                guard let mode = SQLiteStore.Sync(rawValue: v) else {
+                    throw UsageError(message: "--fsync: \"\(v)\" is not a mode (always, batch or off)")
+                }
+                o.fsync = mode
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

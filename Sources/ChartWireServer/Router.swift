@@ -59,6 +59,8 @@ struct Router {
     var lifecycle = Lifecycle()
     /// The server's counters for `GET /metrics` (Metrics.swift).
     var metrics = ServerMetrics()
+    /// The store (`--data`): reports what each session takes on disk. nil: memory only.
+    var durability: Durability? = nil
 
     /// Largest request body of an append: room for any batch within the point limit
     /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
@@ -107,7 +109,9 @@ struct Router {
             if let d = hub.dashboards.first(where: { $0.cells.contains { $0.session == parts[2] } }) {
                 return .error(409, "session \"\(parts[2])\" is on dashboard \"\(d.id)\"; it stays while the dashboard shows it")
             }
-            guard hub.remove(parts[2]) != nil else { return .error(404, "no session \"\(parts[2])\"") }
+            do { try hub.submit(.delete, session: parts[2], make: makeSession) } catch {
+                return .error(404, "no session \"\(parts[2])\"")
+            }
             return .json(200, .object([("removed", .string(parts[2]))]))
         case ("GET", 4) where isSession && parts[3] == "spec":
             if let refused = authorizeDefinition(req, session: parts[2]) { return refused }
@@ -153,10 +157,16 @@ struct Router {
         case 2 where parts[0] == "api" && parts[1] == "sessions":
             return .json(200, hub.listing)
         case 2 where parts[0] == "api" && parts[1] == "stats":
-            if case let .object(members) = hub.stats, let t = transportStats() {
+            let stats = withStorage(hub.stats)
+            if case let .object(members) = stats, let t = transportStats() {
                 return .json(200, .object(members + [("transport", t)]))
             }
-            return .json(200, hub.stats)
+            return .json(200, stats)
+        case 3 where parts[0] == "api" && parts[1] == "sessions":
+            // One session's entry of the listing, with what it takes on disk.
+            guard hub.session(parts[2]) != nil, case let .array(all)? = withStorage(hub.listing)["sessions"],
+                  let entry = all.first(where: { $0["id"] == .string(parts[2]) }) else { return .error(404, "no session \"\(parts[2])\"") }
+            return .json(200, entry)
         case 2 where parts[0] == "api" && parts[1] == "measure":
             return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
@@ -301,7 +311,8 @@ struct Router {
             return .error(409, "session \"\(spec.id)\" exists: PUT /api/sessions/\(spec.id) replaces it, PATCH changes it")
         }
         if let refused = refuseSessionCount() { return refused }
-        hub.add(makeSession(spec))
+        guard let json = spec.json else { return .error(400, "the spec has no JSON form") }
+        do { try hub.submit(.define(spec: json), session: spec.id) { _ in makeSession(spec) } } catch { return .error(400, error.description) }
         return .json(201, .object([("id", .string(spec.id)), ("created", .bool(true))]))
     }
 
@@ -314,12 +325,13 @@ struct Router {
         case let .success(s): spec = s
         }
         if let refused = refuseGroup(spec, token: token, except: hub.session(id)) { return refused }
+        guard let json = spec.json else { return .error(400, "the spec has no JSON form") }
         guard let session = hub.session(id) else {
             if let refused = refuseSessionCount() { return refused }
-            hub.add(makeSession(spec))
+            do { try hub.submit(.define(spec: json), session: id) { _ in makeSession(spec) } } catch { return .error(400, error.description) }
             return .json(201, .object([("id", .string(id)), ("created", .bool(true))]))
         }
-        do { try session.replace(with: spec) } catch { return .error(400, error.description) }
+        do { try session.submit(.define(spec: json)) } catch { return .error(400, error.description) }
         return .json(200, .object([("id", .string(id)), ("replaced", .bool(true)), ("version", .int(Int64(truncatingIfNeeded: session.chart.version)))]))
     }
 
@@ -329,10 +341,11 @@ struct Router {
         let patch: JSONValue
         do { patch = try Jansson.parse(body) } catch { return .error(error.status, "\(error)") }
         do {
-            let version = try session.applyPatch(patch, token: token)
+            try session.checkPatchRights(patch, token: token)
+            let version = try session.submit(.patch(patch)).version
             return .json(200, .object([("id", .string(id)), ("version", .int(Int64(truncatingIfNeeded: version)))]))
         } catch {
-            return .error(400, error.description)
+            return .error(400, "\(error)")
         }
     }
 
@@ -344,10 +357,8 @@ struct Router {
         guard let p = precision.map({ LineProtocolPrecision(rawValue: $0) ?? aliases[$0] }) ?? .ns else {
             return .error(400, "precision must be ns, us, ms or s")
         }
-        let lines: [LineProtocolLine]
-        do { lines = try LineProtocol.parse(body, precision: p) } catch { return .error(400, error.description) }
         do {
-            let w = try session.write(lines, now: clock())
+            guard let w = try session.submit(.write(body: body, precision: p, now: clock())).write else { return .error(500, "no write result") }
             return .json(200, .object([("accepted", .int(Int64(w.accepted))), ("ignored", .int(Int64(w.ignored))),
                                        ("created", .array(w.created.map { .string($0) }))]))
         } catch {
@@ -484,7 +495,7 @@ struct Router {
         let points: (xs: [Double], values: [[Double]])
         do { points = try Self.readPoints(body, kind: kind) } catch { return .error(error.status, error.message) }
         do {
-            let n = try session.append(seriesId: series, xs: points.xs, values: points.values)
+            let n = try session.submit(.append(series: series, xs: points.xs, values: points.values)).count
             return .json(200, .object([("accepted", .int(Int64(n)))]))
         } catch {
             return .error(error.status, error.description)
@@ -597,7 +608,7 @@ struct Router {
                     guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
                     at = Int(n)
                 }
-                try session.change(seriesId: series, growth: p.xs.count) { (s: inout Series) throws(AppendError) in try s.insert(at: at, xs: p.xs, values: p.values) }
+                try session.submit(.insert(series: series, index: at, xs: p.xs, values: p.values))
                 return .json(200, .object([("accepted", .int(Int64(p.xs.count)))]))
             case "update":
                 var at = 0
@@ -621,21 +632,21 @@ struct Router {
                 } catch let e as Jansson.ParseError {
                     throw BodyError(e)
                 } catch { throw BodyError(message: "\(error)") } }
-                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.update(at: at, values: values) }
+                try session.submit(.update(series: series, index: at, values: values))
                 return .json(200, .object([("accepted", .int(Int64(values.first?.count ?? 0)))]))
             case "removeFirst":
                 let n = try integer("count")
-                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in try s.removeFirst(n) }
+                try session.submit(.removeFirst(series: series, count: n))
                 return .json(200, .object([("removed", .int(Int64(n)))]))
             case "clear":
                 guard body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) || (try? Jansson.parse(body)) == .object([]) else {
                     return .error(400, "clear takes no body (or {})")
                 }
-                try session.change(seriesId: series) { (s: inout Series) throws(AppendError) in s.clear() }
+                try session.submit(.clear(series: series))
                 return .json(200, .object([("removed", .int(Int64(before)))]))
             default:  // replace
                 let p = try Self.readPoints(body, kind: kind)
-                try session.change(seriesId: series, growth: p.xs.count - before) { (s: inout Series) throws(AppendError) in try s.replaceAll(xs: p.xs, values: p.values) }
+                try session.submit(.replaceData(series: series, xs: p.xs, values: p.values))
                 return .json(200, .object([("accepted", .int(Int64(p.xs.count)))]))
             }
         } catch let e as BodyError {
@@ -645,6 +656,21 @@ struct Router {
         } catch {
             return .error(400, "\(error)")
         }
+    }
+}
+
+extension Router {
+    /// `sessions` entries with what each session takes in the store (`--data`):
+    /// `storedPoints`, `storedBytes` (spec, snapshot and log), `logEntries`.
+    func withStorage(_ value: JSONValue) -> JSONValue {
+        guard let durability, case let .object(root) = value else { return value }
+        return .object(root.map { key, v in
+            guard key == "sessions", case let .array(list) = v else { return (key, v) }
+            return (key, .array(list.map { entry in
+                guard case let .object(fields) = entry, let id = entry["id"]?.stringValue, let s = hub.session(id) else { return entry }
+                return .object(fields + durability.usageJSON(s))
+            }))
+        })
     }
 }
 

@@ -2,6 +2,7 @@ import ChartSession
 import FontStack
 import Foundation
 import LayoutEngine
+import SQLiteStore
 
 /// Everything the server loads before it listens: fonts, web folder, sessions.
 /// Failures here are start-up errors: one line on stderr, exit code 2.
@@ -21,6 +22,8 @@ struct ServerResources {
     var hub: SessionHub
     /// `CHARTWIRE_CONTROL_TOKEN`: creates sessions, and opens every session's control.
     var controlToken: String?
+    /// The store sessions are kept in (`--data`); nil: memory only.
+    var durability: Durability?
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         // Before any spec is read: generators' default capacity comes from the limits.
@@ -65,6 +68,17 @@ struct ServerResources {
             }
             hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
         }
+        var durability: Durability? = nil
+        if let dir = options.dataDir {
+            let store: SQLiteStore
+            do { store = try SQLiteStore(folder: dir, sync: options.fsync) } catch { throw StartupError(message: "--data: \(error.message)") }
+            let d = Durability(store: store)
+            try d.restore(into: hub, configured: hub.sessions) { spec in
+                spec.makeSession(measurer: measurer, defaultTheme: options.theme)
+            }
+            hub.journal = d
+            durability = d
+        }
         let ids = Set(hub.sessions.map(\.id))
         for (text, source) in documents {
             let dashboards: [Dashboard]
@@ -85,7 +99,8 @@ struct ServerResources {
             controlToken = token
         }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
-                               webFonts: webFonts, fontWarnings: fonts.missing, hub: hub, controlToken: controlToken)
+                               webFonts: webFonts, fontWarnings: fonts.missing, hub: hub, controlToken: controlToken,
+                               durability: durability)
     }
 
     /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.

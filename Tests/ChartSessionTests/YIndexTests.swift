@@ -86,3 +86,33 @@ import TestSupport
         #expect(d.ySummary(0..<20).min == -199)
     }
 }
+
+/// A large batch is stored a chunk at a time (`appendInBulk`): the same series as the
+/// same points appended one by one.
+@Suite struct BulkAppendTests {
+    @Test(arguments: [0, 1, 15, 16, 4095, 4096, 5000])
+    func bulkEqualsPointByPoint(already: Int) throws {
+        var rng = SplitMix64(seed: UInt64(already) &+ 7)
+        var x = 0.0
+        var xs: [Double] = [], ys: [Double] = []
+        for _ in 0..<(already + 20_000) {
+            x += [0, 0.5, 1, 0.25][Int(rng.nextUnit() * 4)]
+            xs.append(x)
+            ys.append(rng.nextUnit() < 0.02 ? .nan : rng.nextUnit())
+        }
+        var bulk = XYData(), single = XYData()
+        try bulk.append(xs: Array(xs[..<already]), ys: Array(ys[..<already]))
+        try bulk.append(xs: Array(xs[already...]), ys: Array(ys[already...]))
+        for i in xs.indices { try single.append(xs: [xs[i]], ys: [ys[i]]) }
+        bulk.checkInvariants()
+        #expect(bulk.count == single.count && bulk.minSpacing == single.minSpacing)
+        #expect(bulk.arrays.xs == single.arrays.xs && bulk.arrays.ys.map(\.bitPattern) == single.arrays.ys.map(\.bitPattern))
+        for r in [0..<bulk.count, 3..<4099, 4096..<8192, 100..<17_000, (bulk.count - 5)..<bulk.count] {
+            #expect(bulk.ySummary(r) == single.ySummary(r), "\(r)")
+        }
+        // And it goes on point by point from there.
+        try bulk.append(xs: [x + 1], ys: [2]); try single.append(xs: [x + 1], ys: [2])
+        #expect(bulk.ySummary(0..<bulk.count) == single.ySummary(0..<single.count))
+        bulk.checkInvariants()
+    }
+}

@@ -25,7 +25,10 @@ def server_binary():
 
 class Server:
     def __init__(self, *args, port=0, env=None):
-        self.args = [server_binary(), "--port", str(port), "--quiet", *args]
+        # Memory only unless a test names a data folder: tests must not share state
+        # through, or leave data in, the repository's default ./chartwire-data.
+        data = [] if "--data" in args else ["--data", "none"]
+        self.args = [server_binary(), "--port", str(port), "--quiet", *data, *args]
         self.env = {**os.environ, **env} if env else None
         self.proc = None
         self.port = None

@@ -16,6 +16,14 @@ import Testing
         #expect(try Options.parse(["--theme", "dark"]).theme == "dark" && Options().theme == "light")
     }
 
+    @Test func dataFolderAndFsync() throws {
+        #expect(try Options.parse([]).dataDir == "chartwire-data" && Options().fsync == .always)
+        #expect(try Options.parse(["--data", "none"]).dataDir == nil)
+        let o = try Options.parse(["--data", "/var/lib/cw", "--fsync", "batch"])
+        #expect(o.dataDir == "/var/lib/cw" && o.fsync == .batch)
+        #expect(try Options.parse(["--fsync", "off"]).fsync == .off)
+    }
+
     @Test(arguments: [
         (["--port"], "--port needs a value"),
         (["--port", "http"], #"--port: "http" is not a port number (0 to 65535)"#),
@@ -37,6 +45,8 @@ import Testing
         (["--limit", "bodyBudgetMB=0"], #"--limit: bodyBudgetMB must be a whole number from 1 to 65536, not "0""#),
         (["--limit", "headerTimeoutS=1.5"], #"--limit: headerTimeoutS must be a whole number from 1 to 3600, not "1.5""#),
         (["--limit", "maxHeadBytes=100000"], #"--limit: maxHeadBytes must be a whole number from 1024 to 49152, not "100000""#),
+        (["--data"], "--data needs a value"),
+        (["--fsync", "sometimes"], #"--fsync: "sometimes" is not a mode (always, batch or off)"#),
     ])
     func badFlags(args: [String], message: String) {
         #expect(throws: Options.UsageError(message: message)) { try Options.parse(args) }

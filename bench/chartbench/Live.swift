@@ -28,10 +28,11 @@ struct LiveServer {
     let process: Process
     let port: Int
 
-    static func start(binDir: String, config: String) throws -> LiveServer {
+    /// `args`: more flags; without `--data`, the server keeps its sessions in memory only.
+    static func start(binDir: String, config: String, args: [String] = []) throws -> LiveServer {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binDir + "/wsserver")
-        p.arguments = ["--port", "0", "--quiet", "--config", config]
+        p.arguments = ["--port", "0", "--quiet", "--config", config] + (args.contains("--data") ? args : ["--data", "none"] + args)
         let out = Pipe()
         p.standardOutput = out
         try p.run()
@@ -114,12 +115,13 @@ final class Scenario {
     /// `history`: the sessions whose four series s0...s3 get that many points of
     /// history (50 a second, ending now) before anything is measured.
     init(binDir: String, dir: URL, name: String, spec: String, warmup: Double,
-         history: [(session: String, points: Int)] = [("monitor", 250_000)], binaryHistory: Bool = false) throws {
+         history: [(session: String, points: Int)] = [("monitor", 250_000)], binaryHistory: Bool = false,
+         serverArgs: [String] = []) throws {
         let config = dir.appendingPathComponent(name + ".json").path
         try spec.write(toFile: config, atomically: true, encoding: .utf8)
         self.binDir = binDir
         self.warmup = warmup
-        server = try LiveServer.start(binDir: binDir, config: config)
+        server = try LiveServer.start(binDir: binDir, config: config, args: serverArgs)
         for (session, points) in history {
             let start = Date().timeIntervalSince1970 - Double(points) / 50
             for s in 0..<4 {
@@ -182,7 +184,7 @@ final class Scenario {
 
 /// The live groups: `monitor` (the monitoring chart, bulk ingest, gestures), `fanout`
 /// (fan-out and the slow viewer), `ingest` (ingest while watched, independent views).
-let liveGroups: Set<String> = ["monitor", "fanout", "ingest"]
+let liveGroups: Set<String> = ["monitor", "fanout", "ingest", "durable"]
 
 /// The live monitoring scenario, the fan-out scenarios and the ingest ones (`groups`:
 /// those of `liveGroups` to run). Throws when the binaries are missing or a process
@@ -194,6 +196,7 @@ func runLive(binDir: String, quick: Bool, groups: Set<String> = liveGroups) thro
     defer { try? FileManager.default.removeItem(at: dir) }
     let seconds = quick ? 4.0 : 10.0, warmup = quick ? 1.0 : 2.0
     if groups.contains("monitor") { figures.rows += try runMonitor(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
+    if groups.contains("durable") { figures.rows += try runDurable(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
     if groups.contains("fanout") {
         // Fan-out and a slow viewer, on the scrolling chart.
         let scrolling = try Scenario(binDir: binDir, dir: dir, name: "scrolling", spec: scrollingSpec, warmup: warmup)
@@ -449,5 +452,57 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
         best = Double(count); bestCPU = c
     }
     figures.rows.append(("independent_viewers_30fps", best, ("independent_server_cpu_pct", bestCPU), "viewers"))
+    return figures
+}
+
+/// Durable sessions (docs/persistence.md): the monitoring chart's append latency and
+/// bulk binary ingest with a data folder and `--fsync always`, each beside the same
+/// measured memory-only in this run; then the server killed (SIGKILL) and started
+/// again on its data: start to the first frame of the session holding the bulk points,
+/// and the data folder's bytes per stored point.
+func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: Double) throws -> LiveFigures {
+    var figures = LiveFigures()
+    let n = quick ? 4_000_000 : 10_000_000
+    let dataDir = dir.appendingPathComponent("durable-data").path
+    func measure(_ args: [String]) throws -> (Scenario, feed: JSONValue, ingest: JSONValue) {
+        let sc = try Scenario(binDir: binDir, dir: dir, name: "durable", spec: monitorSpec, warmup: warmup, serverArgs: args)
+        let feed = try sc.feed(seconds).result()
+        let ingest = try sc.load(["ingest", "--series", "b", "--points", String(n), "--batch", "1000000", "--binary"], session: "bulk").result()
+        return (sc, feed, ingest)
+    }
+    let memory = try measure(["--data", "none"])
+    memory.0.server.stop()
+    let config = dir.appendingPathComponent("durable.json").path
+    /// Process start to the first frame of the bulk session, read as frame.json.
+    func firstFrame(_ args: [String]) throws -> (ms: Double, server: LiveServer) {
+        let t0 = Date()
+        let server = try LiveServer.start(binDir: binDir, config: config, args: args)
+        _ = try Load(binDir: binDir, ["get", "--port", String(server.port), "--session", "bulk",
+                                      "--series", "/api/sessions/bulk/frame.json?width=1600&height=900"]).result()
+        return (Date().timeIntervalSince(t0) * 1000, server)
+    }
+    // The same start memory-only, with nothing stored: what a restart costs beyond it.
+    let empty = try firstFrame(["--data", "none"])
+    empty.server.stop()
+    let durable = try measure(["--data", dataDir, "--fsync", "always"])
+    figures.rows.append(("append_latency_p99_ms_durable", number(durable.feed, "latency_ms", "p99"),
+                         ("append_latency_p99_ms", number(memory.feed, "latency_ms", "p99")), "ms"))
+    figures.rows.append(("ingest_binary_points_per_s_durable", number(durable.ingest, "points_per_s"),
+                         ("ingest_binary_points_per_s", number(memory.ingest, "points_per_s")), "/s"))
+    // Killed as a crash would, then started on its data.
+    kill(durable.0.server.process.processIdentifier, SIGKILL)
+    durable.0.server.process.waitUntilExit()
+    let (restartMs, again) = try firstFrame(["--data", dataDir])
+    defer { again.stop() }
+    let stats = try Load(binDir: binDir, ["get", "--port", String(again.port), "--session", "bulk", "--series", "/api/stats"]).result()
+    let points = (stats["sessions"]?.arrayValue ?? []).reduce(0.0) { $0 + number($1, "storedPoints") }
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: dataDir)) ?? []
+    let bytes = files.reduce(0) { total, f in
+        total + ((try? FileManager.default.attributesOfItem(atPath: dataDir + "/" + f)[.size] as? Int) ?? 0)
+    }
+    FileHandle.standardError.write(Data("durable: \(Int(points)) points stored, \(bytes) bytes in the data folder\n".utf8))
+    figures.rows.append(("restart_first_frame_ms_1e7", restartMs, ("start_first_frame_ms_memory", empty.ms), "ms"))
+    // Beside the float64 x and y of a point: 16 bytes.
+    figures.rows.append(("disk_bytes_per_point_1e7", Double(bytes) / points, ("xy_float64_bytes_per_point", 16), "B"))
     return figures
 }

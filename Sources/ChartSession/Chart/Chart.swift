@@ -377,6 +377,9 @@ public final class Chart {
         }
     }
     var viewState: ViewState { ViewState(ranges: axes.map(\.userRange), series: series.map(SeriesView.init)) }
+    /// Changes series `i` in place (restoring stored state: `Session.restore`); the
+    /// caller touches the chart.
+    func withSeries(_ i: Int, _ body: (inout Series) -> Void) { body(&series[i]) }
 
     /// A view of this chart for one viewer: the same definition, data and state as
     /// now, with `modifiers` of its own.

@@ -251,6 +251,10 @@ public struct Series: Sendable {
         var all = keepingLive ? ([data] + more).map(\.arrays.ys) : kind.valueFields.map { _ in [Double]() }
         allX += xs
         for k in all.indices { all[k] += values[k] }
+        // Already in x order (a reload of stored points): nothing to sort.
+        var sorted = true
+        for i in allX.indices.dropFirst() where !(allX[i - 1] <= allX[i]) { sorted = false; break }
+        if sorted { return (allX, all) }
         let order = allX.indices.sorted { allX[$0] < allX[$1] || (allX[$0] == allX[$1] && $0 < $1) }
         return (order.map { allX[$0] }, all.map { v in order.map { v[$0] } })
     }

@@ -25,6 +25,13 @@ public struct DataGenerator: Equatable, Sendable {
         self.offset = offset; self.noise = noise; self.rng = SplitMix64(seed: seed)
     }
 
+    /// Its progress (points emitted, random state, random walk), to save and restore
+    /// with a session's snapshot: a restored generator goes on where it was.
+    public var progress: (emitted: Int, random: UInt64, walk: Double) {
+        get { (emitted, rng.state, walk) }
+        set { emitted = newValue.emitted; rng.state = newValue.random; walk = newValue.walk }
+    }
+
     /// Most points one call emits: a server that stalled for a long time catches up
     /// by at most this many points per series instead of flooding its viewers.
     public static let maxCatchUp = 2_000

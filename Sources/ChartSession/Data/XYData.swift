@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Why an append was refused. Nothing of a refused append is applied.
 public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
     case lengthMismatch(x: Int, y: Int, field: String = "y")
@@ -71,6 +73,12 @@ public struct XYData: Sendable {
     static let chunkSize = 1 << chunkShift
     public private(set) var count = 0
     public let capacity: Int?
+    /// Names this run of points: appends and FIFO evictions keep it, any other change
+    /// (which rebuilds the data) makes a new one. A store that has the points of a run
+    /// up to some sequence number need only add the newer ones (docs/persistence.md).
+    public private(set) var lineage = XYData.nextLineage()
+    private static let lineages = Atomic<UInt64>(0)
+    static func nextLineage() -> UInt64 { lineages.wrappingAdd(1, ordering: .relaxed).newValue }
     /// Points ever evicted: the sequence number of the first live point.
     public private(set) var firstSequence = 0
     /// The smallest positive distance between neighbouring X values ever stored
@@ -149,9 +157,47 @@ public struct XYData: Sendable {
             let skip = xs.count - capacity
             dropAll(passing: skip)
             for i in skip..<xs.count { store(xs[i], ys[i]) }
+        } else if xs.count >= Self.bulkMinimum, capacity.map({ count + xs.count <= $0 }) ?? true {
+            appendInBulk(xs, ys)
         } else {
             for i in 0..<xs.count { store(xs[i], ys[i]) }
         }
+    }
+
+    /// Batches at least this long, evicting nothing, are stored a chunk at a time.
+    static let bulkMinimum = 256
+
+    /// What `store` does point by point, for a checked batch that evicts nothing: the
+    /// chunks filled by whole stretches, then the index blocks completed on the way, in
+    /// the order `store` completes them (a series reloaded from storage, a large append).
+    private mutating func appendInBulk(_ xs: [Double], _ ys: [Double]) {
+        var last = lastX, spacing = minSpacing
+        for x in xs {
+            if let l = last, x > l, x - l < spacing { spacing = x - l }
+            last = x
+        }
+        minSpacing = spacing
+        let start = endSequence
+        var i = 0
+        while i < xs.count {
+            let k = (endSequence - base) >> Self.chunkShift
+            let n = min(Self.chunkSize - ((endSequence - base) & (Self.chunkSize - 1)), xs.count - i)
+            if k == xc.count {
+                xc.append(Array(xs[i..<i + n])); yc.append(Array(ys[i..<i + n]))
+            } else {
+                xc[k] += xs[i..<i + n]; yc[k] += ys[i..<i + n]
+            }
+            count += n
+            i += n
+        }
+        var idx = index
+        index = YIndex()          // idx now holds the only reference: no copy
+        var end = (start / YIndex.fanout + 1) * YIndex.fanout
+        while end <= endSequence {
+            idx.completeBlocks(endingAt: end - 1, data: self)
+            end += YIndex.fanout
+        }
+        index = idx
     }
 
     // MARK: Changes other than appends

@@ -7,13 +7,25 @@
 /// are sent a new `welcome` (the title, series and gestures may have changed) and the
 /// changed layers, in one frame.
 extension Session {
+    /// Whether the sender of `patch` (with `token`) may make the change: moving the
+    /// session into an event group with a protected session needs the server's control
+    /// token or a controller token of one of the group's sessions (docs/limits.md, "Event
+    /// groups"). Checked before the patch enters the door (`submit`), since rights are
+    /// the sender's, not part of the session's state a replay rebuilds.
+    public func checkPatchRights(_ patch: JSONValue, token: String?) throws(JSONReadError) {
+        guard case let .string(group)? = patch["eventGroup"], group != eventGroup, !mayJoinGroup(group, token) else { return }
+        LimitCounters.count("eventGroup")
+        throw JSONReadError(path: "$.eventGroup", message: "event group \"\(group)\" has a protected session; joining it needs the "
+                            + "server's control token or a controller token of one of its sessions")
+    }
+
     /// Lays `patch` over the session's spec and redefines the session with the result.
     /// What the patch does not touch keeps its live state: series keep their points
     /// (appended ones too), generators their progress, shown/hidden and selection
     /// their last change, axes whose definition is unchanged their zoom, and modifiers
     /// (when the patch leaves `modifiers` alone) their state. Returns the chart's version.
     @discardableResult
-    public func applyPatch(_ patch: JSONValue, token: String? = nil) throws(JSONReadError) -> UInt64 {
+    public func applyPatch(_ patch: JSONValue) throws(JSONReadError) -> UInt64 {
         guard case .object = patch else { throw JSONReadError(path: "$", message: "a patch is an object: the fields of the session's spec to change") }
         guard let base = specJSON else {
             throw JSONReadError(path: "$", message: "session \"\(id)\" was built in Swift and has no spec to patch")
@@ -31,13 +43,6 @@ extension Session {
         var spec = try ConfigSpec.decodeSession(merged, runtime: false)
         // Tokens read from a file at start-up are not in the JSON: keep them.
         if patch["access"] == nil { spec.access = access }
-        // Moving into an event group with a protected session needs rights there
-        // (`token`: the patch's sender's; docs/limits.md, "Event groups").
-        if let group = spec.eventGroup, group != eventGroup, !mayJoinGroup(group, token) {
-            LimitCounters.count("eventGroup")
-            throw JSONReadError(path: "$.eventGroup", message: "event group \"\(group)\" has a protected session; joining it needs the "
-                                + "server's control token or a controller token of one of its sessions")
-        }
         try redefine(spec, carrying: patch)
         specJSON = merged
         return chart.version

@@ -109,7 +109,15 @@ public final class Session {
     /// The surface a viewer sees.
     func surface(_ v: Viewer) -> Surface { v.view ?? main }
     /// Clock reading (seconds) when the session started, for its generators.
-    private var startTime: Double?
+    var startTime: Double?
+    /// Where the session's inputs are logged before they are applied (`submit`); nil:
+    /// memory only.
+    public var journal: (any SessionJournal)?
+    /// The shared view state last logged (see `noteViewChange`).
+    var loggedView: SharedViewState?
+    /// Seconds of the generators' clock last applied (`SessionInput.clock`): a restored
+    /// session's clock goes on from there.
+    public internal(set) var clockElapsed: Double?
 
     /// Most frames a viewer is sent before it acknowledges them (announced in `welcome`).
     public let window: Int
@@ -236,6 +244,8 @@ public final class Session {
                 // Only the sessions this viewer may steer follow (docs/limits.md, "Event groups").
                 for peer in groupPeers() where peer.steerable(byToken: viewer.token) { peer.followX(range) }
             }
+            // What a controller's gesture left of the shared view is an input like any other.
+            if s === main { noteViewChange() }
             // The sender's own drawing follows its input; others' only when told.
             viewer.modifierDirty = true
             if let view = viewer.view, Self.needsClock(view) { viewsNeedClock = true }
@@ -265,10 +275,12 @@ public final class Session {
                 return [.text(ProtocolError(.readOnly, "this viewer watches: changing \"\(title)\" needs a controller token").json)]
             }
             do {
-                let version = try applyPatch(spec, token: viewer.token)
+                // Joining a protected event group needs rights there (docs/limits.md).
+                try checkPatchRights(spec, token: viewer.token)
+                let version = try submit(.patch(spec)).version
                 return [.text(.object([("type", "patched"), ("version", .int(Int64(truncatingIfNeeded: version)))]))]
             } catch {
-                return [.text(ProtocolError(.badPatch, error.description).json)]
+                return [.text(ProtocolError(.badPatch, "\(error)").json)]
             }
         }
         if viewer.role == .viewer, viewer.view == nil, let refusal = readOnlyRefusal(message, viewer) { return [.text(refusal.json)] }
@@ -312,6 +324,7 @@ public final class Session {
         finishRendering()
         guard let id = chart.xAxes.first?.id else { return }
         if let range { chart.setUserRange(id, range) } else { chart.resetUserRange(id) }
+        noteViewChange()
     }
 
     /// Where a pointer event of `viewer` falls on this chart as a group shares it: the
@@ -823,7 +836,7 @@ public final class Session {
         dataArrived = false
     }
     /// Data arrived since the last `noteChange`.
-    private var dataArrived = false
+    var dataArrived = false
 
     /// True when `viewer` may be sent a frame now: its window has room and it lacks
     /// something of the last publication (or has none at its size yet). Cheap: the
@@ -968,10 +981,22 @@ public final class Session {
         // Views still rendering are left alone unless one needs the clock (then they are
         // waited for): the session's chart alone changes here otherwise.
         if inFlight != nil, viewsNeedClock { finishRendering() }
-        if startTime == nil { startTime = now; startUnixTime = unixTime }
-        if chart.runGenerators(elapsed: now - startTime!, startedAt: startUnixTime) > 0 { dataArrived = true }
+        if startTime == nil {
+            // A restored session's generators go on from where they were.
+            startTime = now - (clockElapsed ?? 0)
+            if clockElapsed == nil { startUnixTime = unixTime }
+        }
+        if chart.hasGenerators {
+            // The generators' clock is an input: logged, then applied (dropped from the log
+            // when it brought no point).
+            let input = SessionInput.clock(elapsed: now - startTime!, startedAt: startUnixTime)
+            journal?.record(input, session: id)
+            if (try? apply(input))?.count ?? 0 == 0 { journal?.withdrawLast(session: id) }
+        }
         chart.advanceAnimations(to: now, watched: !viewers.isEmpty)
-        for m in chart.modifiers where m.isEnabled && m.needsClock { chart.suspendUpdates { m.onClock(now) } }
+        var glided = false
+        for m in chart.modifiers where m.isEnabled && m.needsClock { glided = true; chart.suspendUpdates { m.onClock(now) } }
+        if glided { noteViewChange() }
         if chart.overlaysInvalidated != nil { viewerLayersChangedByClock = true }
         guard inFlight == nil else { return collectOverlayInvalidations(viewsToo: false) }
         let views = distinctViews
@@ -1015,7 +1040,7 @@ public final class Session {
     static func needsClock(_ view: Surface) -> Bool {
         view.chart.isAnimating || view.chart.modifiers.contains { $0.isEnabled && $0.needsClock }
     }
-    private var startUnixTime = 0.0
+    var startUnixTime = 0.0
 }
 
 public enum SessionError: Error, Equatable, CustomStringConvertible, Sendable {

@@ -10,8 +10,15 @@ public final class SessionHub {
     public var dashboards: [Dashboard] = []
     public func dashboard(_ id: String) -> Dashboard? { dashboards.first { $0.id == id } }
 
+    /// Where the sessions' inputs are logged (`SessionInput`); given to every session
+    /// added. nil: memory only.
+    public var journal: (any SessionJournal)? {
+        didSet { for s in sessions { s.journal = journal } }
+    }
+
     public func add(_ session: Session) {
         precondition(self.session(session.id) == nil, "duplicate session id \(session.id)")
+        session.journal = journal
         sessions.append(session)
         session.recordPoints()
         session.groupPeers = { [weak self, weak session] in
@@ -40,6 +47,16 @@ public final class SessionHub {
         guard let token else { return false }
         if let control = controlToken, SessionAccess.same(control, token) { return true }
         return members.contains { !$0.access.isOpen && (try? $0.access.role(for: token).get()) == .controller }
+    }
+
+    /// Puts `session` in the place of the hosted session with its id (a session rebuilt
+    /// from storage at start-up takes the place of the one the config file made).
+    public func replace(_ session: Session) {
+        guard let i = sessions.firstIndex(where: { $0.id == session.id }) else { return add(session) }
+        sessions[i].finishRendering()
+        session.journal = journal
+        session.groupPeers = sessions[i].groupPeers
+        sessions[i] = session
     }
 
     /// Stops hosting a session; its viewers are told and disconnected by the transport

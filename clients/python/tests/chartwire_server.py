@@ -1,4 +1,4 @@
-"""The real server for the tests: `wsserver --port 0 --quiet --no-demo`, started with
+"""The real server for the tests: `wsserver --port 0 --quiet --no-demo --data none`, started with
 the repository root as its working directory; its first stdout line says where it
 listens. The binary comes from CHARTWIRE_BIN, else <repo>/.build/debug/wsserver."""
 from __future__ import annotations
@@ -24,7 +24,9 @@ class Server:
     """One wsserver process on a free port."""
 
     def __init__(self, *args: str, env: Optional[Dict[str, str]] = None) -> None:
-        self.args: List[str] = [server_binary(), "--port", "0", "--quiet", "--no-demo", *args]
+        # Memory only (--data none): tests share no state through a data folder.
+        data = [] if "--data" in args else ["--data", "none"]
+        self.args: List[str] = [server_binary(), "--port", "0", "--quiet", "--no-demo", *data, *args]
         self.env = {**os.environ, **(env or {})}
         self.port = 0
         self._out = tempfile.TemporaryFile()

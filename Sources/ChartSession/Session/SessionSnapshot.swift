@@ -1,0 +1,119 @@
+/// A session's whole state at one log position: its spec (as defined and patched), the
+/// shared view, the generators' progress and clock, and every series' points as float64
+/// columns. Restoring it and applying the inputs logged after it gives the state the
+/// session had (docs/persistence.md). Independent views, hovers and glides in flight
+/// are not part of it.
+public struct SessionSnapshot: Sendable {
+    public struct GeneratorProgress: Equatable, Sendable {
+        public var series: String
+        public var emitted: Int
+        public var random: UInt64
+        public var walk: Double
+    }
+    public struct SeriesColumns: Sendable {
+        public var id: String
+        /// x, then the values in the order of the kind's value fields.
+        public var columns: [[Double]]
+        public init(id: String, columns: [[Double]]) { self.id = id; self.columns = columns }
+    }
+    /// Where a series' points are in a store's chunks: `count` points from key `first`.
+    public struct SeriesRange: Equatable, Sendable {
+        public var id: String
+        public var first: Int
+        public var count: Int
+        public init(id: String, first: Int, count: Int) { self.id = id; self.first = first; self.count = count }
+    }
+    public var spec: JSONValue
+    public var view: SharedViewState
+    public var clockElapsed: Double?
+    public var startUnixTime: Double
+    public var generators: [GeneratorProgress]
+    /// The points (empty in a stored state: its chunks hold them, `ranges` says where).
+    public var series: [SeriesColumns]
+    public var ranges: [SeriesRange] = []
+}
+
+/// A series' run of points (`XYData.lineage`) and its sequence numbers, for a store
+/// that writes only what changed since its last snapshot.
+public struct SeriesRun: Equatable, Sendable {
+    public var id: String
+    public var lineage: UInt64
+    public var firstSequence: Int
+    public var endSequence: Int
+}
+
+extension Session {
+    /// The session's state now (nil: it was built in Swift and has no spec), with every
+    /// series' points when `points`.
+    public func snapshot(points: Bool = true) -> SessionSnapshot? {
+        guard let spec = specJSON else { return nil }
+        finishRendering()
+        return SessionSnapshot(
+            spec: spec, view: chart.sharedViewState, clockElapsed: clockElapsed, startUnixTime: startUnixTime,
+            generators: chart.series.compactMap { s in
+                s.generator.map { g in
+                    let p = g.progress
+                    return .init(series: s.id, emitted: p.emitted, random: p.random, walk: p.walk)
+                }
+            },
+            series: !points ? [] : chart.series.map { s in
+                .init(id: s.id, columns: columns(series: s.id, sequences: s.data.firstSequence..<s.data.endSequence))
+            })
+    }
+
+    /// Each series' run of points.
+    public var seriesRuns: [SeriesRun] {
+        chart.series.map { SeriesRun(id: $0.id, lineage: $0.data.lineage, firstSequence: $0.data.firstSequence, endSequence: $0.data.endSequence) }
+    }
+
+    /// The points of series `id` with these sequence numbers (live ones): x, then each
+    /// value field.
+    public func columns(series id: String, sequences: Range<Int>) -> [[Double]] {
+        guard let i = chart.seriesIndex(id) else { return [] }
+        let s = chart.series[i]
+        let lo = max(sequences.lowerBound, s.data.firstSequence) - s.data.firstSequence
+        let hi = min(sequences.upperBound, s.data.endSequence) - s.data.firstSequence
+        let indices = lo..<max(lo, hi)
+        func copy(_ d: XYData, x: Bool) -> [Double] {
+            var out: [Double] = []
+            out.reserveCapacity(indices.count)
+            d.withStretches(indices) { a, b in out += x ? a : b }
+            return out
+        }
+        return [copy(s.data, x: true)] + s.kind.valueFields.map { f in s.values(f).map { copy($0, x: false) } ?? [] }
+    }
+
+    /// Takes a snapshot's data, view, generators and clock into a session made from its
+    /// spec. Series are matched by id (and must take as many values); others keep what
+    /// the spec gave them. Returns the ids of the series whose points were taken.
+    @discardableResult
+    public func restore(_ snapshot: SessionSnapshot, view: Bool = true) -> [String] {
+        finishRendering()
+        var taken: [String] = []
+        chart.suspendUpdates {
+            for stored in snapshot.series {
+                guard let i = chart.seriesIndex(stored.id) else { continue }
+                let width = chart.series[i].kind.valueFields.count + 1
+                // (No columns: a series stored empty.)
+                let columns = stored.columns.isEmpty ? [[Double]](repeating: [], count: width) : stored.columns
+                guard columns.count == width else { continue }
+                do {
+                    try chart.change(seriesId: stored.id) { (s: inout Series) throws(AppendError) in
+                        try s.replaceAll(xs: columns[0], values: Array(columns.dropFirst()))
+                    }
+                    taken.append(stored.id)
+                } catch { continue }
+            }
+            for g in snapshot.generators {
+                guard let i = chart.seriesIndex(g.series), chart.series[i].generator != nil else { continue }
+                chart.withSeries(i) { $0.generator!.progress = (g.emitted, g.random, g.walk) }
+            }
+            if view { chart.restoreViewState(snapshot.view) }
+        }
+        clockElapsed = snapshot.clockElapsed
+        startUnixTime = snapshot.startUnixTime
+        startTime = nil
+        loggedView = chart.sharedViewState
+        return taken
+    }
+}

@@ -1,0 +1,269 @@
+import CSQLite
+import ChartStore
+import Foundation
+
+/// The embedded store: one SQLite database in WAL mode in the data folder
+/// (docs/persistence.md). Tables:
+///
+/// - `sessions(id, origin, spec)`: each session's spec as JSON text and where it came
+///   from (`config` or `runtime`);
+/// - `log(session, seq, kind, payload)`: the inputs after the latest snapshot;
+/// - `snapshots(session, seq, state)`: the latest snapshot's state (spec, view, clock);
+/// - `chunks(session, series, first, x, v0...v3)`: the snapshot's points as float64
+///   column chunks of up to `chunkPoints` points, never a row per point.
+///
+/// `commit` writes every buffered write in one transaction; `synchronous` (the `--fsync`
+/// mode) decides when SQLite syncs it to disk.
+public final class SQLiteStore: BufferedStore, SessionStore {
+    public enum Sync: String, CaseIterable, Sendable {
+        /// `synchronous=FULL`: the WAL is synced at every commit. Survives a process
+        /// crash, an OS crash and a power loss.
+        case always
+        /// `synchronous=NORMAL`: synced at checkpoints only. Survives a process crash; an
+        /// OS crash or power loss may lose the last commits (never corrupts).
+        case batch
+        /// `synchronous=OFF`: never synced. Survives a process crash only; an OS crash or
+        /// power loss may lose commits or damage the database.
+        case off
+        var pragma: String {
+            switch self { case .always: "FULL"; case .batch: "NORMAL"; case .off: "OFF" }
+        }
+    }
+
+    public static let fileName = "chartwire.sqlite"
+    /// Points per stored chunk.
+    public static let chunkPoints = 65_536
+    public let path: String
+    private var db: OpaquePointer?
+    private var lockFD: Int32 = -1
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (creating when absent) the database in `folder`. Errors name the file and
+    /// the fix, for the one line start-up prints.
+    public init(folder: String, sync: Sync) throws(StoreError) {
+        path = folder + "/" + Self.fileName
+        super.init()
+        var isDir: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDir) {
+            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+                throw StoreError("cannot create the data folder \(folder): \(error.localizedDescription); create it, or pass --data DIR or --data none")
+            }
+        } else if !isDir.boolValue {
+            throw StoreError("the data folder \(folder) is a file, not a folder; pass --data DIR or --data none")
+        }
+        // One server per data folder: a second one would interleave its logs with ours.
+        let lockPath = folder + "/chartwire.lock"
+        lockFD = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockFD >= 0 else {
+            throw StoreError("cannot open \(lockPath): \(String(cString: strerror(errno))); make the data folder writable, or pass --data DIR")
+        }
+        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockFD); lockFD = -1
+            throw StoreError("\(lockPath): another server uses this data folder; stop it, or pass another --data DIR")
+        }
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            throw StoreError("cannot open \(path): \(message); check the folder's permissions, or pass --data DIR")
+        }
+        do {
+            // Large pages for large blobs (chunks of 512 kB a column, batches of megabytes):
+            // a quarter of the per-page work of the default. Takes effect on a new database.
+            try exec("PRAGMA page_size=65536")
+            try exec("PRAGMA journal_mode=WAL")
+            try exec("PRAGMA mmap_size=\(1 << 30)")
+            // Checkpoint every 16 MB of WAL (pages are 64 kB).
+            try exec("PRAGMA wal_autocheckpoint=256")
+            try exec("PRAGMA synchronous=\(sync.pragma)")
+            // The WAL file shrinks back to this after a checkpoint (a large commit grows it).
+            try exec("PRAGMA journal_size_limit=\(8 << 20)")
+            try exec("""
+                CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, origin TEXT NOT NULL, spec BLOB NOT NULL, position INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS log(session TEXT NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, payload BLOB NOT NULL,
+                                               PRIMARY KEY(session, seq));
+                CREATE TABLE IF NOT EXISTS snapshots(session TEXT PRIMARY KEY, seq INTEGER NOT NULL, state BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS chunks(session TEXT NOT NULL, series TEXT NOT NULL, first INTEGER NOT NULL,
+                                                  x BLOB NOT NULL, v0 BLOB, v1 BLOB, v2 BLOB, v3 BLOB,
+                                                  PRIMARY KEY(session, series, first));
+                """)
+        } catch {
+            throw StoreError("\(path) is damaged or not a ChartWire database (\(error.message)); move it aside (or restore a backup) and start again, or pass --data none")
+        }
+    }
+
+    deinit {
+        for s in statements.values { sqlite3_finalize(s) }
+        sqlite3_close_v2(db)
+        if lockFD >= 0 { close(lockFD) }
+    }
+
+    // MARK: Reading
+
+    public func loadAll() throws(StoreError) -> [StoredSession] {
+        do {
+            var sessions: [StoredSession] = []
+            try query("SELECT id, origin, spec FROM sessions ORDER BY position") { s in
+                let origin = SessionOrigin(rawValue: text(s, 1)) ?? .runtime
+                sessions.append(StoredSession(id: text(s, 0), origin: origin, spec: blob(s, 2), snapshot: nil, log: []))
+            }
+            var index: [String: Int] = [:]
+            for (i, s) in sessions.enumerated() { index[s.id] = i }
+            try query("SELECT session, seq, state FROM snapshots") { s in
+                guard let i = index[text(s, 0)] else { return }
+                sessions[i].snapshot = StoredSnapshot(seq: sqlite3_column_int64(s, 1), state: blob(s, 2), chunks: [])
+            }
+            try query("SELECT session, series, first, x, v0, v1, v2, v3 FROM chunks ORDER BY session, series, first") { s in
+                guard let i = index[text(s, 0)], sessions[i].snapshot != nil else { return }
+                var columns = [blob(s, 3)]
+                for c in 4...7 where sqlite3_column_type(s, Int32(c)) != SQLITE_NULL { columns.append(blob(s, Int32(c))) }
+                sessions[i].snapshot!.chunks.append(StoredChunk(series: text(s, 1), first: Int(sqlite3_column_int64(s, 2)), columns: columns))
+            }
+            try query("SELECT session, seq, kind, payload FROM log ORDER BY session, seq") { s in
+                guard let i = index[text(s, 0)] else { return }
+                let seq = sqlite3_column_int64(s, 1)
+                if let snap = sessions[i].snapshot, seq <= snap.seq { return }
+                sessions[i].log.append(StoredEntry(seq: seq, kind: UInt8(truncatingIfNeeded: sqlite3_column_int(s, 2)), payload: blob(s, 3)))
+            }
+            noteLoaded(sessions)
+            return sessions
+        } catch {
+            throw StoreError("\(path) is damaged (\(error.message)); move it aside (or restore a backup) and start again, or pass --data none")
+        }
+    }
+
+    // MARK: Writing
+
+    public func commit() throws(StoreError) {
+        guard !pending.isEmpty else { return }
+        let writes = pending
+        pending = []
+        do {
+            try exec("BEGIN IMMEDIATE")
+            for w in writes {
+                switch w {
+                case let .define(id, origin, spec):
+                    try run("DELETE FROM log WHERE session=?1", id)
+                    try run("DELETE FROM snapshots WHERE session=?1", id)
+                    try run("DELETE FROM chunks WHERE session=?1", id)
+                    try run("""
+                        INSERT INTO sessions(id, origin, spec, position) VALUES(?1, ?2, ?3, (SELECT coalesce(max(position), 0) + 1 FROM sessions))
+                        ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, spec=excluded.spec
+                        """, id, origin.rawValue, spec)
+                case let .append(id, seq, kind, payload):
+                    try run("INSERT INTO log(session, seq, kind, payload) VALUES(?1, ?2, ?3, ?4)", id, seq, Int64(kind), payload)
+                case let .remove(id):
+                    for table in ["log", "snapshots", "chunks"] { try run("DELETE FROM \(table) WHERE session=?1", id) }
+                    try run("DELETE FROM sessions WHERE id=?1", id)
+                case let .snapshot(id, seq, state, writes):
+                    for series in writes.clear { try run("DELETE FROM chunks WHERE session=?1 AND series=?2", id, series) }
+                    // A FIFO series' evicted points leave the disk with the chunks that held them.
+                    for (series, key) in writes.evict.sorted(by: { $0.key < $1.key }) {
+                        try run("DELETE FROM chunks WHERE session=?1 AND series=?2 AND first + length(x) / 8 <= ?3", id, series, Int64(key))
+                    }
+                    for c in writes.add {
+                        var args: [SQLValue] = [.text(id), .text(c.series), .int(Int64(c.first))]
+                        for k in 0..<5 { args.append(k < c.columns.count ? .blob(c.columns[k]) : .null) }
+                        try runValues("INSERT OR REPLACE INTO chunks(session, series, first, x, v0, v1, v2, v3) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", args)
+                    }
+                    try run("INSERT INTO snapshots(session, seq, state) VALUES(?1, ?2, ?3) ON CONFLICT(session) DO UPDATE SET seq=excluded.seq, state=excluded.state",
+                            id, seq, state)
+                    try run("DELETE FROM log WHERE session=?1 AND seq<=?2", id, seq)
+                }
+            }
+            try exec("COMMIT")
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw StoreError("\(path): \(error.message)")
+        }
+    }
+
+    /// Bytes of the database and its WAL on disk.
+    public var fileBytes: Int {
+        [path, path + "-wal"].reduce(0) { total, p in
+            total + ((try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0)
+        }
+    }
+
+    // MARK: SQLite
+
+    struct SQLError: Error { let message: String }
+    enum SQLValue { case int(Int64), text(String), blob([UInt8]), null }
+
+    private func exec(_ sql: String) throws(SQLError) {
+        var err: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &err) == SQLITE_OK else {
+            let message = err.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
+            sqlite3_free(err)
+            throw SQLError(message: message)
+        }
+    }
+
+    private func prepared(_ sql: String) throws(SQLError) -> OpaquePointer {
+        if let s = statements[sql] { return s }
+        var s: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &s, nil) == SQLITE_OK, let s else {
+            throw SQLError(message: String(cString: sqlite3_errmsg(db)))
+        }
+        statements[sql] = s
+        return s
+    }
+
+    private func bind(_ s: OpaquePointer, _ args: [SQLValue]) {
+        sqlite3_reset(s)
+        sqlite3_clear_bindings(s)
+        for (i, a) in args.enumerated() {
+            let k = Int32(i + 1)
+            switch a {
+            case let .int(v): sqlite3_bind_int64(s, k, v)
+            case let .text(t): sqlite3_bind_text(s, k, t, -1, cw_sqlite_transient())
+            case let .blob(b): b.withUnsafeBytes { _ = sqlite3_bind_blob64(s, k, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count), cw_sqlite_transient()) }
+            case .null: sqlite3_bind_null(s, k)
+            }
+        }
+    }
+
+    private func runValues(_ sql: String, _ args: [SQLValue]) throws(SQLError) {
+        let s = try prepared(sql)
+        bind(s, args)
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_DONE else { throw SQLError(message: String(cString: sqlite3_errmsg(db))) }
+    }
+
+    private func run(_ sql: String, _ args: Any...) throws(SQLError) {
+        try runValues(sql, args.map { a -> SQLValue in
+            switch a {
+            case let v as Int64: return .int(v)
+            case let v as String: return .text(v)
+            case let v as [UInt8]: return .blob(v)
+            default: return .null
+            }
+        })
+    }
+
+    private func query(_ sql: String, _ row: (OpaquePointer) throws(SQLError) -> Void) throws(SQLError) {
+        let s = try prepared(sql)
+        sqlite3_reset(s)
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else {
+                let message = String(cString: sqlite3_errmsg(db))
+                sqlite3_reset(s)
+                throw SQLError(message: message)
+            }
+            try row(s)
+        }
+        sqlite3_reset(s)
+    }
+}
+
+private func text(_ s: OpaquePointer, _ i: Int32) -> String {
+    guard let p = sqlite3_column_text(s, i) else { return "" }
+    return String(cString: p)
+}
+
+private func blob(_ s: OpaquePointer, _ i: Int32) -> [UInt8] {
+    let n = Int(sqlite3_column_bytes(s, i))
+    guard n > 0, let p = sqlite3_column_blob(s, i) else { return [] }
+    return [UInt8](UnsafeRawBufferPointer(start: p, count: n))
+}

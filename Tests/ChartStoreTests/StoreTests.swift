@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import ChartStore
+import SQLiteStore
+
+/// The stores keep what was committed, in order, and nothing else.
+@Suite struct StoreTests {
+    func folder() -> String {
+        let dir = NSTemporaryDirectory() + "chartwire-store-\(UUID().uuidString)"
+        return dir
+    }
+
+    /// Drives a store through every write, then reads it back as a restart would.
+    func exercise(_ store: any SessionStore) throws -> [StoredSession] {
+        store.define("a", origin: .runtime, spec: Array(#"{"id":"a"}"#.utf8))
+        store.append("a", kind: 4, payload: [4, 1])
+        store.append("a", kind: 4, payload: [4, 2])
+        store.append("a", kind: 4, payload: [4, 9])
+        store.withdrawLast("a")  // refused: never committed
+        store.define("b", origin: .config, spec: Array(#"{"id":"b"}"#.utf8))
+        store.append("b", kind: 2, payload: [2])
+        try store.commit()
+        #expect(!store.hasPending)
+        store.append("a", kind: 4, payload: [4, 3])
+        let x = [UInt8](repeating: 7, count: 16), y = [UInt8](repeating: 8, count: 16)
+        store.snapshot("a", state: [9], chunks: ChunkWrites(add: [StoredChunk(series: "s", first: 0, columns: [x, y]),
+                                                                  StoredChunk(series: "gone", first: 0, columns: [x])]))
+        // The next snapshot: a FIFO evicted key 0 and 1 (the first chunk goes whole), a
+        // series went, new points came.
+        store.snapshot("a", state: [1, 2, 3], chunks: ChunkWrites(clear: ["gone"], evict: ["s": 3],
+                                                                 add: [StoredChunk(series: "s", first: 2, columns: [x, y]),
+                                                                       StoredChunk(series: "s", first: 4, columns: [x, y])]))
+        store.append("a", kind: 4, payload: [4, 4])
+        store.define("c", origin: .runtime, spec: [1])
+        store.remove("c")
+        try store.commit()
+        #expect(store.usage("a").logEntries == 1 && store.usage("a").snapshotBytes == 3 + 64)
+        return try store.loadAll()
+    }
+
+    func check(_ loaded: [StoredSession]) {
+        #expect(loaded.map(\.id) == ["a", "b"])
+        let a = loaded[0]
+        #expect(a.origin == .runtime && a.spec == Array(#"{"id":"a"}"#.utf8))
+        #expect(a.snapshot?.seq == 3 && a.snapshot?.state == [1, 2, 3])
+        #expect(a.snapshot?.chunks.map(\.first) == [2, 4] && a.snapshot?.chunks.allSatisfy { $0.series == "s" && $0.columns.count == 2 } == true)
+        #expect(a.log == [StoredEntry(seq: 4, kind: 4, payload: [4, 4])], "the log after the snapshot, withdrawn input gone")
+        #expect(loaded[1].origin == .config && loaded[1].log.map(\.payload) == [[2]])
+    }
+
+    @Test func memoryStoreKeepsWhatWasCommitted() throws {
+        let store = MemoryStore()
+        check(try exercise(store))
+        store.append("a", kind: 4, payload: [4, 5])
+        store.crash()
+        check(try store.loadAll())
+    }
+
+    @Test func sqliteStoreKeepsWhatWasCommittedAcrossReopening() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let store = try SQLiteStore(folder: dir, sync: .always)
+            check(try exercise(store))
+            // Not committed: lost with the process.
+            store.append("a", kind: 4, payload: [4, 5])
+        }
+        let reopened = try SQLiteStore(folder: dir, sync: .batch)
+        let loaded = try reopened.loadAll()
+        check(loaded)
+        // Sequence numbers go on after the stored ones.
+        reopened.append("a", kind: 4, payload: [4, 6])
+        try reopened.commit()
+        #expect(try reopened.loadAll()[0].log.map(\.seq) == [4, 5])
+    }
+
+    @Test func oneServerPerFolderAndDamagedFilesAreNamed() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try SQLiteStore(folder: dir, sync: .always)
+        #expect(throws: StoreError.self) { _ = try SQLiteStore(folder: dir, sync: .always) }
+        _ = first
+
+        let damaged = folder()
+        defer { try? FileManager.default.removeItem(atPath: damaged) }
+        try FileManager.default.createDirectory(atPath: damaged, withIntermediateDirectories: true)
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: damaged + "/" + SQLiteStore.fileName))
+        do {
+            _ = try SQLiteStore(folder: damaged, sync: .always)
+            Issue.record("a damaged database opened")
+        } catch {
+            #expect(error.message.contains(SQLiteStore.fileName) && error.message.contains("move it aside"))
+        }
+    }
+}

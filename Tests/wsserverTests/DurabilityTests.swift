@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import ChartSession
+import ChartStore
+import LayoutEngine
+import TestSupport
+@testable import ChartWireServer
+
+/// The server's side of the store: routes log through the one door, snapshots write
+/// only what changed, and a restart rebuilds what was committed.
+@Suite struct DurabilityTests {
+    static let spec = #"{"id": "f", "chart": {"series": [{"id": "fifo", "capacity": 150000}, {"id": "grow"}]}}"#
+
+    func make(_ spec: SessionSpec) -> Session { spec.makeSession(measurer: TestFonts.measurer) }
+
+    func server(_ store: MemoryStore) throws -> (SessionHub, Router, Durability) {
+        let hub = SessionHub()
+        let d = Durability(store: store)
+        try d.restore(into: hub, configured: []) { make($0) }
+        hub.journal = d
+        var router = Router(hub: hub, webDir: "/nonexistent", fonts: [:], measurer: TestFonts.measurer)
+        router.durability = d
+        return (hub, router, d)
+    }
+
+    func post(_ r: Router, _ path: String, _ body: String, method: String = "POST") -> HTTPResponse {
+        r.handle(HTTPRequest(method: method, path: path, query: [:], body: Array(body.utf8)))
+    }
+
+    func append(_ r: Router, _ series: String, from: Int, count: Int) {
+        let xs = (from..<from + count).map(Double.init)
+        var body = Array("CWA1".utf8)
+        withUnsafeBytes(of: UInt32(count).littleEndian) { body += $0 }
+        for v in xs + xs.map({ $0 * 2 }) { withUnsafeBytes(of: v.bitPattern.littleEndian) { body += $0 } }
+        let res = r.handle(HTTPRequest(method: "POST", path: "/api/sessions/f/series/\(series)/append", query: [:], body: body))
+        #expect(res.status == 200)
+    }
+
+    @Test func snapshotsAddOnlyNewChunksAndDropEvictedOnes() throws {
+        let store = MemoryStore()
+        let (hub, router, d) = try server(store)
+        #expect(post(router, "/api/sessions", Self.spec).status == 201)
+        append(router, "fifo", from: 0, count: 100_000)
+        append(router, "grow", from: 0, count: 70_000)
+        d.snapshot(hub.session("f")!)
+        d.commitIfPending()
+        let first = try #require(store.committed["f"]?.snapshot)
+        #expect(first.chunks.map(\.points).reduce(0, +) == 170_000 && store.committed["f"]?.log.isEmpty == true)
+
+        // 150,000 more: the FIFO keeps 150,000 and its first chunk (65,536 points) is all evicted.
+        append(router, "fifo", from: 100_000, count: 150_000)
+        append(router, "grow", from: 70_000, count: 10)
+        d.snapshot(hub.session("f")!)
+        d.commitIfPending()
+        let second = try #require(store.committed["f"]?.snapshot)
+        let fifo = second.chunks.filter { $0.series == "fifo" }
+        // (The first snapshot's two chunks held keys 0..<100,000: both evicted, both gone.)
+        #expect(fifo.first?.first == 100_000, "the evicted chunks left the store")
+        #expect(fifo.map(\.points).reduce(0, +) == 150_000, "the store follows the capacity")
+        // The chunks of the first snapshot are kept as they were: only new points were written.
+        let grow = second.chunks.filter { $0.series == "grow" }
+        #expect(grow.map(\.first) == [0, 65_536, 70_000] && grow.prefix(2) == first.chunks.filter { $0.series == "grow" }[...])
+
+        // A change other than an append rewrites that series whole.
+        #expect(post(router, "/api/sessions/f/series/grow/removeFirst", #"{"count": 5}"#).status == 200)
+        append(router, "fifo", from: 250_000, count: 3)
+        let before = try #require(hub.session("f")?.liveSpec(includeData: true))
+        d.snapshot(hub.session("f")!)
+        append(router, "fifo", from: 250_003, count: 2)  // in the log after the snapshot
+        d.commitIfPending()
+        #expect(store.committed["f"]?.snapshot?.chunks.filter { $0.series == "grow" }.map(\.first) == [0, 65_536])
+
+        // Restarted: the same points, and the next snapshot goes on incrementally.
+        store.crash()
+        let (hub2, router2, d2) = try server(store)
+        let after = try #require(hub2.session("f")?.liveSpec(includeData: true))
+        #expect(after["chart"]?["series"]?.arrayValue?[1] == before["chart"]?["series"]?.arrayValue?[1])
+        let fifoAfter = after["chart"]?["series"]?.arrayValue?[0]["data"]?["x"]?.arrayValue
+        #expect(fifoAfter?.count == 150_000 && fifoAfter?.last == .int(250_004))
+        append(router2, "fifo", from: 250_005, count: 1)
+        d2.snapshot(hub2.session("f")!)
+        d2.commitIfPending()
+        let third = try #require(store.committed["f"]?.snapshot)
+        #expect(third.chunks.filter { $0.series == "grow" }.map(\.first) == [0, 65_536], "an unchanged run is not rewritten after a restart")
+    }
+
+    @Test func refusedChangesAreNotLoggedAndDeletesForgetTheSession() throws {
+        let store = MemoryStore()
+        let (hub, router, d) = try server(store)
+        #expect(post(router, "/api/sessions", Self.spec).status == 201)
+        #expect(post(router, "/api/sessions/f/series/grow/append", #"{"x": [1, 2], "y": [1]}"#).status == 400)
+        #expect(post(router, "/api/sessions/f", #"{"chart": {"series": [{"id": "grow", "type": "nope"}]}}"#, method: "PATCH").status == 400)
+        #expect(post(router, "/api/sessions/f", #"{"title": "ok"}"#, method: "PATCH").status == 200)
+        d.commitIfPending()
+        #expect(store.committed["f"]?.log.map(\.kind) == [SessionCodec.kind(.patch(.null))])
+        #expect(post(router, "/api/sessions/f", "", method: "DELETE").status == 200)
+        d.commitIfPending()
+        #expect(store.committed.isEmpty && hub.sessions.isEmpty)
+    }
+}
