@@ -77,7 +77,7 @@ extension LWSServer {
             ex.sent += chunk
             // A reader that takes the answer, however slowly, keeps the connection;
             // one that stops reading for `timeout_secs` loses it.
-            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 10)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.idleTimeoutS)
             if !last { lws_callback_on_writable(wsi); return 0 }
             exchanges[wsi] = nil
             if ex.closeAfter { return -1 }
@@ -751,13 +751,15 @@ extension LWSServer {
     enum Admission { case accept, drop, close }
 
     /// A viewer's message against its rate (a token bucket of `messageBurst` refilled at
-    /// `messagesPerSecond`): past it the message is dropped and the first one dropped is
-    /// answered `rate_limited`; a viewer that keeps on for another burst is closed (1008).
+    /// `messagesPerSecond`, both per chart: a dashboard acknowledges each chart's frames):
+    /// past it the message is dropped and the first one dropped is answered
+    /// `rate_limited`; a viewer that keeps on for another burst is closed (1008).
     func admit(_ client: WSClient) -> Admission {
         let now = ProcessInfo.processInfo.systemUptime
-        let burst = Double(limits.messageBurst)
+        let charts = Double(client.cells.count)
+        let burst = Double(limits.messageBurst) * charts
         if client.tokens < 0 { client.tokens = burst }
-        client.tokens = min(burst, client.tokens + (now - client.refilled) * Double(limits.messagesPerSecond))
+        client.tokens = min(burst, client.tokens + (now - client.refilled) * Double(limits.messagesPerSecond) * charts)
         client.refilled = now
         if client.tokens >= 1 {
             client.tokens -= 1
@@ -766,7 +768,7 @@ extension LWSServer {
         }
         client.dropped += 1
         count("rateLimited")
-        if client.dropped > limits.messageBurst { return .close }
+        if Double(client.dropped) > burst { return .close }
         if client.dropped == 1, client.outbox.count < Self.maxOutbox {
             client.outbox.append(.text(.object([("type", "error"), ("code", "rate_limited"),
                 ("message", .string("more than \(limits.messagesPerSecond) messages a second; this one and those until the rate drops are ignored, and the connection closes if it goes on"))])))

@@ -26,6 +26,9 @@ final class LWSServer {
     /// Descriptors kept free beside the ones open at start (files the server opens,
     /// render threads' pipes).
     static let reservedDescriptors = 16
+    /// Seconds a connection may make no progress sending a body or reading an answer.
+    static let idleTimeoutS: Int32 = 10
+    nonisolated(unsafe) static let alpn = strdup("http/1.1")!
 
     /// State of HTTP exchanges and WebSocket viewers, by connection.
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
@@ -161,7 +164,7 @@ final class LWSServer {
         // request on it); a body stalled for timeout_secs is closed by lws, and one slower
         // than bodyTimeoutS in all by `sweepSlowBodies`.
         info.timeout_secs_ah_idle = UInt32(limits.headerTimeoutS)
-        info.timeout_secs = 10
+        info.timeout_secs = UInt32(Self.idleTimeoutS)
         // At the descriptor limit lws stops polling the listening socket (accept
         // modulation) once its own count reaches fd_limit_per_thread; leave room for the
         // descriptors the process holds besides connections, so accept never fails with
@@ -178,6 +181,9 @@ final class LWSServer {
             info.ssl_cert_filepath = UnsafePointer(tlsCertCString)
             info.ssl_private_key_filepath = UnsafePointer(tlsKeyCString)
             info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+            // HTTP/1.1 only: lws would offer h2 by ALPN, whose streams the server's
+            // head checks and WebSocket upgrades are not written for.
+            info.alpn = UnsafePointer(Self.alpn)
         }
         if !options.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
         info.user = Unmanaged.passUnretained(self).toOpaque()
