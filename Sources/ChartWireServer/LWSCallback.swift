@@ -88,7 +88,7 @@ extension LWSServer {
             // closed at once (a fixed 503 written first when not TLS).
             let fd = Int32(truncatingIfNeeded: Int(bitPattern: input))
             guard let address = Self.peerAddress(fd) else { return 0 }
-            if connectionsByAddress[address, default: 0] >= limits.connectionsPerAddress {
+            if connectionsByAddress[address, default: 0] >= netLimits.connectionsPerAddress {
                 count("connectionsPerAddress")
                 if access.scheme == "http" {
                     _ = Self.tooManyConnections.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
@@ -184,7 +184,7 @@ extension LWSServer {
                 // Closed (1008) at the next write; what it sends meanwhile is read and
                 // ignored, so the close is not lost to a reset.
                 count("rateLimitClosed")
-                log("ws closed: over \(limits.messagesPerSecond) messages a second")
+                log("ws closed: over \(netLimits.messagesPerSecond) messages a second")
                 client.closing = true
                 client.closeStatus = LWS_CLOSE_STATUS_POLICY_VIOLATION
                 client.outbox = []
@@ -420,7 +420,7 @@ extension LWSServer {
         p.batches += 1
         if p.overBudget {
             p.outbox.append(.object([("type", "error"), ("batch", .int(Int64(p.batches))), ("code", "overloaded"),
-                                     ("message", .string("the server holds \(limits.bodyBudgetMB) MiB of unfinished bodies and batches; nothing of this batch was stored, send it again later"))]))
+                                     ("message", .string("the server holds \(netLimits.bodyBudgetMB) MiB of unfinished bodies and batches; nothing of this batch was stored, send it again later"))]))
         } else {
             p.outbox.append(applyBatch(p))
         }
@@ -511,7 +511,7 @@ extension LWSServer {
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0
         }
         guard ok else { return -1 }
-        if ex.drainThenClose { draining[wsi] = ProcessInfo.processInfo.systemUptime + Double(limits.bodyTimeoutS) }
+        if ex.drainThenClose { draining[wsi] = ProcessInfo.processInfo.systemUptime + Double(netLimits.bodyTimeoutS) }
         if response.body.isEmpty || ex.method == "HEAD" {
             exchanges[wsi] = nil
             // A refusal closes (lws writes what it holds first): bytes after the head
@@ -660,13 +660,13 @@ extension LWSServer {
             count("badRequest")
             return .error(405, "method not supported")
         }
-        if targetLength(wsi, ex) > limits.maxURLBytes {
+        if targetLength(wsi, ex) > netLimits.maxURLBytes {
             count("uriTooLong")
-            return .error(414, "the request target is longer than \(limits.maxURLBytes) bytes")
+            return .error(414, "the request target is longer than \(netLimits.maxURLBytes) bytes")
         }
-        if headLength(wsi) > limits.maxHeadBytes {
+        if headLength(wsi) > netLimits.maxHeadBytes {
             count("headTooLarge")
-            return .error(431, "the request head is larger than \(limits.maxHeadBytes) bytes")
+            return .error(431, "the request head is larger than \(netLimits.maxHeadBytes) bytes")
         }
         let host = header(wsi, WSI_TOKEN_HOST)
         if headerOccurrences(wsi, WSI_TOKEN_HOST).count > 1 {
@@ -718,7 +718,7 @@ extension LWSServer {
             if bodyBytesInFlight + declared > bodyBudget {
                 count("bodyBudget")
                 ex.extraHeaders.append(("retry-after:", "1"))
-                return .error(503, "the server holds \(limits.bodyBudgetMB) MiB of request bodies in flight; try again shortly")
+                return .error(503, "the server holds \(netLimits.bodyBudgetMB) MiB of request bodies in flight; try again shortly")
             }
             ex.reserved = declared
             bodyBytesInFlight += declared
@@ -757,9 +757,9 @@ extension LWSServer {
     func admit(_ client: WSClient) -> Admission {
         let now = ProcessInfo.processInfo.systemUptime
         let charts = Double(client.cells.count)
-        let burst = Double(limits.messageBurst) * charts
+        let burst = Double(netLimits.messageBurst) * charts
         if client.tokens < 0 { client.tokens = burst }
-        client.tokens = min(burst, client.tokens + (now - client.refilled) * Double(limits.messagesPerSecond) * charts)
+        client.tokens = min(burst, client.tokens + (now - client.refilled) * Double(netLimits.messagesPerSecond) * charts)
         client.refilled = now
         if client.tokens >= 1 {
             client.tokens -= 1
@@ -771,7 +771,7 @@ extension LWSServer {
         if Double(client.dropped) > burst { return .close }
         if client.dropped == 1, client.outbox.count < Self.maxOutbox {
             client.outbox.append(.text(.object([("type", "error"), ("code", "rate_limited"),
-                ("message", .string("more than \(limits.messagesPerSecond) messages a second; this one and those until the rate drops are ignored, and the connection closes if it goes on"))])))
+                ("message", .string("more than \(netLimits.messagesPerSecond) messages a second; this one and those until the rate drops are ignored, and the connection closes if it goes on"))])))
         }
         return .drop
     }

@@ -22,8 +22,8 @@ struct Options: Equatable {
     /// PEM certificate chain and private key: serve https and wss.
     var tlsCert: String? = nil
     var tlsKey: String? = nil
-    /// Transport budgets and timeouts (`--limit NAME=VALUE`).
-    var limits = TransportLimits()
+    /// Transport budgets and timeouts (`--limit NAME=VALUE`, docs/security.md).
+    var transportLimits = TransportLimits()
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -111,8 +111,9 @@ struct Options: Equatable {
             case "--tls-cert": o.tlsCert = try value(arg)
             case "--tls-key": o.tlsKey = try value(arg)
             case "--limit":
+                // Transport limits (TransportLimits.handles); other names are refused here.
                 let v = try value(arg)
-                try o.limits.set(v)
+                try o.transportLimits.set(v)
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")
@@ -163,6 +164,12 @@ struct TransportLimits: Equatable {
         let d = TransportLimits()
         return table.map { "            \($0.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \($0.help) (default \(d[keyPath: $0.path]))" }
             .joined(separator: "\n")
+    }
+
+    /// Whether `NAME=VALUE` names one of these limits.
+    static func handles(_ assignment: String) -> Bool {
+        let name = assignment.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+        return table.contains { $0.name == name }
     }
 
     mutating func set(_ assignment: String) throws(Options.UsageError) {
