@@ -33,6 +33,9 @@ let package = Package(
         // Text shaping with HarfBuzz behind a small C API (bytes and code points in,
         // advances out), so no HarfBuzz type reaches Swift.
         .target(name: "CShaping", dependencies: ["CHarfBuzz"]),
+        // WebSocket client-frame masking, which libwebsockets does not check: follows
+        // frame headers in what lws receives (a recv() wrapper) for the server to ask.
+        .target(name: "CWireGuard"),
 
         // Pure, deterministic values: ranges, ticks, text measurement, measure/layout.
         .target(name: "LayoutEngine"),
@@ -48,7 +51,7 @@ let package = Package(
         // the server's C interop lives here (and in the C targets).
         .target(
             name: "ChartWireServer",
-            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson"]
+            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CWireGuard"]
         ),
         // The command-line server (INTERFACE.md). It allocates with jemalloc: a view-frame
         // makes and frees many small values on two threads, and glibc's malloc took a

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import CWireGuard
 import ChartSession
 import Foundation
 
@@ -143,6 +144,8 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_ESTABLISHED:
+            // Follow its frame headers for the mask bit lws does not check (plain TCP).
+            if access.scheme == "http" { cw_ws_track(lws_get_socket_fd(wsi)) }
             if isPublisher(wsi) {
                 guard let (session, series) = publishTarget(wsi) else { return -1 }
                 publishers[wsi] = Publisher(session: session, series: series)
@@ -169,6 +172,13 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_RECEIVE:
+            // RFC 6455 5.1: a client frame without a mask fails the connection (1002).
+            if cw_ws_unmasked(lws_get_socket_fd(wsi)) != 0 {
+                count("wsUnmasked")
+                var why = Array("client frames must be masked".utf8)
+                lws_close_reason(wsi, LWS_CLOSE_STATUS_PROTOCOL_ERR, &why, why.count)
+                return -1
+            }
             if let p = publishers[wsi] { return receivePublisher(wsi, p, input: input, len: len) }
             guard let client = clients[wsi] else { return -1 }
             if client.closing { return 0 }
@@ -260,6 +270,7 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_CLOSED:
+            cw_ws_untrack(lws_get_socket_fd(wsi))
             if let p = publishers.removeValue(forKey: wsi) {
                 log("publisher close \(p.session.id)/\(p.series) after \(p.batches) batches")
             }
