@@ -46,6 +46,9 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // WebSocket client-frame masking, which libwebsockets does not check: follows
+        // frame headers in what lws receives (a recv() wrapper) for the server to ask.
+        .target(name: "CWireGuard"),
 
         // Pure, deterministic values: ranges, ticks, text measurement, measure/layout.
         .target(name: "LayoutEngine"),
@@ -67,7 +70,7 @@ let package = Package(
         // the server's C interop lives here (and in the C targets).
         .target(
             name: "ChartWireServer",
-            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib",
+            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib", "CWireGuard",
                            "ChartStore", "SQLiteStore"]
         ),
         // The command-line server (INTERFACE.md). It allocates with jemalloc: a view-frame

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import CWireGuard
 import ChartSession
 import Foundation
 
@@ -80,7 +81,7 @@ extension LWSServer {
             ex.sent += chunk
             // A reader that takes the answer, however slowly, keeps the connection;
             // one that stops reading for `timeout_secs` loses it.
-            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 10)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.idleTimeoutS)
             if !last { lws_callback_on_writable(wsi); return 0 }
             exchanges[wsi] = nil
             if ex.closeAfter { return -1 }
@@ -91,7 +92,7 @@ extension LWSServer {
             // closed at once (a fixed 503 written first when not TLS).
             let fd = Int32(truncatingIfNeeded: Int(bitPattern: input))
             guard let address = Self.peerAddress(fd) else { return 0 }
-            if connectionsByAddress[address, default: 0] >= limits.connectionsPerAddress {
+            if connectionsByAddress[address, default: 0] >= netLimits.connectionsPerAddress {
                 count("connectionsPerAddress")
                 if access.scheme == "http" {
                     _ = Self.tooManyConnections.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
@@ -150,6 +151,8 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_ESTABLISHED:
+            // Follow its frame headers for the mask bit lws does not check (plain TCP).
+            if access.scheme == "http" { cw_ws_track(lws_get_socket_fd(wsi)) }
             if isPublisher(wsi) {
                 guard let (session, series) = publishTarget(wsi) else { return -1 }
                 publishers[wsi] = Publisher(session: session, series: series)
@@ -176,6 +179,13 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_RECEIVE:
+            // RFC 6455 5.1: a client frame without a mask fails the connection (1002).
+            if cw_ws_unmasked(lws_get_socket_fd(wsi)) != 0 {
+                count("wsUnmasked")
+                var why = Array("client frames must be masked".utf8)
+                lws_close_reason(wsi, LWS_CLOSE_STATUS_PROTOCOL_ERR, &why, why.count)
+                return -1
+            }
             if let p = publishers[wsi] { return receivePublisher(wsi, p, input: input, len: len) }
             guard let client = clients[wsi] else { return -1 }
             if client.closing { return 0 }
@@ -191,7 +201,7 @@ extension LWSServer {
                 // Closed (1008) at the next write; what it sends meanwhile is read and
                 // ignored, so the close is not lost to a reset.
                 count("rateLimitClosed")
-                log(.warn, "ws-rate-limit", "closed: over \(limits.messagesPerSecond) messages a second", key: "ws-rate-limit")
+                log(.warn, "ws-rate-limit", "closed: over \(netLimits.messagesPerSecond) messages a second", key: "ws-rate-limit")
                 client.closing = true
                 client.closeStatus = LWS_CLOSE_STATUS_POLICY_VIOLATION
                 client.outbox = []
@@ -270,6 +280,7 @@ extension LWSServer {
             return 0
 
         case LWS_CALLBACK_CLOSED:
+            cw_ws_untrack(lws_get_socket_fd(wsi))
             if let p = publishers.removeValue(forKey: wsi) {
                 log(.info, "publisher_close", "publisher of \(p.session.id)/\(p.series) after \(p.batches) batches", [("session", p.session.id), ("series", p.series)])
             }
@@ -432,7 +443,7 @@ extension LWSServer {
         p.batches += 1
         if p.overBudget {
             p.outbox.append(.object([("type", "error"), ("batch", .int(Int64(p.batches))), ("code", "overloaded"),
-                                     ("message", .string("the server holds \(limits.bodyBudgetMB) MiB of unfinished bodies and batches; nothing of this batch was stored, send it again later"))]))
+                                     ("message", .string("the server holds \(netLimits.bodyBudgetMB) MiB of unfinished bodies and batches; nothing of this batch was stored, send it again later"))]))
         } else {
             let ack = applyBatch(p)
             if case let .int(n)? = ack["accepted"] { router.metrics.points[.publisher, default: 0] += Int(n) }
@@ -539,7 +550,7 @@ extension LWSServer {
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0
         }
         guard ok else { return -1 }
-        if ex.drainThenClose { draining[wsi] = ProcessInfo.processInfo.systemUptime + Double(limits.bodyTimeoutS) }
+        if ex.drainThenClose { draining[wsi] = ProcessInfo.processInfo.systemUptime + Double(netLimits.bodyTimeoutS) }
         if response.body.isEmpty || ex.method == "HEAD" {
             exchanges[wsi] = nil
             // A refusal closes (lws writes what it holds first): bytes after the head
@@ -688,13 +699,13 @@ extension LWSServer {
             count("badRequest")
             return .error(405, "method not supported")
         }
-        if targetLength(wsi, ex) > limits.maxURLBytes {
+        if targetLength(wsi, ex) > netLimits.maxURLBytes {
             count("uriTooLong")
-            return .error(414, "the request target is longer than \(limits.maxURLBytes) bytes")
+            return .error(414, "the request target is longer than \(netLimits.maxURLBytes) bytes")
         }
-        if headLength(wsi) > limits.maxHeadBytes {
+        if headLength(wsi) > netLimits.maxHeadBytes {
             count("headTooLarge")
-            return .error(431, "the request head is larger than \(limits.maxHeadBytes) bytes")
+            return .error(431, "the request head is larger than \(netLimits.maxHeadBytes) bytes")
         }
         let host = header(wsi, WSI_TOKEN_HOST)
         if headerOccurrences(wsi, WSI_TOKEN_HOST).count > 1 {
@@ -746,7 +757,7 @@ extension LWSServer {
             if bodyBytesInFlight + declared > bodyBudget {
                 count("bodyBudget")
                 ex.extraHeaders.append(("retry-after:", "1"))
-                return .error(503, "the server holds \(limits.bodyBudgetMB) MiB of request bodies in flight; try again shortly")
+                return .error(503, "the server holds \(netLimits.bodyBudgetMB) MiB of request bodies in flight; try again shortly")
             }
             ex.reserved = declared
             bodyBytesInFlight += declared
@@ -779,13 +790,15 @@ extension LWSServer {
     enum Admission { case accept, drop, close }
 
     /// A viewer's message against its rate (a token bucket of `messageBurst` refilled at
-    /// `messagesPerSecond`): past it the message is dropped and the first one dropped is
-    /// answered `rate_limited`; a viewer that keeps on for another burst is closed (1008).
+    /// `messagesPerSecond`, both per chart: a dashboard acknowledges each chart's frames):
+    /// past it the message is dropped and the first one dropped is answered
+    /// `rate_limited`; a viewer that keeps on for another burst is closed (1008).
     func admit(_ client: WSClient) -> Admission {
         let now = ProcessInfo.processInfo.systemUptime
-        let burst = Double(limits.messageBurst)
+        let charts = Double(client.cells.count)
+        let burst = Double(netLimits.messageBurst) * charts
         if client.tokens < 0 { client.tokens = burst }
-        client.tokens = min(burst, client.tokens + (now - client.refilled) * Double(limits.messagesPerSecond))
+        client.tokens = min(burst, client.tokens + (now - client.refilled) * Double(netLimits.messagesPerSecond) * charts)
         client.refilled = now
         if client.tokens >= 1 {
             client.tokens -= 1
@@ -794,10 +807,10 @@ extension LWSServer {
         }
         client.dropped += 1
         count("rateLimited")
-        if client.dropped > limits.messageBurst { return .close }
+        if Double(client.dropped) > burst { return .close }
         if client.dropped == 1, client.outbox.count < Self.maxOutbox {
             client.outbox.append(.text(.object([("type", "error"), ("code", "rate_limited"),
-                ("message", .string("more than \(limits.messagesPerSecond) messages a second; this one and those until the rate drops are ignored, and the connection closes if it goes on"))])))
+                ("message", .string("more than \(netLimits.messagesPerSecond) messages a second; this one and those until the rate drops are ignored, and the connection closes if it goes on"))])))
         }
         return .drop
     }

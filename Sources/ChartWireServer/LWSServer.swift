@@ -29,6 +29,9 @@ final class LWSServer {
     /// Descriptors kept free beside the ones open at start (files the server opens,
     /// render threads' pipes).
     static let reservedDescriptors = 16
+    /// Seconds a connection may make no progress sending a body or reading an answer.
+    static let idleTimeoutS: Int32 = 10
+    nonisolated(unsafe) static let alpn = strdup("http/1.1")!
 
     /// State of HTTP exchanges and WebSocket viewers, by connection.
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
@@ -54,11 +57,11 @@ final class LWSServer {
     // MARK: Transport guards (docs/security.md)
 
     let access: AccessPolicy
-    var limits: TransportLimits { options.limits }
+    var netLimits: TransportLimits { options.transportLimits }
     /// Bytes of request bodies and publisher batches held now (declared lengths of
     /// bodies being received, publisher batches being gathered), all connections.
     var bodyBytesInFlight = 0
-    var bodyBudget: Int { limits.bodyBudgetMB << 20 }
+    var bodyBudget: Int { netLimits.bodyBudgetMB << 20 }
     /// Open connections by client address, and each connection's address.
     var connectionsByAddress: [String: Int] = [:]
     var addressOf: [OpaquePointer: String] = [:]
@@ -164,14 +167,14 @@ final class LWSServer {
         // within it but over `maxHeadBytes` (or a target over `maxURLBytes`) is answered
         // 431 (414) by `screenHead`; one past it is closed by lws without an answer (it
         // gives up parsing; counted as headDroppedByLws).
-        info.max_http_header_data2 = UInt32(limits.maxHeadBytes + limits.maxURLBytes + Self.headerSlack)
+        info.max_http_header_data2 = UInt32(netLimits.maxHeadBytes + netLimits.maxURLBytes + Self.headerSlack)
         // Heads being read at once (each holds that space while it arrives): the rest wait.
         info.max_http_header_pool2 = 256
         // A head must be whole within headerTimeoutS of the connection (or of the last
         // request on it); a body stalled for timeout_secs is closed by lws, and one slower
         // than bodyTimeoutS in all by `sweepSlowBodies`.
-        info.timeout_secs_ah_idle = UInt32(limits.headerTimeoutS)
-        info.timeout_secs = 10
+        info.timeout_secs_ah_idle = UInt32(netLimits.headerTimeoutS)
+        info.timeout_secs = UInt32(Self.idleTimeoutS)
         // At the descriptor limit lws stops polling the listening socket (accept
         // modulation) once its own count reaches fd_limit_per_thread; leave room for the
         // descriptors the process holds besides connections, so accept never fails with
@@ -188,6 +191,9 @@ final class LWSServer {
             info.ssl_cert_filepath = UnsafePointer(tlsCertCString)
             info.ssl_private_key_filepath = UnsafePointer(tlsKeyCString)
             info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+            // HTTP/1.1 only: lws would offer h2 by ALPN, whose streams the server's
+            // head checks and WebSocket upgrades are not written for.
+            info.alpn = UnsafePointer(Self.alpn)
         }
         if !options.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
         info.user = Unmanaged.passUnretained(self).toOpaque()
@@ -417,10 +423,10 @@ final class LWSServer {
     /// `bodyTimeoutS` of its head (lws times out a stalled body itself, but a body that
     /// trickles a byte every few seconds restarts that timer each time).
     func sweepSlowBodies(now: Double) {
-        let limit = Double(limits.bodyTimeoutS)
+        let limit = Double(netLimits.bodyTimeoutS)
         for (wsi, ex) in exchanges where ex.awaitingBody && now - ex.started > limit {
             count("bodyTimeout")
-            log(.warn, "body-timeout", "\(ex.method) \(ex.path): body not in after \(limits.bodyTimeoutS) s, closed", key: "body-timeout")
+            log(.warn, "body-timeout", "\(ex.method) \(ex.path): body not in after \(netLimits.bodyTimeoutS) s, closed", key: "body-timeout")
             releaseBody(ex)
             exchanges[wsi] = nil
             lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)

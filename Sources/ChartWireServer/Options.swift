@@ -24,7 +24,7 @@ struct Options: Equatable {
     var tlsCert: String? = nil
     var tlsKey: String? = nil
     /// Transport budgets and timeouts (`--limit NAME=VALUE`).
-    var limits = TransportLimits()
+    var transportLimits = TransportLimits()
     /// Session limits (`--limit NAME=VALUE` too; docs/limits.md).
     var sessionLimits = SessionLimits()
     /// Reverse proxies whose `X-Forwarded-For` is believed (`--trusted-proxy`, repeatable).
@@ -136,11 +136,12 @@ struct Options: Equatable {
             case "--tls-cert": o.tlsCert = try value(arg)
             case "--tls-key": o.tlsKey = try value(arg)
             case "--limit":
+                // Transport limits (TransportLimits.handles); other names are refused here.
                 let v = try value(arg)
                 // A transport limit by its name; any other name is a session limit's.
                 let name = v.split(separator: "=", maxSplits: 1).first.map(String.init) ?? v
                 if TransportLimits.table.contains(where: { $0.name == name }) || !v.contains("=") {
-                    try o.limits.set(v)
+                    try o.transportLimits.set(v)
                 } else if SessionLimits.all.contains(where: { $0.name == name }) {
                     do { try o.sessionLimits.set(v) } catch { throw UsageError(message: "--limit: \(error)") }
                 } else {
@@ -217,6 +218,12 @@ struct TransportLimits: Equatable {
         let d = TransportLimits()
         return table.map { "            \($0.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \($0.help) (default \(d[keyPath: $0.path]))" }
             .joined(separator: "\n")
+    }
+
+    /// Whether `NAME=VALUE` names one of these limits.
+    static func handles(_ assignment: String) -> Bool {
+        let name = assignment.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+        return table.contains { $0.name == name }
     }
 
     mutating func set(_ assignment: String) throws(Options.UsageError) {

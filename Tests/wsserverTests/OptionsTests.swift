@@ -61,10 +61,11 @@ import Testing
                                    "--limit", "maxURLBytes=1024", "--limit", "maxHeadBytes=4096"])
         #expect(o.allowOrigins == ["https://app.example:8443", "*"] && o.allowHosts == ["charts.example"])
         #expect(o.tlsCert == "c.pem" && o.tlsKey == "k.pem")
-        #expect(o.limits == TransportLimits(bodyBudgetMB: 32, connectionsPerAddress: 5, messagesPerSecond: 10,
+        #expect(TransportLimits.handles("bodyBudgetMB=3") && !TransportLimits.handles("seriesPerChart=3"))
+        #expect(o.transportLimits == TransportLimits(bodyBudgetMB: 32, connectionsPerAddress: 5, messagesPerSecond: 10,
                                             messageBurst: 20, headerTimeoutS: 3, bodyTimeoutS: 30,
                                             maxURLBytes: 1024, maxHeadBytes: 4096))
-        let d = try Options.parse([]).limits
+        let d = try Options.parse([]).transportLimits
         #expect(d.bodyBudgetMB == 256 && d.connectionsPerAddress == 64 && d.messagesPerSecond == 200
                 && d.headerTimeoutS == 10 && d.bodyTimeoutS == 60)
         #expect(Options.usage.contains("--limit NAME=VALUE") && Options.usage.contains("bodyBudgetMB"))

@@ -32,7 +32,10 @@ struct LiveServer {
     static func start(binDir: String, config: String, args: [String] = []) throws -> LiveServer {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binDir + "/wsserver")
-        p.arguments = ["--port", "0", "--quiet", "--config", config] + (args.contains("--data") ? args : ["--data", "none"] + args)
+        // cwload's thousands of viewers all come from 127.0.0.1: lift the per-address
+        // connection limit (docs/security.md) so the fan-out measures the server.
+        p.arguments = ["--port", "0", "--quiet", "--config", config, "--limit", "connectionsPerAddress=100000"]
+            + (args.contains("--data") ? args : ["--data", "none"] + args)
         let out = Pipe()
         p.standardOutput = out
         try p.run()
