@@ -67,3 +67,14 @@ import TestSupport
         #expect(read(many) == "\(Session.maxAppendPoints + 5) points in one append; at most \(Session.maxAppendPoints) are accepted")
     }
 }
+
+@Suite struct LimitOptionsTests {
+    @Test func limitsAreSetByName() throws {
+        let o = try Options.parse(["--limit", "sessions=5", "--limit", "jsonValues=1000"])
+        #expect(o.limits.sessions == 5 && o.limits.jsonValues == 1000 && o.limits.axesPerChart == SessionLimits().axesPerChart)
+        #expect(throws: Options.UsageError.self) { try Options.parse(["--limit", "bogus=1"]) }
+        #expect(throws: Options.UsageError.self) { try Options.parse(["--limit", "sessions=-1"]) }
+        #expect(throws: Options.UsageError.self) { try Options.parse(["--limit"]) }
+        #expect(Options.usage.contains("--limit NAME=N") && Options.usage.contains("sessionPoints"))
+    }
+}
