@@ -172,6 +172,7 @@ def test_an_open_session_cannot_join_or_steer_a_protected_event_group():
         # anonymous viewers still cannot steer the protected chart through the group.
         assert call(srv, "PUT", "/api/sessions/sneak", sneaky, token=token)[0] == 200
         before = call(srv, "GET", "/api/sessions/prot/frame.json")[1]
+        own_before = call(srv, "GET", "/api/sessions/sneak/frame.json")[1]
         ws = connect(srv, "sneak")
         hello(ws)
         next_frame(ws)
@@ -181,6 +182,7 @@ def test_an_open_session_cannot_join_or_steer_a_protected_event_group():
         time.sleep(0.5)
         next_frame(ws)
         after = call(srv, "GET", "/api/sessions/prot/frame.json")[1]
+        assert call(srv, "GET", "/api/sessions/sneak/frame.json")[1] != own_before, "the gesture moved its own chart"
         assert before == after, "the protected chart did not follow"
         ws.close()
     finally:
