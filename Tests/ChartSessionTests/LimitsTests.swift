@@ -134,6 +134,21 @@ import TestSupport
         #expect(large < small * 3.2 + 0.1, "2500 series: \(small) s, 5000: \(large) s")
     }
 
+    @Test func theFrameCacheKeepsAtMostItsLimitOfCanvasSizesDroppingTheLeastRecent() throws {
+        let s = try session(#"{"id": "c", "chart": {"series": [{"id": "s", "data": {"x": [0, 1, 2], "y": [1, 3, 2]}}]}}"#)
+        let renderer = ChartRenderer(measurer: TestFonts.measurer)
+        var cache = FrameCache()
+        let limit = SessionLimits.current.canvasSizes
+        let sizes = (0..<(limit + 8)).map { ViewerSize(width: 300 + $0, height: 200, dpr: 1) }
+        for size in sizes { cache.render(s.chart, size: size, renderer: renderer, dataTime: 0) }
+        #expect(cache.entries.count == limit)
+        #expect(cache.entry(sizes[0]) == nil && cache.entry(sizes.last!) != nil, "the least recently rendered went first")
+        // A size rendered again is recent: the next eviction takes another.
+        cache.render(s.chart, size: sizes[10], renderer: renderer, dataTime: 0)
+        cache.render(s.chart, size: ViewerSize(width: 999, height: 999, dpr: 1), renderer: renderer, dataTime: 0)
+        #expect(cache.entry(sizes[10]) != nil && cache.entry(sizes[8]) == nil && cache.entries.count == limit)
+    }
+
     @Test func chartIdLookupsFollowChangesOfTheLists() throws {
         let s = try session(#"{"id": "a", "chart": {"yAxes": [{"id": "p"}, {"id": "q"}], "series": [{"id": "s1"}, {"id": "s2", "yAxis": "q"}]}}"#)
         #expect(s.chart.seriesIndex("s2") == 1 && s.chart.axis("q")?.id == "q" && s.chart.seriesIndex("nope") == nil)
