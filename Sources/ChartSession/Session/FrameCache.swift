@@ -56,7 +56,11 @@ struct FrameCache {
     @discardableResult
     mutating func render(_ chart: Chart, size: ViewerSize, renderer: ChartRenderer, dataTime: Double,
                          sharedTicks: ChartRenderer.SharedTicks? = nil) -> RenderedSize {
-        if let hit = entries[size], hit.chartVersion == chart.version { return hit }
+        if let hit = entries[size], hit.chartVersion == chart.version {
+            useCounter &+= 1
+            lastUse[size] = useCounter
+            return hit
+        }
         let entry = entries[size]
         // The memo is taken out (swapped, not copied) while the render changes it: the
         // local one is the only one, so its reductions are not copied on write.

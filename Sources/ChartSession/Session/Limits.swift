@@ -100,7 +100,7 @@ public enum LimitCounters {
     /// The counts as JSON, every limit present (0 when never reached).
     public static var json: JSONValue {
         let s = snapshot
-        var names = SessionLimits.all.map(\.name) + ["appendPoints"]
+        var names = SessionLimits.all.map(\.name) + ["appendPoints", "eventGroup"]
         names += s.keys.filter { !names.contains($0) }.sorted()
         return .object(names.map { ($0, .int(Int64(s[$0] ?? 0))) })
     }

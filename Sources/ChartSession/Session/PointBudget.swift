@@ -46,7 +46,7 @@ extension Session {
     /// first of them, for the message) would pass the session's or the server's budget.
     public func checkPointBudget(adding added: Int, series: String) throws(SessionError) {
         guard added > 0 else { return }
-        let limits = SessionLimits.current
+        let limits = self.limits ?? SessionLimits.current
         let own = uncappedPoints
         if own + added > limits.sessionPoints {
             LimitCounters.count("sessionPoints")

@@ -296,6 +296,9 @@ public final class Session {
     public var eventGroup: String?
     /// The other sessions of its event group (the hub keeps it).
     public var groupPeers: () -> [Session] = { [] }
+    /// Limits of this session's own, in place of the server's (`SessionLimits.current`):
+    /// for embedding programs and tests. Only the point budget reads them.
+    public var limits: SessionLimits?
     /// Whether a client holding the token may move this session into the group (the hub
     /// sets it: `SessionHub.mayJoin`).
     public var mayJoinGroup: (String, String?) -> Bool = { _, _ in true }
