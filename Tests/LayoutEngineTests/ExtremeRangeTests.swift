@@ -56,6 +56,21 @@ import TestSupport
         }
     }
 
+    /// Left-out ranges whose compression overflows (found by the frame fuzzer: an
+    /// excluded range as wide as the doubles turned the axis' range around, and the
+    /// line's point range `start..<end` trapped).
+    @Test func discontinuousAxesStayOrdered() {
+        let breaks = [AxisBreaks(ranges: [DoubleRange(-1e308, 1e308)]), AxisBreaks(ranges: [DoubleRange(0, 1e308)]),
+                      AxisBreaks(ranges: [DoubleRange(-1e308, -1e300)], pattern: AxisBreaks.Pattern(period: 1e-9, stretches: [(0, 5e-10)]))]
+        for b in breaks {
+            for r in Self.ranges {
+                let c = CoordinateCalculator(range: r, pixelStart: 0, pixelEnd: 400, breaks: b)
+                #expect(c.range.isValid, "\(r) with \(b.ranges): \(c.range)")
+                for v in Self.values { #expect(c.pixel(v).isFinite, "\(r) with \(b.ranges): pixel(\(v))") }
+            }
+        }
+    }
+
     @Test func rangeArithmeticStaysFinite() {
         for r in Self.ranges {
             for g in [0, 0.1, 10] {

@@ -298,6 +298,24 @@ enum FrameSpecBuilder {
             .object([("type", "zoomPan"), ("direction", "xy")]), .object([("type", "mouseWheelZoom"), ("direction", "xy")]),
             .object([("type", "zoomExtents")]), .object([("type", .string(b.pick(["rollover", "cursor", "crosshair", "rubberBandZoom"])))]),
         ]
+        // (Choices added after the first regressions were kept: read after the others.)
+        let extra = b.byte()
+        if extra & 1 != 0, yAxis[1].1 == "numeric" { yAxis.append(("labelFormat", .string(b.pick(["si", "decimal", "auto"])))) }
+        if extra & 2 != 0 {
+            if xAxis[1].1 == "time" {
+                xAxis.append(b.pick([("weekends", .bool(true)), ("tradingHours", .array(["09:30", "16:00"])), ("timeZone", "Europe/Berlin")]))
+            } else if xAxis[1].1 == "numeric" {
+                let period = b.pick([1e-9, 1, 7, 1e300])
+                xAxis.append(("excludedPeriod", .object([("period", .double(period)), ("ranges", .array([.array([0, .double(period / 2)])]))])))
+            }
+        }
+        if extra & 4 != 0 {
+            // Bubbles drawn by a scale (area per unit of size) instead of by the largest.
+            series = series.map { s in
+                guard case let .object(fields) = s, fields.contains(where: { $0.0 == "type" && $0.1 == "bubble" }) else { return s }
+                return .object(fields + [("scale", .double(b.pick([1e-12, 1, 1e12])))])
+            }
+        }
         return .object([("id", "fz"), ("chart", .object([("xAxes", .array([.object(xAxis)])), ("yAxes", .array([.object(yAxis)])),
                                                         ("series", .array(series)), ("modifiers", .array(modifiers))]))])
     }

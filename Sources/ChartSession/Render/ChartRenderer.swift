@@ -563,6 +563,7 @@ public struct ChartRenderer: Sendable {
         // One point either side of the visible range, so the line runs to the edges.
         let start = max(0, data.lowerBound(range.min) - 1)
         let end = min(data.count, data.upperBound(range.max) + 1)
+        guard start < end else { return [] }
         var pts: [Float] = []
         if reducesLines {
             pts.reserveCapacity(min(end - start, Int(pixel: max(plot.width, plot.height) * dpr) * 4 + 8) * 2)

@@ -437,7 +437,9 @@ public enum ColumnReducer {
             }
             guard t0 < t1 else { e.joined = false; out.append(e); continue }
             func point(_ t: Double, joined: Bool) -> Raw {
-                let c = Int(pixel: (Double(p.column) + t * Double(e.column - p.column)).rounded())
+                // (A column index, not a pixel: up to 1e15, so not clamped as pixels are.
+                // Finite: t is in [0, 1] and both columns are integers.)
+                let c = Int((Double(p.column) + t * Double(e.column - p.column)).rounded())
                 let v = min(max(Double.lerp(ya, yb, t), low), high)
                 return Raw(column: c, lo: v, hi: v, first: v, last: v, joined: joined, lastSequence: p.lastSequence)
             }

@@ -28,9 +28,9 @@ public struct CoordinateCalculator: Equatable, Sendable {
     public init(range: DoubleRange, pixelStart: Double, pixelEnd: Double, logBase: Double? = nil, breaks: AxisBreaks? = nil) {
         self.pixelStart = pixelStart
         self.pixelEnd = pixelEnd
-        let range = range.finite ?? DoubleRange(0, 1)
-        self.breaks = logBase == nil && !(breaks?.isEmpty ?? true) ? breaks : nil
-        isLinear = logBase == nil && self.breaks == nil
+        var range = range.finite ?? DoubleRange(0, 1)
+        if !(range.min <= range.max) { range = DoubleRange(range.max, range.min) }
+        var breaks = logBase == nil && !(breaks?.isEmpty ?? true) ? breaks : nil
         let length = pixelEnd - pixelStart
         /// The origin, unit and scale of transformed ends `a < b`.
         func fit(_ a: Double, _ b: Double) -> (origin: Double, unit: Double, scale: Double) {
@@ -53,21 +53,34 @@ public struct CoordinateCalculator: Equatable, Sendable {
             }
             self.logBase = b
             ends = (Foundation.log(r.min) / l, Foundation.log(r.max) / l)
-        } else if let breaks = self.breaks {
-            r = r.widenedIfEmpty()
-            // A range wholly left out still needs a span: reach past its end.
-            if !(breaks.compressed(r.max) - breaks.compressed(r.min) > DoubleRange.minSpan) {
-                r = DoubleRange(r.min, breaks.expanded(breaks.compressed(r.max) + Swift.max(1, abs(r.max) * 1e-9)).clampedFinite)
-            }
+        } else if let b = breaks, let (br, be) = Self.compressedEnds(r.widenedIfEmpty(), b) {
+            r = br
             self.logBase = nil
-            ends = (breaks.compressed(r.min), breaks.compressed(r.max))
+            ends = be
         } else {
+            // (Also breaks whose arithmetic overflows for this range: shown without them.)
+            breaks = nil
             r = r.widenedIfEmpty()
             self.logBase = nil
             ends = (r.min, r.max)
         }
         self.range = r
+        self.breaks = breaks
+        isLinear = self.logBase == nil && breaks == nil
         (origin, unit, scale) = fit(ends.0, ends.1)
+    }
+
+    /// The range of a discontinuous axis and its compressed ends, nil when the
+    /// compression is not finite and increasing there (ranges past the largest double).
+    private static func compressedEnds(_ range: DoubleRange, _ breaks: AxisBreaks) -> (DoubleRange, (Double, Double))? {
+        var r = range
+        // A range wholly left out still needs a span: reach past its end.
+        if !(breaks.compressed(r.max) - breaks.compressed(r.min) > DoubleRange.minSpan) {
+            r = DoubleRange(r.min, breaks.expanded(breaks.compressed(r.max) + Swift.max(1, abs(r.max) * 1e-9)).clampedFinite)
+        }
+        let a = breaks.compressed(r.min), b = breaks.compressed(r.max)
+        guard r.isValid, a.isFinite, b.isFinite, b - a > DoubleRange.minSpan else { return nil }
+        return (r, (a, b))
     }
 
     /// The value in the units pixels are linear in: itself, or its logarithm.
