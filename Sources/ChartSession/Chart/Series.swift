@@ -321,6 +321,14 @@ public struct Series: Sendable {
         for k in more.indices { more[k].clear() }
     }
 
+    /// Stored points in place of all (a session restored from its snapshot): already in x
+    /// order, so taken as they are (no merge, no copy); unsorted ones are refused.
+    public mutating func reload(xs: [Double], values: [[Double]]) throws(AppendError) {
+        try checkValues(count: xs.count, values: values)
+        try data.replaceAll(xs: xs, ys: values[0])
+        for k in more.indices { try more[k].replaceAll(xs: xs, ys: values[k + 1]) }
+    }
+
     /// These points in place of all (a reload), in any x order (sorted here).
     public mutating func replaceAll(xs: [Double], values: [[Double]]) throws(AppendError) {
         try checkValues(count: xs.count, values: values)

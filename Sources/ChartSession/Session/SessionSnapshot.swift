@@ -99,7 +99,7 @@ extension Session {
                 guard columns.count == width else { continue }
                 do {
                     try chart.change(seriesId: stored.id) { (s: inout Series) throws(AppendError) in
-                        try s.replaceAll(xs: columns[0], values: Array(columns.dropFirst()))
+                        try s.reload(xs: columns[0], values: Array(columns.dropFirst()))
                     }
                     taken.append(stored.id)
                 } catch { continue }
