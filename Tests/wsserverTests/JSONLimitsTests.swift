@@ -71,10 +71,10 @@ import TestSupport
 @Suite struct LimitOptionsTests {
     @Test func limitsAreSetByName() throws {
         let o = try Options.parse(["--limit", "sessions=5", "--limit", "jsonValues=1000"])
-        #expect(o.limits.sessions == 5 && o.limits.jsonValues == 1000 && o.limits.axesPerChart == SessionLimits().axesPerChart)
+        #expect(o.sessionLimits.sessions == 5 && o.sessionLimits.jsonValues == 1000 && o.sessionLimits.axesPerChart == SessionLimits().axesPerChart)
         #expect(throws: Options.UsageError.self) { try Options.parse(["--limit", "bogus=1"]) }
         #expect(throws: Options.UsageError.self) { try Options.parse(["--limit", "sessions=-1"]) }
         #expect(throws: Options.UsageError.self) { try Options.parse(["--limit"]) }
-        #expect(Options.usage.contains("--limit NAME=N") && Options.usage.contains("sessionPoints"))
+        #expect(Options.usage.contains("--limit NAME=VALUE") && Options.usage.contains("sessionPoints"))
     }
 }
