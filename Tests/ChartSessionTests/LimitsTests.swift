@@ -208,13 +208,17 @@ import TestSupport
         #expect(h.mayJoin(group: "free", token: nil))
         h.controlToken = "control-token-9"
         #expect(h.mayJoin(group: "g", token: "control-token-9"))
-        // A patch moving an open session into the group is refused without rights.
+        // A patch moving an open session into the group is refused without rights
+        // (checked before the patch enters the door: rights are the sender's, not state).
         let outside = try ConfigSpec.decodeSession(foundationJSON(#"{"id": "x", "chart": {}}"#), runtime: true)
             .makeSession(measurer: TestFonts.measurer)
         h.add(outside)
-        #expect(throws: JSONReadError.self) { try outside.applyPatch(foundationJSON(#"{"eventGroup": "g"}"#)) }
+        let patch = try foundationJSON(#"{"eventGroup": "g"}"#)
+        #expect(throws: JSONReadError.self) { try outside.checkPatchRights(patch, token: nil) }
+        #expect(throws: JSONReadError.self) { try outside.checkPatchRights(patch, token: "some-other-token") }
         #expect(outside.eventGroup == nil)
-        _ = try outside.applyPatch(foundationJSON(#"{"eventGroup": "g"}"#), token: Self.token)
+        try outside.checkPatchRights(patch, token: Self.token)
+        _ = try outside.submit(.patch(patch))
         #expect(outside.eventGroup == "g")
     }
 }
