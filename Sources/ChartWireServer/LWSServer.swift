@@ -154,6 +154,14 @@ final class LWSServer {
             collectRendered()
             // What the turn changed: one commit, then the answers held for it go.
             durability?.commitIfPending()
+            if let cluster = durability as? ClusterDurability {
+                // Redis did not take the turn's changes: their answers say so.
+                if let why = cluster.takeFailure() {
+                    for wsi in heldAnswers { exchanges[wsi]?.response = .error(503, why) }
+                }
+                // Other nodes' inputs, read by the Redis reader, applied in stream order.
+                if cluster.drain() { pump() }
+            }
             releaseHeldAnswers()
         }
         durability?.commitIfPending()

@@ -1,5 +1,6 @@
 import ChartSession
 import SQLiteStore
+import RedisStore
 import Foundation
 
 /// The command line (INTERFACE.md). Parsing is pure so tests can check every error.
@@ -20,6 +21,8 @@ struct Options: Equatable {
     static let defaultDataDir = "chartwire-data"
     /// When the store syncs its commits to disk (`--fsync`).
     var fsync = SQLiteStore.Sync.always
+    /// The cluster's Redis (`--redis`); nil: this node stands alone.
+    var redis: RedisAddress? = nil
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -28,7 +31,8 @@ struct Options: Equatable {
 
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
-                        [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off] [--quiet]
+                        [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off]
+                        [--redis redis://HOST:PORT] [--quiet]
           --host ADDR     address to bind (default 127.0.0.1)
           --port N        TCP port, 0 picks a free one (default 8080)
           --web DIR       folder of the static client (default: the package's web/)
@@ -46,6 +50,9 @@ struct Options: Equatable {
           --fsync MODE    always: every commit synced to disk (survives power loss);
                           batch: synced at checkpoints (survives a process crash);
                           off: never synced (default always; docs/persistence.md)
+          --redis URL     run as a node of a cluster: sessions, their changes and data
+                          are kept in this Redis and shared with every node using it
+                          (replaces --data; docs/cluster.md)
           --quiet         no request log on stderr
         """
 
@@ -94,6 +101,12 @@ struct Options: Equatable {
                     throw UsageError(message: "--fsync: \"\(v)\" is not a mode (always, batch or off)")
                 }
                 o.fsync = mode
+            case "--redis":
+                let v = try value(arg)
+                guard let address = RedisAddress.parse(v) else {
+                    throw UsageError(message: "--redis: \"\(v)\" is not redis://HOST:PORT")
+                }
+                o.redis = address
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

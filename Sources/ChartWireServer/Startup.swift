@@ -2,6 +2,7 @@ import ChartSession
 import FontStack
 import Foundation
 import LayoutEngine
+import RedisStore
 import SQLiteStore
 
 /// Everything the server loads before it listens: fonts, web folder, sessions.
@@ -65,7 +66,13 @@ struct ServerResources {
             hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
         }
         var durability: Durability? = nil
-        if let dir = options.dataDir {
+        if let address = options.redis {
+            // A cluster node: Redis holds the sessions (docs/cluster.md).
+            let cluster = ClusterDurability(redis: RedisStore(address))
+            try cluster.start(hub: hub) { spec in spec.makeSession(measurer: measurer, defaultTheme: options.theme) }
+            hub.journal = cluster
+            durability = cluster
+        } else if let dir = options.dataDir {
             let store: SQLiteStore
             do { store = try SQLiteStore(folder: dir, sync: options.fsync) } catch { throw StartupError(message: "--data: \(error.message)") }
             let d = Durability(store: store)

@@ -956,7 +956,7 @@ public final class Session {
             startTime = now - (clockElapsed ?? 0)
             if clockElapsed == nil { startUnixTime = unixTime }
         }
-        if chart.hasGenerators {
+        if chart.hasGenerators, journal?.runsClock(session: id) ?? true {
             // The generators' clock is an input: logged, then applied (dropped from the log
             // when it brought no point).
             let input = SessionInput.clock(elapsed: now - startTime!, startedAt: startUnixTime)

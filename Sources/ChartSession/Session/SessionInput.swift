@@ -77,6 +77,14 @@ public protocol SessionJournal: AnyObject {
     func record(_ input: SessionInput, session: String)
     /// The last input recorded for `session` was refused: it is not part of the log.
     func withdrawLast(session: String)
+    /// Whether this process runs the session's clock (generators) now. In a cluster one
+    /// node at a time does (its lease, docs/cluster.md); the others apply its `.clock`
+    /// inputs from the log.
+    func runsClock(session: String) -> Bool
+}
+
+extension SessionJournal {
+    public func runsClock(session: String) -> Bool { true }
 }
 
 /// Why an input was refused. Nothing of a refused input is applied.
@@ -185,7 +193,7 @@ extension Session {
             if result.count > 0 { dataArrived = true }
         }
         switch input {
-        case .define, .patch, .write: loggedView = chart.sharedViewState
+        case .define, .patch, .write, .view: loggedView = chart.sharedViewState
         default: break
         }
         result.version = chart.version
