@@ -175,7 +175,7 @@ final class ClusterDurability: Durability {
         caughtUp.removeAll(keepingCapacity: true)
         guard redis.hasPending else { return }
         var touched = Set<String>()
-        for _ in 0..<3 {
+        for _ in 0..<Self.commitTries {
             for w in redis.pending {
                 switch w {
                 case let .define(id, _, _), let .append(id, _, _, _), let .remove(id), let .snapshot(id, _, _, _): touched.insert(id)
@@ -186,6 +186,7 @@ final class ClusterDurability: Durability {
                 follow(touched)
                 return
             case let .unavailable(why):
+                unavailable = why
                 fail(why, touched)
                 return
             case let .conflicts(refused):
@@ -198,11 +199,16 @@ final class ClusterDurability: Durability {
                 }
             }
         }
-        fail("redis: other nodes kept writing to the same session first", touched)
+        // (Redis is there: the sessions are reloaded now, and the senders may retry.)
+        fail("other nodes kept writing to the same session first (\(Self.commitTries) tries); retry", touched)
+        for id in dirty.sorted() { reload(id) }
+        dirty = []
     }
 
+    /// Compare-and-append attempts before a change is refused with 503.
+    static let commitTries = 8
+
     private func fail(_ why: String, _ touched: Set<String>) {
-        unavailable = unavailable ?? why
         failure = why
         leases = []
         dirty.formUnion(touched)
