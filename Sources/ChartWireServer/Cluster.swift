@@ -111,6 +111,7 @@ final class ClusterDurability: Durability {
     }
 
     override func runsClock(session: String) -> Bool { leases.contains(session) }
+    override func refusal(session: String) -> String? { writeRefusal }
 
     /// Applies what the stream holds after the session's last applied input; true if
     /// something was.
@@ -146,7 +147,7 @@ final class ClusterDurability: Durability {
     private func reload(_ id: String) {
         guard let hub, let make else { return }
         do {
-            let current = try redis.connection.command("HGET", RedisStore.sessionsKey, id).text
+            let current = try redis.connection.read("HGET", RedisStore.sessionsKey, id).text
             if let old = redis.incs[id], old != current { reader.unwatch(old) }
             guard let inc = current, let stored = try redis.load(id, inc: inc) else {
                 redis.incs[id] = nil
@@ -171,9 +172,18 @@ final class ClusterDurability: Durability {
 
     // MARK: Commits, the reader's news, leases
 
+    /// Counts commits of pending changes; those that failed, lately. A publisher's
+    /// acknowledgement names the commit that carries its batch (`nextCommit`), and is
+    /// turned into an error if that one failed.
+    private(set) var commits = 0
+    private var failedCommits: [Int] = []
+    var nextCommit: Int { commits + 1 }
+    func commitFailed(_ serial: Int) -> Bool { failedCommits.contains(serial) }
+
     override func commitIfPending() {
         caughtUp.removeAll(keepingCapacity: true)
         guard redis.hasPending else { return }
+        commits += 1
         var touched = Set<String>()
         for _ in 0..<Self.commitTries {
             for w in redis.pending {
@@ -210,6 +220,8 @@ final class ClusterDurability: Durability {
 
     private func fail(_ why: String, _ touched: Set<String>) {
         failure = why
+        failedCommits.append(commits)
+        if failedCommits.count > 64 { failedCommits.removeFirst() }
         leases = []
         dirty.formUnion(touched)
         redis.discardPending()
@@ -269,7 +281,7 @@ final class ClusterDurability: Durability {
         if unavailable != nil {
             // (The reader says when Redis is back; a failure only this connection saw is
             // found over here.)
-            guard (try? redis.connection.command("PING")) == .status("PONG") else { leases = []; return }
+            guard (try? redis.connection.read("PING")) == .status("PONG") else { leases = []; return }
             recover()
         }
         let clocked = hub.sessions.filter { $0.chart.hasGenerators }.map(\.id)

@@ -47,6 +47,7 @@ class Durability: SessionJournal {
 
     /// (A cluster runs a session's clock on one node: `ClusterDurability`.)
     func runsClock(session: String) -> Bool { true }
+    func refusal(session: String) -> String? { nil }
 
     // MARK: Commits and snapshots
 

@@ -354,6 +354,8 @@ final class Publisher {
     /// Reading is paused until the outbox drains.
     var paused = false
     var closing = false
+    /// On a cluster node: by batch number, the commit its acknowledgement waits for.
+    var commitOf: [Int: Int] = [:]
 
     init(session: Session, series: String) { self.session = session; self.series = series }
 }

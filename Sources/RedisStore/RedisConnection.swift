@@ -95,6 +95,17 @@ public final class RedisConnection {
         try pipeline([args.map { Array($0.utf8) }])[0]
     }
 
+    /// Like `pipeline`, but a command Redis refused (`-LOADING` while it reads its
+    /// append-only file, `-READONLY` on a replica...) throws too: a read that failed
+    /// must never look like an empty answer.
+    public func read(_ commands: [[String]]) throws(StoreError) -> [RedisValue] {
+        let replies = try pipeline(commands.map { $0.map { Array($0.utf8) } })
+        for r in replies { if case let .error(message) = r { throw StoreError("redis unavailable at \(address): \(message)") } }
+        return replies
+    }
+
+    public func read(_ args: String...) throws(StoreError) -> RedisValue { try read([args])[0] }
+
     /// Sends every command, then reads every reply (in order). An I/O error drops the
     /// connection and throws; a command Redis refused is an `.error` reply.
     public func pipeline(_ commands: [[[UInt8]]]) throws(StoreError) -> [RedisValue] {

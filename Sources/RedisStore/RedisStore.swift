@@ -82,7 +82,7 @@ public final class RedisStore: BufferedStore, SessionStore {
 
     /// Session id to incarnation.
     public func registry() throws(StoreError) -> [String: String] {
-        let reply = try connection.command("HGETALL", Self.sessionsKey)
+        let reply = try connection.read("HGETALL", Self.sessionsKey)
         return Self.pairs(reply)
     }
 
@@ -99,8 +99,7 @@ public final class RedisStore: BufferedStore, SessionStore {
 
     /// A session's spec and its whole log, as stored for incarnation `inc` (nil: gone).
     public func load(_ id: String, inc: String) throws(StoreError) -> StoredSession? {
-        let replies = try connection.pipeline([["GET", Self.specKey(inc)].map { Array($0.utf8) },
-                                               ["XRANGE", Self.logKey(inc), "-", "+"].map { Array($0.utf8) }])
+        let replies = try connection.read([["GET", Self.specKey(inc)], ["XRANGE", Self.logKey(inc), "-", "+"]])
         guard let stored = replies[0].bytes, !stored.isEmpty else { return nil }
         let origin: SessionOrigin = stored[0] == UInt8(ascii: "c") ? .config : .runtime
         return StoredSession(id: id, origin: origin, spec: Array(stored.dropFirst()), snapshot: nil,
@@ -109,7 +108,7 @@ public final class RedisStore: BufferedStore, SessionStore {
 
     /// The log of `inc` after sequence number `seq`.
     public func readLog(_ inc: String, after seq: Int64) throws(StoreError) -> [(seq: Int64, payload: [UInt8])] {
-        Self.entries(try connection.command("XRANGE", Self.logKey(inc), "(0-\(seq)", "+"))
+        Self.entries(try connection.read("XRANGE", Self.logKey(inc), "(0-\(seq)", "+"))
     }
 
     /// Stream entries (`[[id, [field, value]]...]`) as sequence numbers and payloads.
@@ -128,9 +127,7 @@ public final class RedisStore: BufferedStore, SessionStore {
     /// node holds.
     public func leases(_ sessions: [String], ttlMs: Int) throws(StoreError) -> Set<String> {
         guard !sessions.isEmpty else { return [] }
-        let replies = try connection.pipeline(sessions.map { s in
-            ["EVAL", Self.leaseScript, "1", "cw:lease:" + s, node, String(ttlMs)].map { Array($0.utf8) }
-        })
+        let replies = try connection.read(sessions.map { s in ["EVAL", Self.leaseScript, "1", "cw:lease:" + s, node, String(ttlMs)] })
         return Set(zip(sessions, replies).compactMap { $1.int == 1 ? $0 : nil })
     }
 
@@ -298,7 +295,7 @@ public final class RedisReader: @unchecked Sendable {
                 let now = ProcessInfo.processInfo.systemUptime
                 if now - registryAt >= Self.registryEvery {
                     registryAt = now
-                    let reg = RedisStore.pairs(try conn.command("HGETALL", RedisStore.sessionsKey))
+                    let reg = RedisStore.pairs(try conn.read("HGETALL", RedisStore.sessionsKey))
                     if available != true { available = true; post(.availability(nil)) }
                     if reg != lastRegistry { lastRegistry = reg; post(.registry(reg)) }
                 }
@@ -307,8 +304,7 @@ public final class RedisReader: @unchecked Sendable {
                 let incs = Array(watched.keys)
                 let args = ["XREAD", "COUNT", "2000", "BLOCK", String(Self.blockMs), "STREAMS"] + incs.map(RedisStore.logKey)
                     + incs.map { "0-\(watched[$0]!.seq)" }
-                let reply = try conn.command(args.map { Array($0.utf8) })
-                if case let .error(message) = reply { throw StoreError(message) }
+                let reply = try conn.read([args])[0]
                 for stream in reply.array ?? [] {
                     guard let parts = stream.array, parts.count == 2, let key = parts[0].text else { continue }
                     let inc = String(key.dropFirst("cw:log:".count))

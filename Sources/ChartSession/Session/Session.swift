@@ -276,6 +276,8 @@ public final class Session {
             do {
                 let version = try submit(.patch(spec)).version
                 return [.text(.object([("type", "patched"), ("version", .int(Int64(truncatingIfNeeded: version)))]))]
+            } catch .unavailable(let why) {
+                return [.text(ProtocolError(.unavailable, why).json)]
             } catch {
                 return [.text(ProtocolError(.badPatch, error.description).json)]
             }

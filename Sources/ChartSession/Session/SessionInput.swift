@@ -81,10 +81,14 @@ public protocol SessionJournal: AnyObject {
     /// node at a time does (its lease, docs/cluster.md); the others apply its `.clock`
     /// inputs from the log.
     func runsClock(session: String) -> Bool
+    /// Why the log cannot take inputs for `session` now (a cluster node without its
+    /// Redis), or nil. Submitted inputs are then refused (`unavailable`), not applied.
+    func refusal(session: String) -> String?
 }
 
 extension SessionJournal {
     public func runsClock(session: String) -> Bool { true }
+    public func refusal(session: String) -> String? { nil }
 }
 
 /// Why an input was refused. Nothing of a refused input is applied.
@@ -93,12 +97,15 @@ public enum SessionInputError: Error, Equatable, CustomStringConvertible, Sendab
     case unknownSeries(String)
     /// Any other refusal (a bad spec, patch, batch or line), with its precise message.
     case refused(String)
+    /// The change log cannot take changes now (a cluster node without Redis): nothing
+    /// was applied; the sender may retry later.
+    case unavailable(String)
 
     public var description: String {
         switch self {
         case let .unknownSession(id): return "no session \"\(id)\""
         case let .unknownSeries(id): return "no series \"\(id)\" in this session"
-        case let .refused(message): return message
+        case let .refused(message), let .unavailable(message): return message
         }
     }
 }
@@ -120,6 +127,7 @@ extension Session {
     /// input is withdrawn from the log and changes nothing.
     @discardableResult
     public func submit(_ input: SessionInput) throws(SessionInputError) -> SessionInputResult {
+        if let why = journal?.refusal(session: id) { throw .unavailable(why) }
         if case .define = input {
             // A redefinition is a new baseline (the log starts again from the spec): it is
             // logged once it is known to be taken.
@@ -252,6 +260,7 @@ extension SessionHub {
     @discardableResult
     public func submit(_ input: SessionInput, session id: String,
                        make: (SessionSpec) -> Session) throws(SessionInputError) -> SessionInputResult {
+        if let why = journal?.refusal(session: id) { throw .unavailable(why) }
         switch input {
         case let .define(spec) where session(id) == nil:
             let decoded: SessionSpec
