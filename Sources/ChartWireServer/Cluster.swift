@@ -111,7 +111,23 @@ final class ClusterDurability: Durability {
     }
 
     override func runsClock(session: String) -> Bool { leases.contains(session) }
-    override func refusal(session: String) -> String? { writeRefusal }
+    /// Before the door applies an input: the session is caught up with its stream (one
+    /// round trip, which also shows whether Redis is there), so a change is not applied
+    /// on a node that could not log it.
+    override func refusal(session: String) -> String? {
+        if unavailable == nil {
+            if hub?.session(session) != nil { catchUp(session) } else { probe() }
+        }
+        return writeRefusal
+    }
+
+    /// Whether Redis answered in this loop turn (else it is asked).
+    private var probed = false
+    private func probe() {
+        guard !probed else { return }
+        probed = true
+        do { _ = try redis.connection.read("PING") } catch { unavailable = error.message }
+    }
 
     /// Applies what the stream holds after the session's last applied input; true if
     /// something was.
@@ -182,6 +198,7 @@ final class ClusterDurability: Durability {
 
     override func commitIfPending() {
         caughtUp.removeAll(keepingCapacity: true)
+        probed = false
         guard redis.hasPending else { return }
         commits += 1
         var touched = Set<String>()
