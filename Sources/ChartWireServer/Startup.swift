@@ -69,7 +69,14 @@ struct ServerResources {
         if let address = options.redis {
             // A cluster node: Redis holds the sessions (docs/cluster.md).
             let cluster = ClusterDurability(redis: RedisStore(address))
-            try cluster.start(hub: hub) { spec in spec.makeSession(measurer: measurer, defaultTheme: options.theme) }
+            // (Sessions made from Redis later, made elsewhere or reloaded, get the
+            // heartbeat the transport gives the sessions it starts with.)
+            let heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
+            try cluster.start(hub: hub) { spec in
+                let s = spec.makeSession(measurer: measurer, defaultTheme: options.theme)
+                s.heartbeat = heartbeat
+                return s
+            }
             hub.journal = cluster
             durability = cluster
         } else if let dir = options.dataDir {
