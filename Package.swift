@@ -37,6 +37,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // hiredis, the Redis client of the cluster store (Debian's libhiredis-dev).
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
         // Text shaping with HarfBuzz behind a small C API (bytes and code points in,
         // advances out), so no HarfBuzz type reaches Swift.
         .target(name: "CShaping", dependencies: ["CHarfBuzz"]),
@@ -65,13 +71,15 @@ let package = Package(
         .target(name: "ChartStore"),
         // The embedded default store: SQLite in WAL mode in the data folder.
         .target(name: "SQLiteStore", dependencies: ["ChartStore", "CSQLite"]),
+        // The cluster's store: every node's sessions in one Redis (docs/cluster.md).
+        .target(name: "RedisStore", dependencies: ["ChartStore", "CHiredis"]),
 
         // The server: libwebsockets transport, HTTP routes, JSON through jansson. All of
         // the server's C interop lives here (and in the C targets).
         .target(
             name: "ChartWireServer",
             dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib", "CWireGuard",
-                           "ChartStore", "SQLiteStore"]
+                           "ChartStore", "SQLiteStore", "RedisStore"]
         ),
         // The command-line server (INTERFACE.md). It allocates with jemalloc: a view-frame
         // makes and frees many small values on two threads, and glibc's malloc took a

@@ -7,7 +7,7 @@ import SQLiteStore
 /// input in the store (`SessionJournal`), commits before any answer, ack or frame
 /// leaves (`commitIfPending`, called by the transport), takes snapshots that bound
 /// replay, and at start-up rebuilds the hub from what is stored.
-final class Durability: SessionJournal {
+class Durability: SessionJournal {
     let store: any SessionStore
     /// Where each stored session came from (a redefinition keeps it).
     private var origins: [String: SessionOrigin] = [:]
@@ -44,6 +44,10 @@ final class Durability: SessionJournal {
     }
 
     func withdrawLast(session: String) { store.withdrawLast(session) }
+
+    /// (A cluster runs a session's clock on one node: `ClusterDurability`.)
+    func runsClock(session: String) -> Bool { true }
+    func refusal(session: String) -> String? { nil }
 
     // MARK: Commits and snapshots
 

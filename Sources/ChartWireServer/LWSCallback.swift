@@ -445,6 +445,7 @@ extension LWSServer {
             p.outbox.append(.object([("type", "error"), ("batch", .int(Int64(p.batches))), ("code", "overloaded"),
                                      ("message", .string("the server holds \(netLimits.bodyBudgetMB) MiB of unfinished bodies and batches; nothing of this batch was stored, send it again later"))]))
         } else {
+            if let cluster = durability as? ClusterDurability { p.commitOf[p.batches] = cluster.nextCommit }
             let ack = applyBatch(p)
             if case let .int(n)? = ack["accepted"] { router.metrics.points[.publisher, default: 0] += Int(n) }
             p.outbox.append(ack)
@@ -487,6 +488,8 @@ extension LWSServer {
             return .object([("type", "ack"), ("batch", .int(Int64(p.batches))), ("accepted", .int(Int64(n)))])
         } catch let e as Router.BodyError {
             return refuse(.badMessage, e.message)
+        } catch SessionInputError.unavailable(let why) {
+            return refuse(.unavailable, why)
         } catch {
             return refuse(.badField, "\(error)")
         }
@@ -497,7 +500,13 @@ extension LWSServer {
             if p.closing { lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, nil, 0); return -1 }
             return 0
         }
-        let message = p.outbox.removeFirst()
+        var message = p.outbox.removeFirst()
+        if let cluster = durability as? ClusterDurability, case let .int(batch)? = message["batch"],
+           let serial = p.commitOf.removeValue(forKey: Int(batch)), message["type"] == .string("ack"), cluster.commitFailed(serial) {
+            // Redis did not take the commit this batch was in: not acknowledged.
+            message = .object([("type", "error"), ("batch", .int(batch)), ("code", .string(ProtocolError.Code.unavailable.rawValue)),
+                               ("message", .string("redis did not take this batch; it was not stored"))])
+        }
         guard write(wsi, Jansson.serialize(message, realPrecision: 17), mode: LWS_WRITE_TEXT) else { return -1 }
         if p.paused, p.outbox.count < Self.maxPublisherOutbox / 2 {
             p.paused = false

@@ -240,6 +240,14 @@ final class LWSServer {
             collectRendered()
             // What the turn changed: one commit, then the answers held for it go.
             durability?.commitIfPending()
+            if let cluster = durability as? ClusterDurability {
+                // Redis did not take the turn's changes: their answers say so.
+                if let why = cluster.takeFailure() {
+                    for wsi in heldAnswers { exchanges[wsi]?.response = .error(503, why) }
+                }
+                // Other nodes' inputs, read by the Redis reader, applied in stream order.
+                if cluster.drain() { pump() }
+            }
             releaseHeldAnswers()
         }
         // A signal: let the connections go cleanly (LWSServer+Drain.swift); writes that
@@ -506,6 +514,8 @@ final class Publisher {
     var held = 0
     /// The batch being gathered did not fit the body budget: it is dropped.
     var overBudget = false
+    /// On a cluster node: by batch number, the commit its acknowledgement waits for.
+    var commitOf: [Int: Int] = [:]
 
     init(session: Session, series: String) { self.session = session; self.series = series }
 }

@@ -1,5 +1,6 @@
 import ChartSession
 import SQLiteStore
+import RedisStore
 import Foundation
 
 /// The command line (INTERFACE.md). Parsing is pure so tests can check every error.
@@ -36,6 +37,8 @@ struct Options: Equatable {
     static let defaultDataDir = "chartwire-data"
     /// When the store syncs its commits to disk (`--fsync`).
     var fsync = SQLiteStore.Sync.always
+    /// The cluster's Redis (`--redis`); nil: this node stands alone.
+    var redis: RedisAddress? = nil
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -45,7 +48,7 @@ struct Options: Equatable {
     static let usage = """
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
                         [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off]
-                        [--trusted-proxy ADDR]... [--log-format text|json] [--quiet]
+                        [--trusted-proxy ADDR]... [--log-format text|json] [--redis redis://HOST:PORT] [--quiet]
                         [--allow-origin ORIGIN]... [--allow-host NAME]... [--tls-cert FILE --tls-key FILE]
                         [--limit NAME=VALUE]...
           --host ADDR     address to bind (default 127.0.0.1)
@@ -69,6 +72,9 @@ struct Options: Equatable {
                           believe X-Forwarded-For from this address (a reverse proxy;
                           repeatable); from anyone else it is ignored
           --log-format F  the log on stderr: text or json, one line per event (default text)
+          --redis URL     run as a node of a cluster: sessions, their changes and data
+                          are kept in this Redis and shared with every node using it
+                          (replaces --data; docs/cluster.md)
           --quiet         no log on stderr but fatal errors
           --allow-origin ORIGIN
                           also accept WebSocket upgrades and writes from pages of ORIGIN
@@ -168,6 +174,12 @@ struct Options: Equatable {
                     throw UsageError(message: "--fsync: \"\(v)\" is not a mode (always, batch or off)")
                 }
                 o.fsync = mode
+            case "--redis":
+                let v = try value(arg)
+                guard let address = RedisAddress.parse(v) else {
+                    throw UsageError(message: "--redis: \"\(v)\" is not redis://HOST:PORT")
+                }
+                o.redis = address
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

@@ -90,6 +90,11 @@ struct Router {
         if let answer = handleOps(req) { return answer }
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let isSession = parts.count >= 3 && parts[0] == "api" && parts[1] == "sessions"
+        // A cluster node that cannot reach Redis refuses every change (docs/cluster.md).
+        if req.method != "GET", req.method != "HEAD", parts.first == "api" || parts.first == "write",
+           let refusal = (durability as? ClusterDurability)?.writeRefusal {
+            return .error(503, refusal)
+        }
         switch (req.method, parts.count) {
         case ("POST", 2) where parts[0] == "api" && parts[1] == "sessions":
             if let refused = authorizeControl(req) { return refused }

@@ -2,6 +2,7 @@ import ChartSession
 import FontStack
 import Foundation
 import LayoutEngine
+import RedisStore
 import SQLiteStore
 
 /// Everything the server loads before it listens: fonts, web folder, sessions.
@@ -69,7 +70,20 @@ struct ServerResources {
             hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
         }
         var durability: Durability? = nil
-        if let dir = options.dataDir {
+        if let address = options.redis {
+            // A cluster node: Redis holds the sessions (docs/cluster.md).
+            let cluster = ClusterDurability(redis: RedisStore(address))
+            // (Sessions made from Redis later, made elsewhere or reloaded, get the
+            // heartbeat the transport gives the sessions it starts with.)
+            let heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
+            try cluster.start(hub: hub) { spec in
+                let s = spec.makeSession(measurer: measurer, defaultTheme: options.theme)
+                s.heartbeat = heartbeat
+                return s
+            }
+            hub.journal = cluster
+            durability = cluster
+        } else if let dir = options.dataDir {
             let store: SQLiteStore
             do { store = try SQLiteStore(folder: dir, sync: options.fsync) } catch { throw StartupError(message: "--data: \(error.message)") }
             let d = Durability(store: store)

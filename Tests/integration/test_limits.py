@@ -253,7 +253,8 @@ def test_line_protocol_makes_thousands_of_series_in_linear_time():
 
 
 def test_memory_of_departed_viewers_with_distinct_canvases_is_returned():
-    srv = watched_server()
+    # 80 viewers from one address: past the transport's per-address default (64).
+    srv = watched_server("--limit", "connectionsPerAddress=200")
     try:
         viewer = Viewer(srv)
         heavy = {"id": "heavy", "chart": {"series": [

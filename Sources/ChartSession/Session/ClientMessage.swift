@@ -124,6 +124,9 @@ public struct ProtocolError: Error, Equatable, CustomStringConvertible, Sendable
         case badPatch = "bad_patch"
         /// The session was removed (live control); the connection closes.
         case sessionRemoved = "session_removed"
+        /// A change the server cannot log now (a cluster node without Redis); nothing of
+        /// it was applied, retry later.
+        case unavailable = "unavailable"
     }
     public let code: Code
     public let message: String

@@ -279,6 +279,8 @@ public final class Session {
                 try checkPatchRights(spec, token: viewer.token)
                 let version = try submit(.patch(spec)).version
                 return [.text(.object([("type", "patched"), ("version", .int(Int64(truncatingIfNeeded: version)))]))]
+            } catch .unavailable(let why) {
+                return [.text(ProtocolError(.unavailable, why).json)]
             } catch {
                 return [.text(ProtocolError(.badPatch, "\(error)").json)]
             }
@@ -989,7 +991,7 @@ public final class Session {
             startTime = now - (clockElapsed ?? 0)
             if clockElapsed == nil { startUnixTime = unixTime }
         }
-        if chart.hasGenerators {
+        if chart.hasGenerators, journal?.runsClock(session: id) ?? true {
             // The generators' clock is an input: logged, then applied (dropped from the log
             // when it brought no point).
             let input = SessionInput.clock(elapsed: now - startTime!, startedAt: startUnixTime)

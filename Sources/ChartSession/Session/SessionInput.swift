@@ -77,6 +77,18 @@ public protocol SessionJournal: AnyObject {
     func record(_ input: SessionInput, session: String)
     /// The last input recorded for `session` was refused: it is not part of the log.
     func withdrawLast(session: String)
+    /// Whether this process runs the session's clock (generators) now. In a cluster one
+    /// node at a time does (its lease, docs/cluster.md); the others apply its `.clock`
+    /// inputs from the log.
+    func runsClock(session: String) -> Bool
+    /// Why the log cannot take inputs for `session` now (a cluster node without its
+    /// Redis), or nil. Submitted inputs are then refused (`unavailable`), not applied.
+    func refusal(session: String) -> String?
+}
+
+extension SessionJournal {
+    public func runsClock(session: String) -> Bool { true }
+    public func refusal(session: String) -> String? { nil }
 }
 
 /// Why an input was refused. Nothing of a refused input is applied.
@@ -87,6 +99,9 @@ public enum SessionInputError: Error, Equatable, CustomStringConvertible, Sendab
     case pointBudget(String)
     /// Any other refusal (a bad spec, patch, batch or line), with its precise message.
     case refused(String)
+    /// The change log cannot take changes now (a cluster node without Redis): nothing
+    /// was applied; the sender may retry later.
+    case unavailable(String)
 
     init(_ e: SessionError) {
         switch e {
@@ -103,6 +118,7 @@ public enum SessionInputError: Error, Equatable, CustomStringConvertible, Sendab
         case .unknownSession, .unknownSeries: return 404
         case .pointBudget: return 413
         case .refused: return 400
+        case .unavailable: return 503
         }
     }
 
@@ -110,7 +126,7 @@ public enum SessionInputError: Error, Equatable, CustomStringConvertible, Sendab
         switch self {
         case let .unknownSession(id): return "no session \"\(id)\""
         case let .unknownSeries(id): return "no series \"\(id)\" in this session"
-        case let .pointBudget(message), let .refused(message): return message
+        case let .pointBudget(message), let .refused(message), let .unavailable(message): return message
         }
     }
 }
@@ -132,6 +148,7 @@ extension Session {
     /// input is withdrawn from the log and changes nothing.
     @discardableResult
     public func submit(_ input: SessionInput) throws(SessionInputError) -> SessionInputResult {
+        if let why = journal?.refusal(session: id) { throw .unavailable(why) }
         if case .define = input {
             // A redefinition is a new baseline (the log starts again from the spec): it is
             // logged once it is known to be taken.
@@ -208,7 +225,7 @@ extension Session {
             if result.count > 0 { dataArrived = true }
         }
         switch input {
-        case .define, .patch, .write: loggedView = chart.sharedViewState
+        case .define, .patch, .write, .view: loggedView = chart.sharedViewState
         default: break
         }
         result.version = chart.version
@@ -267,6 +284,7 @@ extension SessionHub {
     @discardableResult
     public func submit(_ input: SessionInput, session id: String,
                        make: (SessionSpec) -> Session) throws(SessionInputError) -> SessionInputResult {
+        if let why = journal?.refusal(session: id) { throw .unavailable(why) }
         switch input {
         case let .define(spec) where session(id) == nil:
             let decoded: SessionSpec

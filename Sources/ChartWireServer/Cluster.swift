@@ -1,0 +1,312 @@
+import CLibWebSockets
+import ChartSession
+import ChartStore
+import Foundation
+import RedisStore
+
+/// The server's side of a cluster (`--redis`, docs/cluster.md): every session's inputs
+/// go through one Redis stream, and every node applies them in the stream's order.
+///
+/// - A node's own input goes through the one door as always (logged, then applied), but
+///   first the node applies whatever the stream holds that it has not (`catchUp`, one
+///   `XRANGE`), so the input is applied on top of exactly the stream's state. At the
+///   end of the loop turn the inputs are appended with a compare-and-append script:
+///   entry `0-N` is written only if no node wrote `N` first. So an input applied at once
+///   sits in the stream directly after the last one the node applied: every node
+///   applies the same inputs in the same order. If another node did write first, the
+///   session is reloaded from Redis and the refused inputs are submitted again on top.
+///   Senders are answered after Redis accepted (or are refused with 503).
+/// - A reader thread (`RedisReader`) follows the streams and the sessions' registry; the
+///   loop applies what it read (`drain`).
+/// - Generators run on the node holding the session's clock lease.
+final class ClusterDurability: Durability {
+    let redis: RedisStore
+    let reader: RedisReader
+    private var make: ((SessionSpec) -> Session)?
+    private weak var hub: SessionHub?
+    /// Sessions brought up to date with the stream in this loop turn (or redefined in
+    /// it): no catch-up for them until the turn's commit.
+    private var caughtUp = Set<String>()
+    /// Sessions whose clock this node runs.
+    private(set) var leases = Set<String>()
+    private var leaseCheckedAt = -Double.infinity
+    /// Why Redis cannot be reached (nil: it can).
+    private(set) var unavailable: String?
+    /// Why the last commit failed (for the answers held for it).
+    private var failure: String?
+    /// Sessions holding changes Redis did not take: reloaded when it is back.
+    private var dirty = Set<String>()
+    static let leaseMs = 3000
+    static let leaseEvery = 1.0
+
+    init(redis: RedisStore) {
+        self.redis = redis
+        reader = RedisReader(redis.address) { if let ctx = signalContext { lws_cancel_service(ctx) } }
+        super.init(store: redis)
+    }
+
+    /// Why writes are refused now (`503`), or nil.
+    var writeRefusal: String? {
+        unavailable.map { "\($0); writes are refused until Redis is back" }
+    }
+
+    func takeFailure() -> String? {
+        defer { failure = nil }
+        return failure.map { "\($0); the change was not made" }
+    }
+
+    // MARK: Start-up
+
+    /// Joins the cluster: defines the configured sessions Redis lacks (the first node
+    /// to start wins), then loads every session Redis holds (spec, then its log in
+    /// order) and starts following them.
+    func start(hub: SessionHub, make: @escaping (SessionSpec) -> Session) throws(StartupError) {
+        self.hub = hub
+        self.make = make
+        var reg: [String: String]
+        do { reg = try redis.registry() } catch { throw StartupError(message: "--redis: \(error.message)") }
+        for s in hub.sessions where reg[s.id] == nil {
+            guard let spec = s.specJSON else { continue }
+            redis.define(s.id, origin: .config, spec: Jansson.serialize(spec, realPrecision: 17))
+        }
+        if case let .unavailable(why) = redis.commitCluster() { throw StartupError(message: "--redis: \(why)") }
+        redis.discardPending()
+        do { reg = try redis.registry() } catch { throw StartupError(message: "--redis: \(error.message)") }
+        for s in hub.sessions where reg[s.id] == nil { hub.remove(s.id) }
+        for (id, inc) in reg.sorted(by: { $0.key < $1.key }) {
+            let stored: StoredSession?
+            do { stored = try redis.load(id, inc: inc) } catch { throw StartupError(message: "--redis: \(error.message)") }
+            guard let stored else { continue }
+            if let s = hub.session(id), let spec = try? Jansson.parse(stored.spec), spec == s.specJSON {
+                // The configured session is the stored one: its log is replayed on it.
+                for e in stored.log { if let input = try? SessionCodec.decode(e.payload) { _ = try? s.apply(input) } }
+            } else {
+                let fresh: Session
+                do { fresh = try Durability.rebuild(stored, make: make).0 } catch {
+                    throw StartupError(message: "--redis: session \"\(id)\": \(error.message)")
+                }
+                hub.remove(id)
+                hub.add(fresh)
+            }
+            redis.incs[id] = inc
+            redis.nextSeq[id] = (stored.log.last?.seq ?? 0) + 1
+            reader.watch(inc, session: id, after: (stored.log.last?.seq ?? 0))
+        }
+        reader.start()
+    }
+
+    // MARK: SessionJournal
+
+    override func record(_ input: SessionInput, session: String) {
+        switch input {
+        case .define, .delete:
+            caughtUp.insert(session)
+        default:
+            if catchUp(session), case .view = input {
+                // The gesture's state goes on top of what was caught up, as on every node.
+                _ = try? hub?.session(session)?.apply(input)
+            }
+        }
+        super.record(input, session: session)
+    }
+
+    override func runsClock(session: String) -> Bool { leases.contains(session) }
+    /// Before the door applies an input: the session is caught up with its stream (one
+    /// round trip, which also shows whether Redis is there), so a change is not applied
+    /// on a node that could not log it.
+    override func refusal(session: String) -> String? {
+        if unavailable == nil {
+            if hub?.session(session) != nil { catchUp(session) } else { probe() }
+        }
+        return writeRefusal
+    }
+
+    /// Whether Redis answered in this loop turn (else it is asked).
+    private var probed = false
+    private func probe() {
+        guard !probed else { return }
+        probed = true
+        do { _ = try redis.connection.read("PING") } catch { unavailable = error.message }
+    }
+
+    /// Applies what the stream holds after the session's last applied input; true if
+    /// something was.
+    @discardableResult
+    private func catchUp(_ id: String) -> Bool {
+        guard unavailable == nil, !caughtUp.contains(id), let inc = redis.incs[id], let s = hub?.session(id) else { return false }
+        caughtUp.insert(id)
+        do {
+            return apply(try redis.readLog(inc, after: (redis.nextSeq[id] ?? 1) - 1), to: s)
+        } catch {
+            unavailable = error.message
+            return false
+        }
+    }
+
+    /// Applies stream entries in order (those already applied are skipped; a hole
+    /// reloads the session).
+    private func apply(_ entries: [(seq: Int64, payload: [UInt8])], to s: Session) -> Bool {
+        var next = redis.nextSeq[s.id] ?? 1
+        var changed = false
+        for e in entries where e.seq >= next {
+            guard e.seq == next else { reload(s.id); return true }
+            if let input = try? SessionCodec.decode(e.payload) { _ = try? s.apply(input) }
+            next = e.seq + 1
+            changed = true
+        }
+        redis.nextSeq[s.id] = next
+        return changed
+    }
+
+    /// Loads a session again from Redis (its registry entry, spec and whole log) and
+    /// hosts that instead (viewers of the old one reconnect); gone from Redis: removed.
+    private func reload(_ id: String) {
+        guard let hub, let make else { return }
+        do {
+            let current = try redis.connection.read("HGET", RedisStore.sessionsKey, id).text
+            if let old = redis.incs[id], old != current { reader.unwatch(old) }
+            guard let inc = current, let stored = try redis.load(id, inc: inc) else {
+                redis.incs[id] = nil
+                redis.nextSeq[id] = nil
+                hub.remove(id)
+                return
+            }
+            let fresh = try Durability.rebuild(stored, make: make).0
+            let last = stored.log.last?.seq ?? 0
+            redis.incs[id] = inc
+            redis.nextSeq[id] = last + 1
+            hub.remove(id)
+            hub.add(fresh)
+            reader.watch(inc, session: id, after: last)
+        } catch let e as StoreError {
+            unavailable = e.message
+            dirty.insert(id)
+        } catch {
+            FileHandle.standardError.write(Data("wsserver: cannot reload session \"\(id)\" from Redis: \(error)\n".utf8))
+        }
+    }
+
+    // MARK: Commits, the reader's news, leases
+
+    /// Counts commits of pending changes; those that failed, lately. A publisher's
+    /// acknowledgement names the commit that carries its batch (`nextCommit`), and is
+    /// turned into an error if that one failed.
+    private(set) var commits = 0
+    private var failedCommits: [Int] = []
+    var nextCommit: Int { commits + 1 }
+    func commitFailed(_ serial: Int) -> Bool { failedCommits.contains(serial) }
+
+    override func commitIfPending() {
+        caughtUp.removeAll(keepingCapacity: true)
+        probed = false
+        guard redis.hasPending else { return }
+        commits += 1
+        var touched = Set<String>()
+        for _ in 0..<Self.commitTries {
+            for w in redis.pending {
+                switch w {
+                case let .define(id, _, _), let .append(id, _, _, _), let .remove(id), let .snapshot(id, _, _, _): touched.insert(id)
+                }
+            }
+            switch redis.commitCluster() {
+            case .ok:
+                follow(touched)
+                return
+            case let .unavailable(why):
+                unavailable = why
+                fail(why, touched)
+                return
+            case let .conflicts(refused):
+                // Another node wrote first: take its inputs, then these again on top.
+                for (id, payloads) in refused.sorted(by: { $0.key < $1.key }) {
+                    reload(id)
+                    caughtUp.insert(id)
+                    guard let s = hub?.session(id) else { continue }
+                    for p in payloads { if let input = try? SessionCodec.decode(p) { _ = try? s.submit(input) } }
+                }
+            }
+        }
+        // (Redis is there: the sessions are reloaded now, and the senders may retry.)
+        fail("other nodes kept writing to the same session first (\(Self.commitTries) tries); retry", touched)
+        for id in dirty.sorted() { reload(id) }
+        dirty = []
+    }
+
+    /// Compare-and-append attempts before a change is refused with 503.
+    static let commitTries = 8
+
+    private func fail(_ why: String, _ touched: Set<String>) {
+        failure = why
+        failedCommits.append(commits)
+        if failedCommits.count > 64 { failedCommits.removeFirst() }
+        leases = []
+        dirty.formUnion(touched)
+        redis.discardPending()
+    }
+
+    /// Follows the streams of sessions this node (re)defined.
+    private func follow(_ touched: Set<String>) {
+        for id in touched {
+            if let inc = redis.incs[id] { reader.watch(inc, session: id, after: (redis.nextSeq[id] ?? 1) - 1) }
+        }
+    }
+
+    /// Applies what the reader read: other nodes' inputs, sessions made, redefined or
+    /// removed elsewhere, Redis going away and coming back. True if a chart changed.
+    func drain() -> Bool {
+        var changed = false
+        for event in reader.take() {
+            switch event {
+            case let .availability(why):
+                if let why {
+                    unavailable = why
+                    leases = []
+                } else if recover() {
+                    changed = true
+                }
+            case let .registry(reg):
+                guard unavailable == nil else { continue }
+                // (A registry read before this node's own commit may be stale: each
+                // difference is checked against Redis by `reload`.)
+                for (id, inc) in reg where redis.incs[id] != inc { reload(id); changed = true }
+                for id in redis.incs.keys where reg[id] == nil { reload(id); changed = true }
+                for id in reg.keys where hub?.session(id) == nil && redis.incs[id] != nil { reload(id); changed = true }
+            case let .entries(id, inc, list):
+                guard redis.incs[id] == inc, !redis.pending.contains(where: { if case let .append(s, _, _, _) = $0 { return s == id }; return false }),
+                      let s = hub?.session(id) else { continue }
+                if apply(list, to: s) { changed = true }
+            }
+        }
+        return changed
+    }
+
+    /// Redis is back: the sessions holding changes it did not take are loaded again.
+    @discardableResult
+    private func recover() -> Bool {
+        unavailable = nil
+        let reloaded = !dirty.isEmpty
+        for id in dirty.sorted() { reload(id) }
+        dirty = []
+        return reloaded
+    }
+
+    /// Takes or renews the clock leases of sessions with generators (each second).
+    override func maintain(_ hub: SessionHub) {
+        let now = ProcessInfo.processInfo.systemUptime
+        guard now - leaseCheckedAt >= Self.leaseEvery else { return }
+        leaseCheckedAt = now
+        if unavailable != nil {
+            // (The reader says when Redis is back; a failure only this connection saw is
+            // found over here.)
+            guard (try? redis.connection.read("PING")) == .status("PONG") else { leases = []; return }
+            recover()
+        }
+        let clocked = hub.sessions.filter { $0.chart.hasGenerators }.map(\.id)
+        do { leases = try redis.leases(clocked, ttlMs: Self.leaseMs) } catch {
+            unavailable = error.message
+            leases = []
+        }
+    }
+
+    override var location: String { redis.address.description }
+}

@@ -1,0 +1,327 @@
+import ChartStore
+import Foundation
+import Synchronization
+
+/// The cluster's store (docs/cluster.md): sessions' change logs in Redis, shared by
+/// every node.
+///
+/// - `cw:sessions`: a hash, session id to its incarnation (a name unique to one
+///   definition of the session: a `PUT` or a delete-and-create makes a new one).
+/// - `cw:spec:{inc}`: the origin (`c` config, `r` runtime) and the spec's JSON.
+/// - `cw:log:{inc}`: a stream of the session's inputs, one entry per input (a batch of
+///   points is one input), field `i` holding the codec's bytes. Entry ids are `0-N`,
+///   N the input's sequence number: the stream is contiguous, so a node knows it holds
+///   every input before N, and an `XADD` of `0-N` fails when another node wrote N first.
+/// - `cw:lease:{session}`: the node that runs the session's clock (`SET NX PX`).
+///
+/// Writes are buffered (`BufferedStore`) and sent by `commitCluster` as one pipeline:
+/// per session one Lua script that appends all of its inputs only if the session's
+/// incarnation is still the one the node applied them to and no other node wrote the
+/// first sequence number already (compare and append). The store does not snapshot:
+/// `snapshot` writes are dropped (the whole log is replayed by a node that loads a
+/// session; see docs/cluster.md).
+public final class RedisStore: BufferedStore, SessionStore {
+    public let connection: RedisConnection
+    public var address: RedisAddress { connection.address }
+    /// This process' name in leases and incarnations.
+    public let node: String
+    private var made = 0
+    /// The incarnation of each session as this node holds it.
+    public var incs: [String: String] = [:]
+
+    public init(_ address: RedisAddress, node: String? = nil) {
+        connection = RedisConnection(address)
+        self.node = node ?? String(UInt64.random(in: 0..<UInt64.max), radix: 36)
+    }
+
+    public static let sessionsKey = "cw:sessions"
+    public static func logKey(_ inc: String) -> String { "cw:log:" + inc }
+    public static func specKey(_ inc: String) -> String { "cw:spec:" + inc }
+
+    static let appendScript = """
+        if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return -1 end
+        local n = tonumber(ARGV[3])
+        local first = redis.pcall('XADD', KEYS[2], '0-' .. n, 'i', ARGV[4])
+        if type(first) == 'table' and first.err then return 0 end
+        for k = 5, #ARGV do redis.call('XADD', KEYS[2], '0-' .. (n + k - 4), 'i', ARGV[k]) end
+        return 1
+        """
+    static let defineScript = """
+        local cur = redis.call('HGET', KEYS[1], ARGV[1])
+        if (cur or '') ~= ARGV[2] then return 0 end
+        redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+        redis.call('SET', 'cw:spec:' .. ARGV[3], ARGV[4])
+        if cur then redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur) end
+        return 1
+        """
+    static let removeScript = """
+        local cur = redis.call('HGET', KEYS[1], ARGV[1])
+        if cur ~= ARGV[2] then return 0 end
+        redis.call('HDEL', KEYS[1], ARGV[1])
+        redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur)
+        return 1
+        """
+    static let leaseScript = """
+        local cur = redis.call('GET', KEYS[1])
+        if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+        if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+        return 0
+        """
+
+    // MARK: Reading
+
+    public func loadAll() throws(StoreError) -> [StoredSession] {
+        var all: [StoredSession] = []
+        for (id, inc) in try registry().sorted(by: { $0.key < $1.key }) {
+            guard let s = try load(id, inc: inc) else { continue }
+            all.append(s)
+        }
+        noteLoaded(all)
+        return all
+    }
+
+    /// Session id to incarnation.
+    public func registry() throws(StoreError) -> [String: String] {
+        let reply = try connection.read("HGETALL", Self.sessionsKey)
+        return Self.pairs(reply)
+    }
+
+    static func pairs(_ reply: RedisValue) -> [String: String] {
+        var map: [String: String] = [:]
+        let items = reply.array ?? []
+        var i = 0
+        while i + 1 < items.count {
+            if let k = items[i].text, let v = items[i + 1].text { map[k] = v }
+            i += 2
+        }
+        return map
+    }
+
+    /// A session's spec and its whole log, as stored for incarnation `inc` (nil: gone).
+    public func load(_ id: String, inc: String) throws(StoreError) -> StoredSession? {
+        let replies = try connection.read([["GET", Self.specKey(inc)], ["XRANGE", Self.logKey(inc), "-", "+"]])
+        guard let stored = replies[0].bytes, !stored.isEmpty else { return nil }
+        let origin: SessionOrigin = stored[0] == UInt8(ascii: "c") ? .config : .runtime
+        return StoredSession(id: id, origin: origin, spec: Array(stored.dropFirst()), snapshot: nil,
+                             log: Self.entries(replies[1]).map { StoredEntry(seq: $0.seq, kind: $0.payload.first ?? 0, payload: $0.payload) })
+    }
+
+    /// The log of `inc` after sequence number `seq`.
+    public func readLog(_ inc: String, after seq: Int64) throws(StoreError) -> [(seq: Int64, payload: [UInt8])] {
+        Self.entries(try connection.read("XRANGE", Self.logKey(inc), "(0-\(seq)", "+"))
+    }
+
+    /// Stream entries (`[[id, [field, value]]...]`) as sequence numbers and payloads.
+    static func entries(_ reply: RedisValue) -> [(seq: Int64, payload: [UInt8])] {
+        (reply.array ?? []).compactMap { e in
+            guard let parts = e.array, parts.count == 2, let id = parts[0].text,
+                  let seq = Int64(id.split(separator: "-").last ?? ""), let fields = parts[1].array,
+                  fields.count >= 2, let payload = fields[1].bytes else { return nil }
+            return (seq, payload)
+        }
+    }
+
+    // MARK: Leases
+
+    /// Takes or renews the clock lease of each session (`SET NX PX`); returns those this
+    /// node holds.
+    public func leases(_ sessions: [String], ttlMs: Int) throws(StoreError) -> Set<String> {
+        guard !sessions.isEmpty else { return [] }
+        let replies = try connection.read(sessions.map { s in ["EVAL", Self.leaseScript, "1", "cw:lease:" + s, node, String(ttlMs)] })
+        return Set(zip(sessions, replies).compactMap { $1.int == 1 ? $0 : nil })
+    }
+
+    // MARK: Writing
+
+    public enum CommitOutcome: Equatable {
+        case ok
+        /// Sessions whose writes Redis refused (another node wrote first): their inputs
+        /// (codec bytes) not logged, in order. Everything else was written.
+        case conflicts([String: [[UInt8]]])
+        /// Redis could not be reached: nothing is known to be written.
+        case unavailable(String)
+    }
+
+    public func commit() throws(StoreError) {
+        switch commitCluster() {
+        case .ok: return
+        case let .conflicts(c): throw StoreError("another node wrote to \(c.keys.sorted().joined(separator: ", ")) first")
+        case let .unavailable(message): throw StoreError(message)
+        }
+    }
+
+    private enum Op {
+        case define(String, expected: String, new: String, spec: [UInt8])
+        case append(String, inc: String, first: Int64, payloads: [[UInt8]])
+        case remove(String, expected: String)
+        var session: String {
+            switch self { case let .define(s, _, _, _), let .append(s, _, _, _), let .remove(s, _): return s }
+        }
+    }
+
+    /// Sends every buffered write in one pipeline and waits for Redis' replies.
+    public func commitCluster() -> CommitOutcome {
+        guard !pending.isEmpty else { return .ok }
+        var ops: [Op] = []
+        var lastOp: [String: Int] = [:]
+        var incs = self.incs
+        for w in pending {
+            switch w {
+            case let .define(id, origin, spec):
+                made += 1
+                let new = "\(node).\(made).\(Int(Date().timeIntervalSince1970 * 1000))"
+                ops.append(.define(id, expected: incs[id] ?? "", new: new, spec: [origin == .config ? UInt8(ascii: "c") : UInt8(ascii: "r")] + spec))
+                incs[id] = new
+                lastOp[id] = ops.count - 1
+            case let .append(id, seq, _, payload):
+                if let i = lastOp[id], case .append(let s, let inc, let first, var payloads) = ops[i] {
+                    payloads.append(payload)
+                    ops[i] = .append(s, inc: inc, first: first, payloads: payloads)
+                } else {
+                    ops.append(.append(id, inc: incs[id] ?? "", first: seq, payloads: [payload]))
+                    lastOp[id] = ops.count - 1
+                }
+            case let .remove(id):
+                ops.append(.remove(id, expected: incs[id] ?? ""))
+                incs[id] = nil
+                lastOp[id] = ops.count - 1
+            case .snapshot:
+                continue
+            }
+        }
+        let commands: [[[UInt8]]] = ops.map { op in
+            switch op {
+            case let .define(id, expected, new, spec):
+                return ["EVAL", Self.defineScript, "1", Self.sessionsKey, id, expected, new].map { Array($0.utf8) } + [spec]
+            case let .append(id, inc, first, payloads):
+                return ["EVAL", Self.appendScript, "2", Self.sessionsKey, Self.logKey(inc), id, inc, String(first)].map { Array($0.utf8) } + payloads
+            case let .remove(id, expected):
+                return ["EVAL", Self.removeScript, "1", Self.sessionsKey, id, expected].map { Array($0.utf8) }
+            }
+        }
+        let replies: [RedisValue]
+        do { replies = try connection.pipeline(commands) } catch { return .unavailable(error.message) }
+        pending = []
+        var failed: [String: [[UInt8]]] = [:]
+        var refused = Set<String>()
+        for (op, reply) in zip(ops, replies) {
+            let s = op.session
+            if case let .error(message) = reply { return .unavailable("redis refused a write: \(message)") }
+            if reply.int == 1, !refused.contains(s) {
+                switch op {
+                case let .define(id, _, new, _): self.incs[id] = new
+                case let .remove(id, _): self.incs[id] = nil
+                case .append: break
+                }
+                continue
+            }
+            refused.insert(s)
+            if case let .append(_, _, _, payloads) = op { failed[s, default: []] += payloads } else { failed[s, default: []] += [] }
+        }
+        return failed.isEmpty ? .ok : .conflicts(failed)
+    }
+
+    /// Drops buffered writes (Redis refused or could not take them).
+    public func discardPending() { pending = [] }
+}
+
+/// Reads the cluster's changes on its own thread and connection: the sessions'
+/// registry (polled) and the log streams of the sessions this node holds (`XREAD
+/// BLOCK`). What it reads is queued for the event loop, which it wakes (`wake`); the
+/// loop applies the entries in stream order.
+public final class RedisReader: @unchecked Sendable {
+    public enum Event: Sendable {
+        case registry([String: String])
+        case entries(session: String, inc: String, [(seq: Int64, payload: [UInt8])])
+        /// Redis became reachable (nil) or not (why).
+        case availability(String?)
+    }
+
+    struct State {
+        /// By incarnation: the session and the last sequence number read.
+        var watched: [String: (session: String, seq: Int64)] = [:]
+        var events: [Event] = []
+        var stopped = false
+    }
+    private let state = Mutex(State())
+    private let address: RedisAddress
+    private let wake: @Sendable () -> Void
+    private var thread: Thread?
+    /// How long one `XREAD` waits (and so how soon a newly watched stream is read).
+    static let blockMs = 100
+    static let registryEvery = 0.25
+
+    public init(_ address: RedisAddress, wake: @escaping @Sendable () -> Void) {
+        self.address = address
+        self.wake = wake
+    }
+
+    /// Reads `inc`'s stream after `seq` (replacing what was watched of it).
+    public func watch(_ inc: String, session: String, after seq: Int64) {
+        state.withLock { $0.watched[inc] = (session, seq) }
+    }
+
+    public func unwatch(_ inc: String) { _ = state.withLock { $0.watched.removeValue(forKey: inc) } }
+
+    public func take() -> [Event] {
+        state.withLock { s in
+            let e = s.events
+            s.events = []
+            return e
+        }
+    }
+
+    public func stop() { state.withLock { $0.stopped = true } }
+
+    public func start() {
+        let t = Thread { [self] in run() }
+        t.name = "redis-reader"
+        thread = t
+        t.start()
+    }
+
+    private func post(_ e: Event) {
+        state.withLock { $0.events.append(e) }
+        wake()
+    }
+
+    private func run() {
+        let conn = RedisConnection(address, timeoutMs: 1000 + Self.blockMs)
+        var available: Bool? = nil
+        var lastRegistry: [String: String]? = nil
+        var registryAt = 0.0
+        while !state.withLock({ $0.stopped }) {
+            do {
+                let now = ProcessInfo.processInfo.systemUptime
+                if now - registryAt >= Self.registryEvery {
+                    registryAt = now
+                    let reg = RedisStore.pairs(try conn.read("HGETALL", RedisStore.sessionsKey))
+                    if available != true { available = true; post(.availability(nil)) }
+                    if reg != lastRegistry { lastRegistry = reg; post(.registry(reg)) }
+                }
+                let watched = state.withLock { $0.watched }
+                if watched.isEmpty { usleep(useconds_t(Self.blockMs * 1000)); continue }
+                let incs = Array(watched.keys)
+                let args = ["XREAD", "COUNT", "2000", "BLOCK", String(Self.blockMs), "STREAMS"] + incs.map(RedisStore.logKey)
+                    + incs.map { "0-\(watched[$0]!.seq)" }
+                let reply = try conn.read([args])[0]
+                for stream in reply.array ?? [] {
+                    guard let parts = stream.array, parts.count == 2, let key = parts[0].text else { continue }
+                    let inc = String(key.dropFirst("cw:log:".count))
+                    let list = RedisStore.entries(parts[1])
+                    guard let last = list.last else { continue }
+                    let session: String? = state.withLock { s in
+                        guard let w = s.watched[inc] else { return nil }
+                        s.watched[inc] = (w.session, max(w.seq, last.seq))
+                        return w.session
+                    }
+                    if let session { post(.entries(session: session, inc: inc, list)) }
+                }
+            } catch {
+                if available != false { available = false; post(.availability((error as? StoreError)?.message ?? "\(error)")) }
+                lastRegistry = nil
+                usleep(200_000)
+            }
+        }
+    }
+}

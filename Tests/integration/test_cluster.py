@@ -1,0 +1,295 @@
+"""ChartWire as a cluster on Redis (docs/cluster.md): nodes share one Redis, every node
+applies each session's inputs in the stream's order and so holds the same chart.
+
+The test starts its own redis-server (appendonly, appendfsync always) on a free port in
+a temporary folder, and its own nodes; it is skipped only where redis-server is not
+installed (scripts/setup installs it)."""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import FIXTURES, Server, free_port
+import cwframe
+from test_websocket import connect, hello, layer, next_frame
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed")
+
+
+class Redis:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="cw-redis-")
+        self.port = free_port()
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True,
+                              text=True).stdout.strip() == "PONG":
+                return self
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not answer")
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+    @property
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}"
+
+
+def request(server, method, path, body=None, timeout=5):
+    data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+    req = urllib.request.Request(server.http + path, data=data, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def frame(server, session="static"):
+    """The display list for 640x400, without the layers' version numbers: those count
+    a node's own rebuilds of a layer (a viewer's patches refer to them), so a node that
+    animated a zoom through six steps numbers its layer 6 where another that took the
+    end state at once numbers it 1. Every command must be the same."""
+    status, body = request(server, "GET", f"/api/sessions/{session}/frame.json?width=640&height=400")
+    assert status == 200, body
+    return re.sub(rb'"version":[0-9]+,', b"", body)
+
+
+def points(server, session="static", series="line"):
+    status, body = request(server, "GET", f"/api/sessions/{session}")
+    assert status == 200, body
+    spec = json.loads(body)
+    return next(s for s in spec["series"] if s["id"] == series)["points"] if "series" in spec else None
+
+
+def series_points(server, session="static"):
+    status, body = request(server, "GET", "/api/sessions")
+    assert status == 200
+    listing = json.loads(body)["sessions"]
+    s = next((s for s in listing if s["id"] == session), None)
+    return None if s is None else {x["id"]: x["points"] for x in s["series"]}
+
+
+def eventually(check, timeout=5.0):
+    deadline = time.time() + timeout
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except AssertionError:
+            if time.time() > deadline:
+                raise
+        if time.time() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def cluster():
+    redis = Redis().start()
+    nodes = [Server("--config", str(FIXTURES / "cluster.json"), "--redis", redis.url).start() for _ in range(3)]
+    yield redis, nodes
+    for n in nodes:
+        n.stop()
+    redis.stop()
+    shutil.rmtree(redis.dir, ignore_errors=True)
+
+
+def append(node, xs, session="static", series="line"):
+    return request(node, "POST", f"/api/sessions/{session}/series/{series}/append",
+                   {"x": xs, "y": [x % 97 for x in xs]})
+
+
+def test_feeds_through_different_nodes_give_the_same_display_list(cluster):
+    _, nodes = cluster
+    x = 1000
+    for i in range(30):
+        status, body = append(nodes[i % 3], [float(x + k) for k in range(5)])
+        assert status == 200, body
+        x += 5
+    want = 11 + 30 * 5
+    for n in nodes:
+        eventually(lambda: series_points(n)["line"] == want)
+    same_frames(nodes)
+
+
+def same_frames(nodes, timeout=3.0):
+    """(The fixture's axes have fixed ranges: an axis following its data's extents
+    animates toward them, and a frame taken during that glide depends on the clock on a
+    single node too.)"""
+    frames = []
+    def same():
+        frames[:] = [frame(n) for n in nodes]
+        return all(f == frames[0] for f in frames)
+    try:
+        eventually(same, timeout=timeout)
+    except AssertionError:
+        k = next(i for i in range(len(frames[0])) if any(i >= len(f) or f[i] != frames[0][i] for f in frames))
+        raise AssertionError("frames differ: " + " | ".join(f[max(0, k - 120):k + 40].decode() for f in frames))
+
+
+def test_an_append_acknowledged_on_a_is_visible_on_b_at_once(cluster):
+    _, (a, b, _) = cluster
+    status, _ = append(a, [5000.0])
+    assert status == 200
+    # Redis took it before A answered: B applies it from the stream within a round trip.
+    eventually(lambda: series_points(b)["line"] == 12, timeout=1.0)
+
+
+def test_concurrent_feeds_on_every_node_converge(cluster):
+    import threading
+    _, nodes = cluster
+    acked = [[] for _ in nodes]
+
+    def feed(k):
+        for i in range(40):
+            xs = [float(10_000 * (k + 1) + i)]
+            if append(nodes[k], xs)[0] == 200:
+                acked[k].append(xs[0])
+
+    threads = [threading.Thread(target=feed, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    want = 11 + sum(len(a) for a in acked)
+    # (A change may be refused with 503 when other nodes kept winning the race for the
+    # same session's next entry; most are taken.)
+    assert want >= 11 + 100
+    for n in nodes:
+        eventually(lambda: series_points(n)["line"] == want)
+    same_frames(nodes)
+
+
+def test_a_pan_on_node_a_shows_on_node_b(cluster):
+    """A controller's wheel zoom on node A reaches a viewer connected to node B as a
+    frame with A's range, and both nodes then draw the same display list."""
+    _, (a, b, _) = cluster
+    watcher = connect(b)
+    hello(watcher)
+    f, _ = next_frame(watcher)
+    before = cwframe.visible_x_range(layer(f, "background"))
+    ws = connect(a)
+    hello(ws)
+    next_frame(ws)
+    ws.send(json.dumps({"type": "wheel", "x": 300, "y": 200, "deltaX": 0, "deltaY": -300}))
+    mine, _ = next_frame(ws)
+    deadline = time.time() + 3
+    seen = before
+    while time.time() < deadline and abs((seen[1] - seen[0]) - (before[1] - before[0])) < 1e-6:
+        f, _ = next_frame(watcher, timeout=3)
+        seen = cwframe.visible_x_range(layer(f, "background"))
+    assert (seen[1] - seen[0]) < (before[1] - before[0]) * 0.9, (before, seen)
+    ws.close()
+    watcher.close()
+    same_frames([a, b])
+
+
+def test_sessions_made_and_deleted_on_one_node_appear_on_the_others(cluster):
+    _, (a, b, c) = cluster
+    spec = {"id": "made", "title": "Made", "chart": {"series": [{"id": "s"}]}}
+    status, body = request(a, "POST", "/api/sessions", spec)
+    assert status in (200, 201), body
+    eventually(lambda: series_points(b, "made") is not None)
+    status, body = append(b, [1.0, 2.0], session="made", series="s")
+    assert status == 200, body
+    eventually(lambda: (series_points(c, "made") or {}).get("s") == 2)
+    assert request(c, "DELETE", "/api/sessions/made")[0] == 200
+    eventually(lambda: series_points(a, "made") is None)
+    eventually(lambda: series_points(b, "made") is None)
+
+
+def test_kill_9_of_a_node_loses_no_acknowledged_change(cluster):
+    """Feeders on node A at full speed, A killed at a random moment: every batch A
+    acknowledged is on B (and on a node started afterwards), the one in flight whole or
+    not at all."""
+    import random
+    import threading
+    redis, (a, b, c) = cluster
+    size = 7
+    acked, inflight = [0, 0, 0], [0, 0, 0]
+
+    def feed(k):
+        for i in range(10_000):
+            inflight[k] = 1
+            try:
+                status, _ = append(a, [float(100_000 * (k + 1) + i * size + j) for j in range(size)])
+            except Exception:
+                return
+            inflight[k] = 0
+            if status == 200:
+                acked[k] += 1
+
+    threads = [threading.Thread(target=feed, args=(k,), daemon=True) for k in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(random.uniform(0.5, 1.5))
+    os.kill(a.proc.pid, signal.SIGKILL)
+    a.proc.wait()
+    for t in threads:
+        t.join(10)
+    assert sum(acked) > 0
+    low, high = 11 + sum(acked) * size, 11 + (sum(acked) + sum(inflight)) * size
+
+    def settled(n):
+        p = series_points(n)["line"]
+        assert low <= p <= high and (p - 11) % size == 0, (p, low, high)
+        return p
+    got = eventually(lambda: settled(b))
+    assert eventually(lambda: settled(c)) == got
+    # A node started now loads the same chart from Redis.
+    d = Server("--config", str(FIXTURES / "cluster.json"), "--redis", redis.url).start()
+    try:
+        assert settled(d) == got
+        same_frames([b, c, d])
+    finally:
+        d.stop()
+
+
+def test_redis_down_refuses_writes_and_serves_charts_then_resumes(cluster):
+    redis, (a, b, _) = cluster
+    assert append(a, [7000.0])[0] == 200
+    eventually(lambda: series_points(b)["line"] == 12)
+    held = frame(b)
+    redis.proc.kill()
+    redis.proc.wait()
+    def refused():
+        status, body = append(a, [7001.0])
+        return status == 503 and b"redis" in body.lower() and json.loads(body)["error"]
+    eventually(refused, timeout=3.0)
+    status, body = append(b, [7002.0])
+    assert status == 503, body
+    assert frame(b) == held                     # the chart is still served
+    assert series_points(a)["line"] == 12       # nothing refused was kept
+    redis.start()                               # same folder: the append-only file is replayed
+    eventually(lambda: append(b, [7003.0])[0] == 200, timeout=5.0)
+    eventually(lambda: series_points(a)["line"] == 13)
+    eventually(lambda: frame(a) == frame(b))
+
+
+def test_redis_down_at_start_is_one_line_and_exit_code_2():
+    port = free_port()
+    s = Server("--redis", f"redis://127.0.0.1:{port}")
+    proc = subprocess.run(s.args, capture_output=True, text=True, timeout=20)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "redis" in lines[0].lower(), proc.stderr
