@@ -279,7 +279,7 @@ public final class Session {
                 try checkPatchRights(spec, token: viewer.token)
                 let version = try submit(.patch(spec)).version
                 return [.text(.object([("type", "patched"), ("version", .int(Int64(truncatingIfNeeded: version)))]))]
-            } catch .unavailable(let why) {
+            } catch let SessionInputError.unavailable(why) {
                 return [.text(ProtocolError(.unavailable, why).json)]
             } catch {
                 return [.text(ProtocolError(.badPatch, "\(error)").json)]
