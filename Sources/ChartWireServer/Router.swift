@@ -318,7 +318,7 @@ struct Router {
         if let refused = refuseSessionCount() { return refused }
         guard let json = spec.json else { return .error(400, "the spec has no JSON form") }
         do { try hub.submit(.define(spec: json), session: spec.id) { _ in makeSession(spec) } } catch { return .error(400, error.description) }
-        return .json(201, .object([("id", .string(spec.id)), ("created", .bool(true))]))
+        return .json(201, withWarnings([("id", .string(spec.id)), ("created", .bool(true))], hub.session(spec.id)))
     }
 
     /// `PUT /api/sessions/{s}`: creates the session or replaces its whole definition
@@ -334,10 +334,18 @@ struct Router {
         guard let session = hub.session(id) else {
             if let refused = refuseSessionCount() { return refused }
             do { try hub.submit(.define(spec: json), session: id) { _ in makeSession(spec) } } catch { return .error(400, error.description) }
-            return .json(201, .object([("id", .string(id)), ("created", .bool(true))]))
+            return .json(201, withWarnings([("id", .string(id)), ("created", .bool(true))], hub.session(id)))
         }
         do { try session.submit(.define(spec: json)) } catch { return .error(400, error.description) }
-        return .json(200, .object([("id", .string(id)), ("replaced", .bool(true)), ("version", .int(Int64(truncatingIfNeeded: session.chart.version)))]))
+        return .json(200, withWarnings([("id", .string(id)), ("replaced", .bool(true)),
+                                        ("version", .int(Int64(truncatingIfNeeded: session.chart.version)))], session))
+    }
+
+    /// An answer's members, with `warnings` when the session's chart has any
+    /// (`Chart.warnings`: hints, not refusals; docs/feeding.md).
+    func withWarnings(_ members: [(String, JSONValue)], _ session: Session?) -> JSONValue {
+        let warnings = session?.chart.warnings() ?? []
+        return .object(warnings.isEmpty ? members : members + [("warnings", .array(warnings.map { .string($0) }))])
     }
 
     /// `PATCH /api/sessions/{s}`: a partial spec over the session's (docs/feeding.md).
@@ -348,7 +356,7 @@ struct Router {
         do {
             try session.checkPatchRights(patch, token: token)
             let version = try session.submit(.patch(patch)).version
-            return .json(200, .object([("id", .string(id)), ("version", .int(Int64(truncatingIfNeeded: version)))]))
+            return .json(200, withWarnings([("id", .string(id)), ("version", .int(Int64(truncatingIfNeeded: version)))], session))
         } catch {
             return .error(400, "\(error)")
         }

@@ -9,7 +9,8 @@ public enum NumberLabelFormat: String, CaseIterable, Sendable {
     case decimal
     /// With an SI suffix from a thousand up ("120M", "2.5K").
     case si
-    /// Plain below a million, SI suffixes from a million up (the default).
+    /// Plain below a million; from a million up, SI suffixes where they make the labels
+    /// shorter (the default).
     case auto
 }
 
@@ -67,7 +68,9 @@ public enum TickLabelFormatter {
 
     /// The labels of one axis' ticks in `format`. With SI suffixes every label of the
     /// axis takes the suffix of its largest tick (0, 20M, 40M ... 120M; 0.5M, 1.0M,
-    /// 1.5M), still exact: the step's power is shifted, no double is rounded.
+    /// 1.5M), still exact: the step's power is shifted, no double is rounded. `auto`
+    /// takes the suffix only where it makes the longest label shorter: Unix seconds
+    /// every minute stay "1790000040", not "1.7900000G".
     public static func labels(indices: [Int64], step: TickStep, format: NumberLabelFormat) -> [String] {
         let largest = indices.map { Double($0.magnitude) * step.value }.max() ?? 0
         let group = largest >= 1000 ? min(18, Int((largest.log10Value / 3).rounded(.down)) * 3) : 0
@@ -77,22 +80,33 @@ public enum TickLabelFormatter {
         case .si: useSI = group > 0
         case .auto: useSI = group >= 6
         }
-        guard useSI else { return indices.map { label(index: $0, step: step) } }
+        let plain = { indices.map { label(index: $0, step: step) } }
+        guard useSI else { return plain() }
         let shifted = TickStep(factor: step.factor, power: step.power - group)
         let suffix = siSuffixes[group / 3]
-        return indices.map { i in i == 0 ? "0" : label(index: i, step: shifted) + suffix }
+        let si = indices.map { i in i == 0 ? "0" : label(index: i, step: shifted) + suffix }
+        // A mantissa that needs an exponent itself is no label ("1.79e0G").
+        if si.contains(where: { $0.utf8.contains(101) }) { return plain() }
+        guard format == .auto else { return si }
+        let p = plain()
+        return longest(si) < longest(p) ? si : p
     }
 
     /// Labels of arbitrary values (ticks given by the user): six significant digits,
-    /// SI suffixes as `format` says for the largest of them.
+    /// SI suffixes as `format` says for the largest of them (`auto`: where shorter).
     public static func labels(values: [Double], format: NumberLabelFormat) -> [String] {
         let largest = values.map(\.magnitude).max() ?? 0
         let group = largest >= 1000 && largest.isFinite ? min(18, Int((largest.log10Value / 3).rounded(.down)) * 3) : 0
         let useSI = format == .si ? group > 0 : format == .auto ? group >= 6 : false
-        guard useSI else { return values.map { general($0) } }
+        let plain = values.map { general($0) }
+        guard useSI else { return plain }
         let scale = pow10(group)
-        return values.map { $0 == 0 ? "0" : general($0 / scale) + siSuffixes[group / 3] }
+        let si = values.map { $0 == 0 ? "0" : general($0 / scale, significant: format == .auto ? 12 : 6) + siSuffixes[group / 3] }
+        guard format == .auto else { return si }
+        return longest(si) < longest(plain) ? si : plain
     }
+
+    static func longest(_ labels: [String]) -> Int { labels.map(\.utf8.count).max() ?? 0 }
 
     /// K = 10^3, M = 10^6, G = 10^9, T, P, E.
     static let siSuffixes = ["", "K", "M", "G", "T", "P", "E"]

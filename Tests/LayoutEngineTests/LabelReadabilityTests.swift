@@ -1,0 +1,28 @@
+import Testing
+@testable import LayoutEngine
+
+/// Automatic number labels stay readable: an SI suffix only where it makes the labels
+/// shorter (issue 29: Unix seconds were labelled "1.7900000G, 1.7900005G").
+@Suite struct LabelReadabilityTests {
+    func labels(_ indices: [Int64], factor: Int, power: Int, _ format: NumberLabelFormat = .auto) -> [String] {
+        TickLabelFormatter.labels(indices: indices, step: TickStep(factor: factor, power: power), format: format)
+    }
+
+    @Test func noSuffixWhereItDoesNotShorten() {
+        // Unix seconds every 100 s, every second, every 0.1 s: plain digits.
+        #expect(labels([17_900_000, 17_900_005], factor: 1, power: 2) == ["1790000000", "1790000500"])
+        #expect(labels([1_790_000_000, 1_790_000_001], factor: 1, power: 0) == ["1790000000", "1790000001"])
+        #expect(labels([17_900_000_001], factor: 1, power: -1) == ["1790000000.1"])
+        // Where the suffix shortens the labels it stays (the default's old behaviour).
+        #expect(labels([0, 2, 4, 6], factor: 2, power: 7) == ["0", "40M", "80M", "120M"])
+        #expect(labels([1, 2, 3], factor: 5, power: 5) == ["0.5M", "1.0M", "1.5M"])
+        #expect(labels([1_790, 1_791], factor: 1, power: 6) == ["1.790G", "1.791G"])
+        // "si" asked for keeps it whatever the length.
+        #expect(labels([17_900_000, 17_900_005], factor: 1, power: 2, .si) == ["1.7900000G", "1.7900005G"])
+    }
+
+    @Test func givenValuesToo() {
+        #expect(TickLabelFormatter.labels(values: [1_790_000_000, 1_790_000_500], format: .auto) == ["1790000000", "1790000500"])
+        #expect(TickLabelFormatter.labels(values: [0, 120_000_000], format: .auto) == ["0", "120M"])
+    }
+}
