@@ -22,11 +22,13 @@ public struct LegendConfig: Equatable, Sendable {
 /// Every change goes through a method here and bumps `version`, which is how sessions
 /// know a new frame is due.
 public final class Chart {
-    public var title: String?
+    /// The title, legend and theme: assigning a different one is a change viewers are
+    /// sent (as every method here makes).
+    public var title: String? { didSet { if title != oldValue { touch() } } }
     public private(set) var axes: [Axis]
     public private(set) var series: [Series]
-    public var legend: LegendConfig?
-    public var theme: Theme
+    public var legend: LegendConfig? { didSet { if legend != oldValue { touch() } } }
+    public var theme: Theme { didSet { if theme != oldValue { touch() } } }
     /// The modifiers, in the order they receive events (SciChart's modifier
     /// collection). Setting the list attaches the new ones and detaches those removed.
     public var modifiers: [ChartModifierBase] {
@@ -479,7 +481,10 @@ public final class Chart {
     /// place of its own, keeping this chart's identity: its event handlers and, with
     /// `keepModifiers`, its modifiers and their state. An axis whose configuration is
     /// unchanged keeps its zoom. Viewers see the change in one frame.
-    func adopt(_ other: Chart, keepModifiers: Bool) {
+    /// `rangesGiven`: axes whose `visibleRange` the change names (a patch of that
+    /// alone): they take the new chart's range (nil: back to their mode) even where
+    /// the rest of their definition stands.
+    func adopt(_ other: Chart, keepModifiers: Bool, rangesGiven: Set<String> = []) {
         suspendUpdates {
             var newAxes = other.axes
             for i in newAxes.indices {
@@ -488,7 +493,7 @@ public final class Chart {
                     presentedLabelExtents[newAxes[i].id] = nil
                     continue
                 }
-                newAxes[i].userRange = old.userRange
+                if !rangesGiven.contains(newAxes[i].id) { newAxes[i].userRange = old.userRange }
             }
             let ids = Set(newAxes.map(\.id))
             shownAutoRanges = shownAutoRanges.filter { ids.contains($0.key) }

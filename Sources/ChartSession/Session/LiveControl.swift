@@ -39,13 +39,29 @@ extension Session {
         if SpecPatch.mentions(patch["access"], "tokensFile") {
             throw JSONReadError(path: "$.access.tokensFile", message: "token files are read at start-up only; give viewerTokens and controllerTokens")
         }
-        let merged = try SpecPatch.merge(base, patch)
+        let merged = try SpecPatch.merge(Self.withDefaultAxes(base, for: patch), patch)
         var spec = try ConfigSpec.decodeSession(merged, runtime: false)
         // Tokens read from a file at start-up are not in the JSON: keep them.
         if patch["access"] == nil { spec.access = access }
         try redefine(spec, carrying: patch)
         specJSON = merged
         return chart.version
+    }
+
+    /// A spec that relies on the default x or y axis, patched with axes of that
+    /// direction, names the default first: the patch adds its axes beside it (the
+    /// series on it stay there) rather than replacing it. `{"id": "y", "remove": true}`
+    /// removes it.
+    static func withDefaultAxes(_ base: JSONValue, for patch: JSONValue) -> JSONValue {
+        guard case var .object(root) = base, let c = root.firstIndex(where: { $0.0 == "chart" }),
+              case var .object(chart) = root[c].1 else { return base }
+        for (key, id) in [("xAxes", "x"), ("yAxes", "y")] where patch["chart"]?[key]?.arrayValue != nil {
+            guard chart.first(where: { $0.0 == key }).map({ $0.1 == .null }) ?? true else { continue }
+            chart.removeAll { $0.0 == key }
+            chart.append((key, .array([.object([("id", .string(id))])])))
+        }
+        root[c].1 = .object(chart)
+        return .object(root)
     }
 
     /// Replaces the session's whole definition (`PUT`): charts, data and state come
@@ -64,7 +80,14 @@ extension Session {
         viewsNeedClock = true   // views take the new definition; the next clock step looks
         let fresh = spec.makeChart(defaultTheme: defaultTheme)
         var keepModifiers = false
+        var rangesGiven: Set<String> = []
         if let patch {
+            // Axes whose visibleRange the patch names (null too): they take it.
+            for key in ["xAxes", "yAxes"] {
+                for entry in patch["chart"]?[key]?.arrayValue ?? [] where entry["visibleRange"] != nil {
+                    if let id = entry["id"]?.stringValue { rangesGiven.insert(id) }
+                }
+            }
             let patchedSeries = patch["chart"]?["series"]
             let oldSeries = specJSON?["chart"]?["series"], newSeries = spec.json?["chart"]?["series"]
             // Entries by id, found in one step each (thousands of series: linear, not quadratic).
@@ -83,7 +106,7 @@ extension Session {
         if let conflict = fresh.stackConflict() { throw JSONReadError(path: "$.chart.series", message: conflict) }
 
         // Checked: from here on nothing fails.
-        chart.adopt(fresh, keepModifiers: keepModifiers)
+        chart.adopt(fresh, keepModifiers: keepModifiers, rangesGiven: rangesGiven)
         main.cache.forgetMemos()
         viewMode = spec.viewMode
         let modifiers = spec.chart.modifiers
