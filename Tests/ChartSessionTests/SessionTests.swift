@@ -234,6 +234,8 @@ import TestSupport
         _ = s.receive(Fixtures.hello(), from: a)
         _ = s.receive(.hello(ViewerSize(width: 400, height: 300, dpr: 1), format: .binary, token: nil), from: b)
         _ = s.nextFrame(for: a); _ = s.nextFrame(for: b)
+        // Zoomed in (a pan stops at the data's extents, clipAtExtents): room to pan.
+        s.chart.setRange("x", DoubleRange(20, 60))
 
         let layout = s.layout(size: Fixtures.size)
         let plot = layout.plotRect

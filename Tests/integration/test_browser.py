@@ -413,6 +413,8 @@ def test_two_windows_on_an_independent_session_zoom_separately(tmp_path):
     window; data appended meanwhile reaches both."""
     spec = json.loads((FIXTURES / "static.json").read_text())
     spec["sessions"][0]["viewMode"] = "independent"
+    # b pans from home, past the data's end: unclipped (the default clipAtExtents stops it).
+    spec["sessions"][0]["chart"]["modifiers"][0]["clipMode"] = "none"
     config = tmp_path / "independent.json"
     config.write_text(json.dumps(spec))
     srv = Server("--config", str(config)).start()

@@ -13,12 +13,30 @@ public final class ZoomPanModifier: GestureModifierBase {
     /// How fast a glide slows: its speed falls by e^(-friction · seconds).
     public var friction: Double
 
+    /// What a pan does at the ends of an X axis' data (SciChart's `ClipModeX`). The
+    /// extents are the axis' `panLimits` when it has them, else its data together with
+    /// the range zooming to extents shows (its padding). A pan that starts beyond them
+    /// may still move back towards them.
+    public enum ClipMode: String, CaseIterable, Sendable {
+        /// The range stops at the extents, its span kept (the default).
+        case clipAtExtents
+        /// The end at the extent stays; the other end moves on, so the range narrows
+        /// (the data stretches), down to a hundredth of the extents.
+        case stretchAtExtents
+        /// No clipping: the chart can be flung off its data (the axis' `panLimits`
+        /// still hold).
+        case none
+    }
+    /// Clips drags and glides along X axes. A glide (never a drag) also stops at a Y
+    /// axis' extents unless the mode is `none`.
+    public var clipMode: ClipMode
+
     private var drags: Set<ViewerID> = []
     private struct Glide { var velocity: Point; var last: Double?; var layout: () -> ChartLayout }
     private var glides: [ViewerID: Glide] = [:]
 
-    public init(direction: ModifierDirection = .xy, momentum: Bool = true, friction: Double = 5) {
-        self.direction = direction; self.momentum = momentum; self.friction = friction
+    public init(direction: ModifierDirection = .xy, momentum: Bool = true, friction: Double = 5, clipMode: ClipMode = .clipAtExtents) {
+        self.direction = direction; self.momentum = momentum; self.friction = friction; self.clipMode = clipMode
         super.init()
     }
 
@@ -74,7 +92,7 @@ public final class ZoomPanModifier: GestureModifierBase {
             let decay = exp(-friction * dt)
             // The distance covered while the speed decays over dt.
             let k = friction > 0 ? (1 - decay) / friction : dt
-            pan(by: Point(x: g.velocity.x * k, y: g.velocity.y * k), layout: g.layout())
+            pan(by: Point(x: g.velocity.x * k, y: g.velocity.y * k), layout: g.layout(), gliding: true)
             g.velocity = Point(x: g.velocity.x * decay, y: g.velocity.y * decay)
             glides[viewer] = hypot(g.velocity.x, g.velocity.y) < 20 ? nil : g
         }
@@ -85,14 +103,55 @@ public final class ZoomPanModifier: GestureModifierBase {
         drags.remove(viewer); glides[viewer] = nil
     }
 
-    private func pan(by t: Point, layout: ChartLayout) {
+    private func pan(by t: Point, layout: ChartLayout, gliding: Bool = false) {
         guard t.x != 0 || t.y != 0, let chart = parentSurface else { return }
         for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) {
             guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }
             let d = l.alignment.isHorizontal ? t.x : t.y
             guard d != 0 else { continue }
-            chart.setUserRange(axis.id, l.calculator.range(pannedFrom: 0, to: d))
+            var range = l.calculator.range(pannedFrom: 0, to: d)
+            if clipMode != .none, axis.isXAxis || gliding, let e = Self.extents(axis, chart) {
+                range = Self.clipped(range, from: l.calculator.range, to: e, stretch: axis.isXAxis && clipMode == .stretchAtExtents)
+            }
+            chart.setUserRange(axis.id, range)
         }
+    }
+
+    /// The range a pan is clipped to: the pan limits, or the data with the axis' home
+    /// range (nil without data: nothing to clip to).
+    static func extents(_ axis: Axis, _ chart: Chart) -> DoubleRange? {
+        if let p = axis.config.panLimits { return p }
+        guard let data = chart.dataRange(axis.id) else { return nil }
+        guard let home = chart.defaultRange(axis.id) else { return data }
+        return DoubleRange(min(data.min, home.min), max(data.max, home.max))
+    }
+
+    /// `range`, panned from `old`, kept to the extents `e`: a range narrower than them
+    /// stays inside, a wider one keeps covering them. It never moves further out than
+    /// `old` was (a pan from beyond the extents may come back). With `stretch` the end
+    /// at an extent holds while the other moves on.
+    static func clipped(_ range: DoubleRange, from old: DoubleRange, to e: DoubleRange, stretch: Bool) -> DoubleRange {
+        let span = range.span
+        let up = range.min > old.min
+        if span <= e.span {
+            if up {
+                let top = max(e.max, old.max)
+                guard range.max > top else { return range }
+                if stretch { return DoubleRange(min(range.min, top - e.span / 100), top) }
+                return DoubleRange(top - span, top)
+            }
+            let bottom = min(e.min, old.min)
+            guard range.min < bottom else { return range }
+            if stretch { return DoubleRange(bottom, max(range.max, bottom + e.span / 100)) }
+            return DoubleRange(bottom, bottom + span)
+        }
+        // Wider than the extents: it keeps all of them in view.
+        if up {
+            let limit = max(e.min, old.min)
+            return range.min > limit ? DoubleRange(limit, limit + span) : range
+        }
+        let limit = min(e.max, old.max)
+        return range.max < limit ? DoubleRange(limit - span, limit) : range
     }
 }
 

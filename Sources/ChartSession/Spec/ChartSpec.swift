@@ -77,7 +77,7 @@ public struct SeriesSpec: Sendable {
 }
 
 public enum ModifierSpec: Equatable, Sendable {
-    case zoomPan(direction: ModifierDirection, momentum: Bool = true)
+    case zoomPan(direction: ModifierDirection, momentum: Bool = true, clipMode: ZoomPanModifier.ClipMode = .clipAtExtents)
     case mouseWheelZoom(direction: ModifierDirection, factor: Double)
     case zoomExtents(mode: ZoomExtentsModifier.Mode = .extents, duration: Double = 0.3)
     case pinchZoom(direction: ModifierDirection, aspectLock: Bool)
@@ -102,7 +102,7 @@ public enum ModifierSpec: Equatable, Sendable {
 
     public func make() -> ChartModifierBase {
         switch self {
-        case let .zoomPan(d, momentum): return ZoomPanModifier(direction: d, momentum: momentum)
+        case let .zoomPan(d, momentum, clip): return ZoomPanModifier(direction: d, momentum: momentum, clipMode: clip)
         case let .mouseWheelZoom(d, f): return MouseWheelZoomModifier(direction: d, stepFactor: f)
         case let .zoomExtents(mode, duration): return ZoomExtentsModifier(mode: mode, duration: duration)
         case let .pinchZoom(d, lock): return PinchZoomModifier(direction: d, aspectLock: lock)
@@ -314,7 +314,8 @@ public enum ConfigSpec {
             switch kind {
             case .zoomPan:
                 return .zoomPan(direction: try m.oneOf("direction", ModifierDirection.self) ?? .xy,
-                                momentum: try m.bool("momentum") ?? true)
+                                momentum: try m.bool("momentum") ?? true,
+                                clipMode: try m.oneOf("clipMode", ZoomPanModifier.ClipMode.self) ?? .clipAtExtents)
             case .mouseWheelZoom:
                 return .mouseWheelZoom(direction: try m.oneOf("direction", ModifierDirection.self) ?? .x,
                                        factor: try m.number("factor", min: 1.01, max: 10) ?? 1.2)
