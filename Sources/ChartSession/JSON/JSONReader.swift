@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An error found while reading a JSON document into a typed value: the JSON path of
 /// the fault (`$.sessions[0].chart.series[2].color`) and what is wrong there.
 public struct JSONReadError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -24,6 +26,7 @@ public struct JSONReader {
     private mutating func field(_ key: String) throws -> JSONValue? {
         guard case let .object(members) = value else { throw fail("expected an object, found \(value.kindName)") }
         seen.insert(key)
+        if JSONFieldRecorder.active.load(ordering: .relaxed) > 0, let recorder = JSONFieldRecorder.current { recorder.record(path, key) }
         guard let v = members.first(where: { $0.0 == key })?.1 else { return nil }
         if case .null = v { return nil }
         return v
@@ -146,4 +149,35 @@ public struct JSONReader {
             throw JSONReadError(path: child(key), message: "unknown field")
         }
     }
+}
+
+/// Records every field readers ask for (accept), by where it is: the JSON path without
+/// list indices (`$.sessions.chart.xAxes`). A test reads docs/config.md against what
+/// the spec reader records while reading specs of every kind, so the two cannot drift.
+public final class JSONFieldRecorder: Sendable {
+    private let fields = Mutex<[String: Set<String>]>([:])
+    public init() {}
+
+    /// Runs `body` with this recorder taking the fields read on this task.
+    public func recording<T>(_ body: () throws -> T) rethrows -> T {
+        Self.active.add(1, ordering: .relaxed)
+        defer { Self.active.subtract(1, ordering: .relaxed) }
+        return try Self.$current.withValue(self) { try body() }
+    }
+
+    /// The fields read, by path without indices.
+    public var recorded: [String: Set<String>] { fields.withLock { $0 } }
+
+    func record(_ path: String, _ key: String) {
+        var place = ""
+        var inIndex = false
+        for c in path {
+            if c == "[" { inIndex = true } else if c == "]" { inIndex = false } else if !inIndex { place.append(c) }
+        }
+        _ = fields.withLock { $0[place, default: []].insert(key) }
+    }
+
+    @TaskLocal static var current: JSONFieldRecorder?
+    /// Recorders recording (readers look no further while there are none).
+    static let active = Atomic<Int>(0)
 }
