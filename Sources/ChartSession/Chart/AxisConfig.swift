@@ -84,6 +84,12 @@ public struct AxisConfig: Equatable, Sendable {
     public var zoomLimits: ClosedRange<Double>?
     /// The range a user may pan and zoom within.
     public var panLimits: DoubleRange?
+    /// Whether gestures pan this axis, and zoom it (ShinobiCharts'
+    /// `enableGesturePanning`, `enableGestureZooming`): each modifier still acts on the
+    /// directions it is given, and leaves an axis with its gesture turned off alone.
+    /// Code (`Chart.setRange`, `setZoomLevel`) is not a gesture: it still moves it.
+    public var gesturePanning = true
+    public var gestureZooming = true
     /// Degrees the tick labels of a horizontal axis are turned (-90 ... 90).
     public var labelAngle: Double = 0
     /// Discontinuous axes: ranges left out, a pattern left out every `period`
@@ -172,7 +178,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
             && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator && a.labelGap == b.labelGap
             && a.width == b.width && a.labelDecimals == b.labelDecimals && a.labelMap == b.labelMap
-            && a.dateFormat == b.dateFormat
+            && a.dateFormat == b.dateFormat && a.gesturePanning == b.gesturePanning && a.gestureZooming == b.gestureZooming
     }
 }
 

@@ -106,7 +106,7 @@ public final class ZoomPanModifier: GestureModifierBase {
     private func pan(by t: Point, layout: ChartLayout, gliding: Bool = false) {
         guard t.x != 0 || t.y != 0, let chart = parentSurface else { return }
         for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) {
-            guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }
+            guard axis.isXAxis ? direction.includesX : direction.includesY, axis.config.gesturePanning else { continue }
             let d = l.alignment.isHorizontal ? t.x : t.y
             guard d != 0 else { continue }
             var range = l.calculator.range(pannedFrom: 0, to: d)
@@ -179,7 +179,7 @@ public final class MouseWheelZoomModifier: GestureModifierBase {
         let factor = pow(stepFactor, delta / 100)
         let acting = event.shift ? direction.swapped : direction
         for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) {
-            guard axis.isXAxis ? acting.includesX : acting.includesY else { continue }
+            guard axis.isXAxis ? acting.includesX : acting.includesY, axis.config.gestureZooming else { continue }
             let pixel = l.alignment.isHorizontal ? event.x : event.y
             chart.setUserRange(axis.id, l.calculator.range(zoomedBy: factor, aboutPixel: pixel))
         }
@@ -231,10 +231,12 @@ public final class PinchZoomModifier: GestureModifierBase {
         guard let chart = parentSurface else { return }
         for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) {
             guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }
+            let zooms = axis.config.gestureZooming, pans = axis.config.gesturePanning
+            guard zooms || pans else { continue }
             let across = l.alignment.isHorizontal
-            let s = aspectLock ? scale : (across ? scaleX : scaleY)
+            let s = zooms ? (aspectLock ? scale : (across ? scaleX : scaleY)) : 1
             // Zoom about where the centre was, then follow its move.
-            let c = across ? centre.x : centre.y, d = across ? translation.x : translation.y
+            let c = across ? centre.x : centre.y, d = pans ? (across ? translation.x : translation.y) : 0
             var range = l.calculator.range(zoomedBy: 1 / max(0.2, min(5, s)), aboutPixel: c - d)
             if d != 0 {
                 let zoomed = CoordinateCalculator(range: range, pixelStart: l.calculator.pixelStart, pixelEnd: l.calculator.pixelEnd,
@@ -342,7 +344,7 @@ public final class ZoomExtentsModifier: GestureModifierBase {
         case .zoomIn:
             let layout = args.layout
             guard layout.plotRect.contains(p) else { return false }
-            for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) {
+            for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) where axis.config.gestureZooming {
                 chart.setUserRange(axis.id, l.calculator.range(zoomedBy: args.input.shift ? 2 : 0.5,
                                                                 aboutPixel: l.alignment.isHorizontal ? p.x : p.y))
             }
@@ -410,7 +412,7 @@ public final class RubberBandXyZoomModifier: GestureModifierBase {
         guard let chart = parentSurface else { return }
         chart.suspendUpdates {
             for (axis, l) in axisLayouts(x: true, in: layout) + axisLayouts(x: false, in: layout) {
-                guard axis.isXAxis ? direction.includesX : direction.includesY else { continue }
+                guard axis.isXAxis ? direction.includesX : direction.includesY, axis.config.gestureZooming else { continue }
                 let across = l.alignment.isHorizontal
                 let (p, q) = across ? (a.x, b.x) : (a.y, b.y)
                 guard abs(p - q) >= minimumSize else { continue }
@@ -452,7 +454,10 @@ public final class AxisDragModifier: GestureModifierBase {
         guard case let .pan(phase, _, translation, start) = gesture, let chart = parentSurface else { return false }
         let layout = args.layout
         if phase == .began {
-            guard let hit = layout.axes.first(where: { $0.rect.contains(start) && chart.axis($0.id) != nil }) else { return false }
+            guard let hit = layout.axes.first(where: { $0.rect.contains(start) && chart.axis($0.id) != nil }),
+                  let config = chart.axis(hit.id)?.config else { return false }
+            // An axis whose gesture is off is not taken (scaling zooms it, panning pans it).
+            guard dragMode == .scale ? config.gestureZooming : config.gesturePanning else { return false }
             drags[args.viewer] = hit.id
         }
         guard let id = drags[args.viewer], let l = layout.axis(id) else { return false }

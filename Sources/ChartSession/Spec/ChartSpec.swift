@@ -627,6 +627,8 @@ public enum ConfigSpec {
             }
             withCategories.panLimits = DoubleRange(p[0], p[1])
         }
+        withCategories.gesturePanning = try r.bool("enableGesturePanning") ?? true
+        withCategories.gestureZooming = try r.bool("enableGestureZooming") ?? true
         // Where the axis is zoomed to when the chart starts (the state a saved live
         // spec keeps, `GET /api/sessions/{s}/spec`); zooming to extents leaves it.
         if let v = try r.numbers("visibleRange") {
