@@ -1,19 +1,24 @@
 import Foundation
 import LayoutEngine
 
-/// A value written for a person: a date on a time axis, a category's name, else a
-/// number to six significant digits.
+/// A value written for a person as the axis writes its labels (the rollover, cursor
+/// and crosshair show it): through the axis' Swift label generator when it has one;
+/// on a time axis by its `dateFormat` (default `yyyy-MM-dd HH:mm:ss`) in its zone; a
+/// category's name; a number with the axis' `labelDecimals`, or to six significant
+/// digits in its `labelFormat` (SI suffixes as its labels take them).
 func valueText(_ v: Double, axis: AxisConfig?) -> String {
     guard let axis, v.isFinite else { return TickLabelFormatter.general(v) }
+    if let generator = axis.labelGenerator { return generator.label(v) }
     switch axis.type {
     case .time:
-        return TimeTickGenerator.format(v, pattern: "yyyy-MM-dd HH:mm:ss",
+        return TimeTickGenerator.format(v, pattern: axis.dateFormat ?? "yyyy-MM-dd HH:mm:ss",
                                         zone: TimeZones.offsets(axis.timeZone, over: DoubleRange(v, v)))
     case .category:
         let i = Int(v.rounded())
         return axis.categories.indices.contains(i) ? axis.categories[i] : TickLabelFormatter.general(v)
-    default:
-        return TickLabelFormatter.general(v)
+    case .numeric, .logarithmic:
+        if let d = axis.labelDecimals { return String(format: "%.\(max(0, min(d, 15)))f", v) }
+        return TickLabelFormatter.labels(values: [v], format: axis.labelFormat)[0]
     }
 }
 
