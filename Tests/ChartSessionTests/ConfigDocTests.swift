@@ -70,6 +70,10 @@ import TestSupport
         for kind in Annotation.Kind.allCases {
             out.append(session(#"{"annotations": [{"type": "\#(kind.rawValue)", "x": 1, "y": 1, "x2": 2, "y2": 2, "text": "t", "marker": {}}]}"#))
         }
+        out.append(session(#"""
+            {"xAxes": [{"id": "x", "type": "time", "majorTickFrequency": {"unit": "month"}, "minorTickFrequency": {"unit": "day"}}],
+             "yAxes": [{"id": "y", "type": "time", "majorTickFrequency": {"unit": "month"}, "minorTickFrequency": {"unit": "day"}}]}
+            """#))
         // The nested objects and the branches reached only with something given.
         out.append(session(#"""
             {"xAxes": [{"id": "x", "padding": {"leading": {"labelPlus": 2}, "trailing": {"labelPlus": 1}}, "excludedPeriod": {"period": 10, "ranges": [[1, 2]]},

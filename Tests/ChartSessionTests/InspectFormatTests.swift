@@ -66,3 +66,39 @@ import TestSupport
         #expect(valueText(2500, axis: AxisConfig(id: "x", alignment: .bottom, labelFormat: .decimal)) == "2500")
     }
 }
+
+/// A time axis' calendar tick frequencies in the spec, drawn.
+@Suite struct TimeFrequencySpecTests {
+    @Test func aTimeAxisTicksEveryMonthOnTheAnchorsDay() throws {
+        // 2026-01-01 to 2026-07-01, daily points; ticks every month on the 15th.
+        let start = 1_767_225_600.0, anchor = 1_768_435_200.0   // 2026-01-01, 2026-01-15 UTC
+        let xs = (0...181).map { start + 86_400 * Double($0) }
+        let spec = try ConfigSpec.decodeSession(foundationJSON(#"""
+            {"id": "t", "chart": {"xAxes": [{"id": "x", "type": "time", "dateFormat": "d MMM",
+                                             "majorTickFrequency": {"unit": "month", "count": 1}, "tickAnchor": \#(anchor),
+                                             "minorTickFrequency": {"unit": "week"}}],
+                                  "series": [{"id": "a", "data": {"x": \#(xs), "y": \#(xs.map { _ in 1 })}}]}}
+            """#))
+        #expect(spec.chart.xAxes[0].tickPlacement.majorTime == TimeFrequency(TimeStep(1, .month), anchor: anchor))
+        #expect(spec.chart.xAxes[0].tickPlacement.minorTime == TimeFrequency(TimeStep(1, .week), anchor: anchor))
+        let layout = spec.makeSession(measurer: TestFonts.measurer).layout(size: Fixtures.size)
+        let x = try #require(layout.axis("x"))
+        #expect(x.ticks.map(\.label) == ["15 Jan", "15 Feb", "15 Mar", "15 Apr", "15 May", "15 Jun"])
+        #expect(x.minorTicks.count >= 20, "weekly minor ticks: \(x.minorTicks.count)")
+    }
+
+    @Test func frequenciesAreCheckedAgainstTheAxisType() {
+        let bad: [(String, String)] = [
+            (#"{"id": "x", "type": "time", "majorTickFrequency": 3600}"#, "$.chart.xAxes[0].majorTickFrequency"),
+            (#"{"id": "x", "majorTickFrequency": {"unit": "day"}}"#, "$.chart.xAxes[0].majorTickFrequency"),
+            (#"{"id": "x", "type": "time", "majorTickFrequency": {"unit": "fortnight"}}"#, "$.chart.xAxes[0].majorTickFrequency.unit"),
+            (#"{"id": "x", "type": "time", "majorTickFrequency": {"unit": "day", "count": 0}}"#, "$.chart.xAxes[0].majorTickFrequency.count"),
+        ]
+        for (axis, path) in bad {
+            #expect(throws: JSONReadError.self) { try ConfigSpec.decodeSession(foundationJSON(#"{"id": "t", "chart": {"xAxes": [\#(axis)]}}"#)) }
+            do { _ = try ConfigSpec.decodeSession(foundationJSON(#"{"id": "t", "chart": {"xAxes": [\#(axis)]}}"#)) } catch {
+                #expect(error.path == path, "\(axis): \(error)")
+            }
+        }
+    }
+}

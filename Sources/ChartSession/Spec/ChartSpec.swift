@@ -45,6 +45,24 @@ public struct ChartSpec: Sendable {
     public var images: [String: ChartImage] = [:]
 }
 
+/// The calendar units a time axis' tick frequency names (ShinobiCharts'
+/// `SChartDateFrequency`: seconds to years, and milliseconds).
+enum TimeUnitName: String, CaseIterable {
+    case millisecond, second, minute, hour, day, week, month, year
+    var unit: TimeUnit {
+        switch self {
+        case .millisecond: .millisecond
+        case .second: .second
+        case .minute: .minute
+        case .hour: .hour
+        case .day: .day
+        case .week: .week
+        case .month: .month
+        case .year: .year
+        }
+    }
+}
+
 /// How the outer axes of one side are laid out (`axisLayout` in the spec).
 enum AxisSideLayout: String, CaseIterable { case outer, stacked }
 
@@ -477,13 +495,32 @@ public enum ConfigSpec {
         if let v = placement.values, v.count > 500 {
             throw JSONReadError(path: "\(r.path).tickValues", message: "at most 500 values")
         }
-        placement.majorFrequency = try r.number("majorTickFrequency", min: 1e-300)
+        // On a time axis the frequencies are calendar steps: {"unit": "month", "count": 1}.
+        func calendar(_ key: String) throws -> TimeStep? {
+            guard case .object? = r.value[key] else { return nil }
+            guard type == .time else {
+                throw JSONReadError(path: "\(r.path).\(key)", message: #"a calendar frequency ({"unit", "count"}) is for time axes; give a number of data units"#)
+            }
+            return try r.object(key) { f in
+                guard let unit = try f.oneOf("unit", TimeUnitName.self) else { throw f.fail(#"field "unit" is required"#) }
+                return TimeStep(try f.integer("count", min: 1, max: 1_000_000) ?? 1, unit.unit)
+            }
+        }
+        if type == .time, let v = r.value["majorTickFrequency"] ?? r.value["minorTickFrequency"], v.doubleValue != nil {
+            let key = r.value["majorTickFrequency"]?.doubleValue != nil ? "majorTickFrequency" : "minorTickFrequency"
+            throw JSONReadError(path: "\(r.path).\(key)", message: #"a time axis ticks by the calendar: give {"unit": "day", "count": 1} ("#
+                                + TimeUnitName.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        let majorTime = try calendar("majorTickFrequency"), minorTime = try calendar("minorTickFrequency")
+        if majorTime == nil { placement.majorFrequency = try r.number("majorTickFrequency", min: 1e-300) }
         let anchor = try r.number("tickAnchor")
         placement.anchor = anchor ?? 0
+        if let step = majorTime { placement.majorTime = TimeFrequency(step, anchor: anchor) }
+        if let step = minorTime { placement.minorTime = TimeFrequency(step, anchor: anchor) }
         if placement.values != nil, placement.majorFrequency != nil {
             throw JSONReadError(path: "\(r.path).majorTickFrequency", message: "give tickValues or majorTickFrequency, not both")
         }
-        if let f = try r.number("minorTickFrequency", min: 1e-300) {
+        if minorTime == nil, let f = try r.number("minorTickFrequency", min: 1e-300) {
             placement.minor = .frequency(f)
         }
         if r.value["minorTicks"]?.stringValue != nil {
@@ -499,10 +536,10 @@ public enum ConfigSpec {
             placement.minor = n == 0 ? .none : .divisions(n)
         }
         if type == .time, placement.values != nil || placement.majorFrequency != nil || placement.minor != .none {
-            throw JSONReadError(path: "\(r.path)", message: "tickValues, majorTickFrequency and minor ticks are for numeric and logarithmic axes")
+            throw JSONReadError(path: "\(r.path)", message: #"tickValues and minorTicks are for numeric and logarithmic axes (a time axis takes calendar frequencies: "majorTickFrequency": {"unit": "month", "count": 1})"#)
         }
-        let minorByFrequency: Bool = if case .frequency = placement.minor { true } else { false }
-        if anchor != nil, placement.majorFrequency == nil, !minorByFrequency {
+        let minorByFrequency: Bool = if case .frequency = placement.minor { true } else { minorTime != nil }
+        if anchor != nil, placement.majorFrequency == nil, majorTime == nil, !minorByFrequency {
             throw JSONReadError(path: "\(r.path).tickAnchor", message: "only applies with majorTickFrequency or minorTickFrequency")
         }
         let visibility = try r.oneOf("visibility", AxisVisibility.self) ?? .visible

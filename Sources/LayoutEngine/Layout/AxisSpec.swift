@@ -70,6 +70,11 @@ public struct TickPlacement: Equatable, Hashable, Sendable {
     public var majorFrequency: Double?
     public var anchor: Double
     public var minor: MinorTicks
+    /// Date-time axes: major and minor ticks at a calendar frequency (ShinobiCharts'
+    /// `SChartDateFrequency` as `majorTickFrequency` / `minorTickFrequency`), counted
+    /// from its anchor or, without one, on the unit's boundaries.
+    public var majorTime: TimeFrequency?
+    public var minorTime: TimeFrequency?
 
     public enum MinorTicks: Equatable, Hashable, Sendable {
         case none

@@ -179,6 +179,10 @@ public struct ChartLayoutEngine: Sendable {
             return CategoryTickGenerator.ticks(calculator: calc, length: length, horizontal: horizontal,
                                                policy: axis.tickPolicy, categories: names, measure: measure).map { (nil, $0) }
         case let .dateTime(zone):
+            if let f = axis.tickPlacement.majorTime {
+                return (nil, TimeTickGenerator.ticks(at: f, range: calc.range, calculator: calc, policy: axis.tickPolicy,
+                                                     zone: zone, format: axis.dateFormat, measure: measure))
+            }
             return TimeTickGenerator.ticks(range: calc.range, calculator: calc, length: length, horizontal: horizontal,
                                            policy: axis.tickPolicy, zone: zone, format: axis.dateFormat, measure: measure)
                 .map { (nil, $0.ticks) }
@@ -213,6 +217,12 @@ public struct ChartLayoutEngine: Sendable {
         let lo = calc.transformed(calc.range.min), hi = calc.transformed(calc.range.max)
         var values: [Double] = []   // in transformed units
         var divisions = 0
+        if let f = p.minorTime, case let .dateTime(zone) = axis.kind {
+            // Calendar minor ticks: at most 2000 (none when there would be more).
+            let r = calc.range
+            guard r.span / max(f.step.approximateSeconds, 1e-9) <= 2000 else { return [] }
+            values = TimeTickGenerator.instants(in: r, every: f.step, from: f.anchor, zone: zone, limit: 2000).map { calc.transformed($0) }
+        } else {
         switch p.minor {
         case .none: return []
         case let .frequency(f):
@@ -234,6 +244,7 @@ public struct ChartLayoutEngine: Sendable {
                     e += 1
                 }
             }
+        }
         }
         if divisions > 1, majors.count >= 2 {
             let t = majors.map { calc.transformed($0.value) }

@@ -47,8 +47,90 @@ public struct TimeStep: Equatable, Hashable, Sendable, CustomStringConvertible {
     }()
 }
 
+/// Ticks every `step` of calendar time (one month, 6 hours, 2 weeks) on a date-time
+/// axis (ShinobiCharts' `SChartDateFrequency`), counted in the axis' time zone from
+/// `anchor` (a Unix time: every month on the 15th at 09:30, every 6 hours from 03:00)
+/// or, without one, on the unit's boundaries (the 1st of the month, midnight), as the
+/// automatic ticks fall. A month from the 31st falls on the last day of shorter months.
+public struct TimeFrequency: Equatable, Hashable, Sendable {
+    public var step: TimeStep
+    public var anchor: Double?
+    public init(_ step: TimeStep, anchor: Double? = nil) { self.step = step; self.anchor = anchor }
+}
+
 /// Ticks and labels for a date-time axis (values: Unix seconds).
 public enum TimeTickGenerator {
+    /// Major ticks at a calendar frequency: every `frequency.step`, thinned to every
+    /// 2nd, 3rd ... one past `policy.maxTicks` (as numeric frequencies are), labelled
+    /// by `format` or as much of the date as the step resolves.
+    public static func ticks(at frequency: TimeFrequency, range: DoubleRange, calculator: CoordinateCalculator,
+                             policy: TickPolicy, zone: TimeZoneOffsets, format: String? = nil, measure: (String) -> Size) -> [Tick] {
+        let r = range.widenedIfEmpty()
+        guard r.isValid, r.min > -1e13, r.max < 1e13 else { return [] }
+        let step = thinned(frequency.step, over: r, most: policy.maxTicks)
+        var values = instants(in: r, every: step, from: frequency.anchor, zone: zone, limit: policy.maxTicks + 2)
+        if let breaks = calculator.breaks { values.removeAll { breaks.isExcluded($0) } }
+        return values.map { v in
+            let label = format.map { Self.format(v, pattern: $0, zone: zone) } ?? self.label(v, step: step, zone: zone)
+            return Tick(value: v, pixel: calculator.pixel(v), label: label, labelSize: measure(label))
+        }
+    }
+
+    /// `step` made `k` times longer, the least `k` that leaves at most `most` steps over
+    /// `range`.
+    static func thinned(_ step: TimeStep, over range: DoubleRange, most: Int) -> TimeStep {
+        let n = range.span / max(step.approximateSeconds, 1e-9)
+        // (Months and years vary in length: a little room.)
+        let every = max(1, (n * 1.05 / Double(max(1, most))).rounded(.up))
+        guard every > 1 else { return step }
+        return TimeStep(Int(min(Double(step.count) * every, 1e9)), step.unit)
+    }
+
+    /// The UTC instants in `range` every `step` of local calendar time in `zone` from
+    /// `anchor`; without an anchor, the boundaries of `step` (`instants(in:step:zone:limit:)`).
+    public static func instants(in range: DoubleRange, every step: TimeStep, from anchor: Double?, zone: TimeZoneOffsets,
+                                limit: Int) -> [Double] {
+        guard let anchor, anchor.isFinite else { return instants(in: range, step: step, zone: zone, limit: limit) }
+        var out: [Double] = []
+        let a = zone.local(anchor), lo = zone.local(range.min), hi = zone.local(range.max)
+        func add(_ local: Double) -> Bool {
+            // A reading summer time skips has no tick; one repeated has its first instant.
+            guard let u = zone.utc(fromLocal: local) ?? (step.unit >= .day ? zone.utc(fromLocal: local + 3600) : nil) else { return true }
+            if u >= range.min, u <= range.max, out.last.map({ u > $0 }) ?? true { out.append(u) }
+            return out.count <= limit
+        }
+        switch step.unit {
+        case .millisecond, .second, .minute, .hour, .day, .week:
+            let s = step.unit == .millisecond ? Double(step.count) / 1000 : step.approximateSeconds
+            var k = ((lo - a) / s).rounded(.down) - 1
+            let last = ((hi - a) / s).rounded(.up) + 1
+            guard last - k < Double(limit) * 4 + 8 else { return out }
+            while k <= last {
+                if !add(a + k * s) { break }
+                k += 1
+            }
+        case .month, .year:
+            let months = step.unit == .year ? 12 * step.count : step.count
+            let c = CivilTime(seconds: a)
+            let timeOfDay = a - Double(c.days) * 86_400
+            let base = c.year * 12 + c.month - 1
+            func monthIndex(_ local: Double) -> Int { let t = CivilTime(seconds: local); return t.year * 12 + t.month - 1 }
+            var k = Int((Double(monthIndex(lo) - base) / Double(months)).rounded(.down)) - 1
+            let last = Int((Double(monthIndex(hi) - base) / Double(months)).rounded(.up)) + 1
+            guard last - k < limit * 4 + 8 else { return out }
+            while k <= last {
+                let m = base + k * months
+                let year = Int((Double(m) / 12).rounded(.down)), month = m - year * 12 + 1
+                let next = month == 12 ? CivilTime.days(year: year + 1, month: 1, day: 1) : CivilTime.days(year: year, month: month + 1, day: 1)
+                let length = next - CivilTime.days(year: year, month: month, day: 1)
+                let day = min(c.day, length)
+                if !add(Double(CivilTime.days(year: year, month: month, day: day)) * 86_400 + timeOfDay) { break }
+                k += 1
+            }
+        }
+        return out
+    }
+
     /// The finest step of the ladder whose ticks are at least `policy.targetSpacing`
     /// apart and whose labels keep `policy.minLabelGap` between them.
     public static func ticks(
