@@ -1,3 +1,4 @@
+import Foundation
 import LayoutEngine
 import Synchronization
 
@@ -742,6 +743,28 @@ public final class Chart {
     public func zoomLevel(_ axisId: String) -> Double? {
         guard let d = defaultRange(axisId), let v = visibleRange(axisId), v.span > 0 else { return nil }
         return d.span / v.span
+    }
+
+    /// Zooms an axis so that its default span is `level` times the span it shows
+    /// (`zoomLevel` then reads `level`; ShinobiCharts' `setZoomLevel`): about the centre
+    /// of what it shows, or about `value`, which keeps its place on the axis. 1 shows
+    /// the default span, 2 half of it. On a logarithmic axis spans are ratios. Within
+    /// the axis' zoom and pan limits, as any zoom; a level that is not a positive finite
+    /// number changes nothing.
+    public func setZoomLevel(_ axisId: String, _ level: Double, about value: Double? = nil) {
+        guard level > 0, level.isFinite, let i = axisIndex(axisId), let home = defaultRange(axisId),
+              let shown = visibleRange(axisId) else { return }
+        let log = axes[i].config.type == .logarithmic
+        guard !log || (home.min > 0 && shown.min > 0) else { return }
+        func t(_ v: Double) -> Double { log ? Foundation.log(v) : v }
+        func u(_ v: Double) -> Double { log ? Foundation.exp(v) : v }
+        let (lo, hi) = (t(shown.min), t(shown.max))
+        let span = (t(home.max) - t(home.min)) / level
+        guard span > 0, span.isFinite, hi > lo else { return }
+        let pivot = value.map { min(max(t($0), lo), hi) } ?? (lo + hi) / 2
+        let fraction = (pivot - lo) / (hi - lo)
+        let start = pivot - fraction * span
+        setUserRange(axisId, DoubleRange(u(start), u(start + span)))
     }
 
     /// Narrowest span a user can zoom to, relative to the magnitude of the values.
