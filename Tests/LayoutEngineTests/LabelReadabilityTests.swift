@@ -13,6 +13,8 @@ import Testing
         #expect(labels([17_900_000, 17_900_005], factor: 1, power: 2) == ["1790000000", "1790000500"])
         #expect(labels([1_790_000_000, 1_790_000_001], factor: 1, power: 0) == ["1790000000", "1790000001"])
         #expect(labels([17_900_000_001], factor: 1, power: -1) == ["1790000000.1"])
+        // Unix milliseconds a second apart: shorter with a suffix, but all offset.
+        #expect(labels([1_790_000_001, 1_790_000_002], factor: 1, power: 3) == ["1790000001000", "1790000002000"])
         // Where the suffix shortens the labels it stays (the default's old behaviour).
         #expect(labels([0, 2, 4, 6], factor: 2, power: 7) == ["0", "40M", "80M", "120M"])
         #expect(labels([1, 2, 3], factor: 5, power: 5) == ["0.5M", "1.0M", "1.5M"])

@@ -69,8 +69,9 @@ public enum TickLabelFormatter {
     /// The labels of one axis' ticks in `format`. With SI suffixes every label of the
     /// axis takes the suffix of its largest tick (0, 20M, 40M ... 120M; 0.5M, 1.0M,
     /// 1.5M), still exact: the step's power is shifted, no double is rounded. `auto`
-    /// takes the suffix only where it makes the longest label shorter: Unix seconds
-    /// every minute stay "1790000040", not "1.7900000G".
+    /// takes the suffix only where it makes the longest label shorter and leaves at most
+    /// `maxSIDigits` significant digits: Unix seconds every minute stay "1790000040",
+    /// not "1.7900000G".
     public static func labels(indices: [Int64], step: TickStep, format: NumberLabelFormat) -> [String] {
         let largest = indices.map { Double($0.magnitude) * step.value }.max() ?? 0
         let group = largest >= 1000 ? min(18, Int((largest.log10Value / 3).rounded(.down)) * 3) : 0
@@ -89,7 +90,23 @@ public enum TickLabelFormatter {
         if si.contains(where: { $0.utf8.contains(101) }) { return plain() }
         guard format == .auto else { return si }
         let p = plain()
-        return longest(si) < longest(p) ? si : p
+        return longest(si) < longest(p) && si.allSatisfy({ significantDigits($0) <= maxSIDigits }) ? si : p
+    }
+
+    /// `auto` takes a suffix only for labels of at most this many significant digits
+    /// (120M, 1.5M, 2.025G): past that the digits are an offset's, and plain digits
+    /// read better (Unix milliseconds a second apart: 1790000001000, not 1.790000001T).
+    public static let maxSIDigits = 5
+
+    /// Significant digits of a label: its digits without leading zeros.
+    static func significantDigits(_ label: String) -> Int {
+        var count = 0, leading = true
+        for c in label.utf8 where c >= 48 && c <= 57 {
+            if leading, c == 48 { continue }
+            leading = false
+            count += 1
+        }
+        return count
     }
 
     /// Labels of arbitrary values (ticks given by the user): six significant digits,
@@ -103,7 +120,7 @@ public enum TickLabelFormatter {
         let scale = pow10(group)
         let si = values.map { $0 == 0 ? "0" : general($0 / scale, significant: format == .auto ? 12 : 6) + siSuffixes[group / 3] }
         guard format == .auto else { return si }
-        return longest(si) < longest(plain) ? si : plain
+        return longest(si) < longest(plain) && si.allSatisfy({ significantDigits($0) <= maxSIDigits }) ? si : plain
     }
 
     static func longest(_ labels: [String]) -> Int { labels.map(\.utf8.count).max() ?? 0 }
