@@ -216,6 +216,20 @@ import TestSupport
         #expect(rig.x.max == 80 && abs(rig.x.min - 60) < 1e-9, "stopped at the pan limit: \(rig.x)")
     }
 
+    @Test func aLogAxisStopsAtItsDataKeepingItsRatio() throws {
+        var data = XYData()
+        try data.append(xs: (0...40).map { pow(10, Double($0) / 10) }, ys: (0...40).map(Double.init))   // 1 ... 10^4
+        let chart = Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom, type: .logarithmic)],
+                          yAxes: [AxisConfig(id: "y", alignment: .left, mode: .extents)],
+                          series: [Series(id: "s", name: "S", color: "#000", xAxisId: "x", yAxisId: "y", data: data)])
+        let pan = ZoomPanModifier(direction: .x)
+        let rig = try ModifierTests.Rig([pan], chart: chart)
+        chart.setRange("x", DoubleRange(10, 100))
+        fling(rig, dx: -150)
+        glide(rig)
+        #expect(rig.x.max == 10_000 && abs(rig.x.min - 1000) < 1e-6, "a decade wide, at the last point: \(rig.x)")
+    }
+
     @Test func aGlideDoesNotCarryYOffItsData() throws {
         let (rig, pan) = try zoomedRig(nil, direction: .xy)
         rig.session.chart.setRange("y", DoubleRange(40, 60))

@@ -111,7 +111,16 @@ public final class ZoomPanModifier: GestureModifierBase {
             guard d != 0 else { continue }
             var range = l.calculator.range(pannedFrom: 0, to: d)
             if clipMode != .none, axis.isXAxis || gliding, let e = Self.extents(axis, chart) {
-                range = Self.clipped(range, from: l.calculator.range, to: e, stretch: axis.isXAxis && clipMode == .stretchAtExtents)
+                // In the axis' own measure (powers on a log axis, shown stretches on a
+                // discontinuous one), where a pan keeps the span.
+                let c = l.calculator
+                func t(_ r: DoubleRange) -> DoubleRange { DoubleRange(c.transformed(r.min), c.transformed(r.max)) }
+                let clipped = Self.clipped(t(range), from: t(c.range), to: t(e), stretch: axis.isXAxis && clipMode == .stretchAtExtents)
+                if clipped != t(range) {
+                    // An end held at an extent is the extent itself, not its round trip.
+                    func back(_ v: Double) -> Double { v == c.transformed(e.min) ? e.min : v == c.transformed(e.max) ? e.max : c.untransformed(v) }
+                    range = DoubleRange(back(clipped.min), back(clipped.max))
+                }
             }
             chart.setUserRange(axis.id, range)
         }
