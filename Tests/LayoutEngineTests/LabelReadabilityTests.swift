@@ -28,3 +28,33 @@ import Testing
         #expect(TickLabelFormatter.labels(values: [0, 120_000_000], format: .auto) == ["0", "120M"])
     }
 }
+
+/// Ticks over huge offsets (Unix seconds and milliseconds, 10^15) read as numbers: each
+/// label is distinct, names its tick's value, and takes a suffix only over few digits.
+@Suite struct HugeOffsetLabelTests {
+    @Test func labelsNameTheirTicksAtHugeOffsets() throws {
+        let measure = { (s: String) in Size(width: Double(s.utf8.count) * 7, height: 12) }
+        var seen: [String] = []
+        for offset in [1.79e9, 1.79e12, 1e15] {
+            for span in [1.0, 60, 3600, 1e6, 1e8] where span >= offset * 1e-9 {
+                let range = DoubleRange(offset, offset + span)
+                let calc = CoordinateCalculator(range: range, pixelStart: 0, pixelEnd: 800)
+                let result = try #require(TickGenerator.ticks(range: range, calculator: calc, length: 800, horizontal: true,
+                                                             policy: TickPolicy(targetSpacing: 90, minLabelGap: 12), format: .auto,
+                                                             measure: measure))
+                let labels = result.ticks.map(\.label)
+                seen.append(labels.joined(separator: " "))
+                #expect(Set(labels).count == labels.count, "distinct: \(labels)")
+                for tick in result.ticks {
+                    let digits = TickLabelFormatter.significantDigits(tick.label)
+                    let suffix = tick.label.last.map { "KMGTPE".contains($0) } ?? false
+                    #expect(!suffix || digits <= TickLabelFormatter.maxSIDigits, "\(tick.label)")
+                    if !suffix, let v = Double(tick.label) {
+                        #expect(abs(v - tick.value) <= max(1e-9 * abs(tick.value), 1e-6), "\(tick.label) names \(tick.value)")
+                    }
+                }
+            }
+        }
+        #expect(!seen.isEmpty)
+    }
+}
