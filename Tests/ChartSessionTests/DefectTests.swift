@@ -136,6 +136,19 @@ import TestSupport
         #expect(Fixtures.session(Fixtures.staticChart()).chart.warnings().isEmpty)
     }
 
+    @Test func aControllersPatchMessageIsAnsweredWithTheWarnings() throws {
+        let s = try LiveControlTests().session()
+        let v = s.connect()
+        _ = s.receive(Fixtures.hello(), from: v)
+        // (Series b, at x 0 ... 2, goes: the axis holds only Unix times then.)
+        let patch = #"{"type": "patch", "spec": {"chart": {"series": [{"id": "a", "data": {"x": [1790000000, 1790000060], "y": [1, 2]}}, {"id": "b", "remove": true}]}}}"#
+        let answer = try #require(s.receive(json: foundationJSON(patch), from: v).first?.json)
+        #expect(answer["type"] == "patched")
+        #expect(answer["warnings"]?.arrayValue?.first?.stringValue?.contains("Unix times in seconds") == true, "\(answer)")
+        let plain = #"{"type": "patch", "spec": {"chart": {"series": [{"id": "a", "data": {"x": [0, 1], "y": [1, 2]}}]}}}"#
+        #expect(try #require(s.receive(json: foundationJSON(plain), from: v).first?.json)["warnings"] == nil)
+    }
+
     @Test func unixSecondsAreLabelledReadably() throws {
         let t0 = 1_790_000_000.0
         var data = XYData()

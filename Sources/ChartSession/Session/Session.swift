@@ -278,7 +278,9 @@ public final class Session {
                 // Joining a protected event group needs rights there (docs/limits.md).
                 try checkPatchRights(spec, token: viewer.token)
                 let version = try submit(.patch(spec)).version
-                return [.text(.object([("type", "patched"), ("version", .int(Int64(truncatingIfNeeded: version)))]))]
+                let warnings = chart.warnings()
+                return [.text(.object([("type", "patched"), ("version", .int(Int64(truncatingIfNeeded: version)))]
+                                      + (warnings.isEmpty ? [] : [("warnings", .array(warnings.map { .string($0) }))])))]
             } catch let SessionInputError.unavailable(why) {
                 return [.text(ProtocolError(.unavailable, why).json)]
             } catch {
