@@ -76,3 +76,52 @@ def test_unix_seconds_are_hinted_at_and_labelled_readably():
         assert "warnings" not in call(srv, "POST", "/api/sessions", SPEC)[1]
     finally:
         srv.stop()
+
+
+def fling(ws, x0, y0, dx, steps=5, dt=10):
+    """A quick drag released while moving: the page's clock (`time`, ms) says how fast."""
+    import json
+    t = 1000.0
+    ws.send(json.dumps({"type": "pointer", "phase": "down", "x": x0, "y": y0, "button": 0, "buttons": 1,
+                        "pointerId": 1, "pointerType": "mouse", "time": t}))
+    for i in range(1, steps + 1):
+        t += dt
+        ws.send(json.dumps({"type": "pointer", "phase": "move", "x": x0 + dx * i, "y": y0, "button": -1, "buttons": 1,
+                            "pointerId": 1, "pointerType": "mouse", "time": t}))
+    ws.send(json.dumps({"type": "pointer", "phase": "up", "x": x0 + dx * steps, "y": y0, "button": 0, "buttons": 0,
+                        "pointerId": 1, "pointerType": "mouse", "time": t + 5}))
+
+
+def test_a_fling_stops_at_the_data_by_default_and_not_with_clip_mode_none():
+    import time
+    import cwframe
+    from test_websocket import layer
+    srv = Server("--no-demo").start()
+    try:
+        xs = list(range(100))
+        for sid, clip in (("clip", None), ("free", "none")):
+            zoom_pan = {"type": "zoomPan", "direction": "x", **({"clipMode": clip} if clip else {})}
+            spec = {"id": sid, "chart": {"xAxes": [{"id": "x", "visibleRange": [40, 60]}],
+                                         "series": [{"id": "a", "data": {"x": xs, "y": xs}}], "modifiers": [zoom_pan]}}
+            assert call(srv, "POST", "/api/sessions", spec)[0] == 201
+            ws = connect(srv, sid)
+            hello(ws)
+            frame, _ = next_frame(ws)
+            x, y, w, h = cwframe.plot_rect(layer(frame, "background"))
+            fling(ws, x + w / 2, y + h / 2, -100)
+            # The glide runs on the server's clock; it has ended when the range stops moving.
+            last, deadline = None, time.time() + 10
+            while time.time() < deadline:
+                time.sleep(0.3)
+                now = x_axis(call(srv, "GET", f"/api/sessions/{sid}/spec")[1]).get("visibleRange")
+                if now == last:
+                    break
+                last = now
+            lo, hi = last
+            if clip is None:
+                assert hi == 99 and abs((hi - lo) - 20) < 1e-6, last
+            else:
+                assert hi > 100, last
+            ws.close()
+    finally:
+        srv.stop()
