@@ -158,6 +158,7 @@ public struct AxisConfig: Equatable, Sendable {
 
     public static func == (a: AxisConfig, b: AxisConfig) -> Bool {
         a.id == b.id && a.alignment == b.alignment && a.title == b.title && a.mode == b.mode
+            && a.gesturePanning == b.gesturePanning && a.gestureZooming == b.gestureZooming
             && a.window == b.window && a.range == b.range && a.growBy == b.growBy
             && a.labelSize == b.labelSize && a.titleSize == b.titleSize && a.flipped == b.flipped
             && a.showGridLines == b.showGridLines && a.type == b.type && a.labelFormat == b.labelFormat
@@ -178,7 +179,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
             && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator && a.labelGap == b.labelGap
             && a.width == b.width && a.labelDecimals == b.labelDecimals && a.labelMap == b.labelMap
-            && a.dateFormat == b.dateFormat && a.gesturePanning == b.gesturePanning && a.gestureZooming == b.gestureZooming
+            && a.dateFormat == b.dateFormat
     }
 }
 
