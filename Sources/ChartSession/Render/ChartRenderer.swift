@@ -28,11 +28,20 @@ public struct ChartRenderer: Sendable {
 
     func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange],
                 earlierTicks: TickMemo? = nil, sharedTicks: SharedTickMemo? = nil) -> ChartLayout {
+        let plan = legendBands(chart, size: size)
+        let first = layout(chart, size: size, dpr: dpr, resolved: resolved, band: plan.fixed,
+                           earlierTicks: earlierTicks, sharedTicks: sharedTicks)
+        guard let band = plan.moved, !legendFitsInside(chart, layout: first) else { return first }
+        return layout(chart, size: size, dpr: dpr, resolved: resolved, band: band, earlierTicks: earlierTicks, sharedTicks: sharedTicks)
+    }
+
+    /// The layout with `band` (an outside legend's room) left out of it.
+    func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange], band: LegendBand?,
+                earlierTicks: TickMemo?, sharedTicks: SharedTickMemo?) -> ChartLayout {
         var engine = ChartLayoutEngine(measurer: measurer, manager: chart.layoutManager)
         // (Only our manager is lent earlier ticks: it passes the axes as they are defined.)
         if chart.layoutManager is DefaultLayoutManager { engine.earlierTicks = earlierTicks; engine.sharedTicks = sharedTicks }
-        let reserved = legendBand(chart)?.reserved ?? .all(0)
-        var spec = chart.layoutSpec(size: size, ranges: resolved, reserved: reserved)
+        var spec = chart.layoutSpec(size: size, ranges: resolved, reserved: band?.reserved ?? .all(0))
         // A following X axis scrolls by whole device pixels: its range snaps to the length
         // each pass gives it, so the passes settle the plot and the snapped range together.
         for i in spec.axes.indices {
@@ -40,7 +49,10 @@ public struct ChartRenderer: Sendable {
                   axis.config.type != .logarithmic, !axis.config.isDiscontinuous else { continue }
             spec.axes[i].snapsToDevicePixels = dpr
         }
-        return engine.layout(spec)
+        var layout = engine.layout(spec)
+        layout.legendArea = band?.area
+        layout.legendPosition = band?.position
+        return layout
     }
 
     public func render(_ chart: Chart, size: Size, dpr: Double) -> Output {
@@ -54,9 +66,8 @@ public struct ChartRenderer: Sendable {
     /// chart with stable ranges lays out once, not at every publication).
     public struct Memo: Sendable {
         var reductions: [String: ColumnReducer.Cache] = [:]
-        var layoutKey: LayoutKey?
-        var layout: ChartLayout?
-        var background: [DrawCommand]?
+        /// The last two layouts and backgrounds made, by what they were made from.
+        var layouts: [(key: LayoutKey, layout: ChartLayout, background: [DrawCommand])] = []
         /// The ticks the last layout made, while the axes' definitions stay (a live chart's
         /// still axes keep their ticks; a scrolling one's are made again).
         var ticks = TickMemo()
@@ -89,33 +100,47 @@ public struct ChartRenderer: Sendable {
         var layoutManagerGeneration: Int
         var axisSpacing: Double
         var margins: EdgeInsets
-        /// An outside legend takes room from the layout.
         var legend: LegendConfig?
-        var legendEntries: [String]
+        /// The room an outside legend takes from the layout.
+        var band: LegendBand?
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
     public func render(_ chart: Chart, size: Size, dpr: Double, memo: inout Memo, shared: SharedTicks? = nil) -> Output {
-        let key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
+        let plan = legendBands(chart, size: size)
+        var key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
                             userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
                             layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
-                            margins: chart.margins, legend: chart.legend,
-                            legendEntries: chart.legend?.placement == .outsidePlotArea ? legendEntries(chart).map(\.name) : [])
-        let layout: ChartLayout, background: [DrawCommand]
-        if key == memo.layoutKey, let l = memo.layout, let b = memo.background {
-            layout = l; background = b
-        } else {
-            if memo.ticksAxes != key.axes { memo.ticks = TickMemo(); memo.ticksAxes = key.axes }
-            let sharedTicks = shared.flatMap { $0.axes == key.axes ? $0.memo : nil }
-            layout = self.layout(chart, size: size, dpr: dpr, resolved: key.ranges, earlierTicks: memo.ticks,
-                                 sharedTicks: sharedTicks)
-            background = backgroundCommands(chart, layout: layout, dpr: dpr, fonts: &memo.fonts)
-            memo.layoutKey = key; memo.layout = layout; memo.background = background
+                            margins: chart.margins, legend: chart.legend, band: plan.fixed)
+        var (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
+        // A legend free to move that covers data wherever it goes inside the plot goes
+        // to its band outside (the same choice `layout` makes).
+        if let band = plan.moved, !legendFitsInside(chart, layout: layout) {
+            key.band = band
+            (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
         }
         return Output(layout: layout,
                       layers: [.background: background,
                                .series: seriesCommands(chart, layout: layout, dpr: dpr, caches: &memo.reductions),
                                .overlay: overlayCommands(chart, layout: layout, memo: &memo.legend, fonts: &memo.fonts)])
+    }
+
+    /// The layout and background for `key`, from `memo` when it holds them (it keeps
+    /// the last two: a legend that moves out of the plot and back uses both).
+    func memoLayout(_ chart: Chart, key: LayoutKey, memo: inout Memo, shared: SharedTicks?) -> (ChartLayout, [DrawCommand]) {
+        if let i = memo.layouts.firstIndex(where: { $0.key == key }) {
+            let hit = memo.layouts[i]
+            if i != memo.layouts.count - 1 { memo.layouts.remove(at: i); memo.layouts.append(hit) }
+            return (hit.layout, hit.background)
+        }
+        if memo.ticksAxes != key.axes { memo.ticks = TickMemo(); memo.ticksAxes = key.axes }
+        let sharedTicks = shared.flatMap { $0.axes == key.axes ? $0.memo : nil }
+        let layout = self.layout(chart, size: key.size, dpr: key.dpr, resolved: key.ranges, band: key.band,
+                                 earlierTicks: memo.ticks, sharedTicks: sharedTicks)
+        let background = backgroundCommands(chart, layout: layout, dpr: key.dpr, fonts: &memo.fonts)
+        memo.layouts.append((key, layout, background))
+        if memo.layouts.count > 2 { memo.layouts.removeFirst() }
+        return (layout, background)
     }
 
     /// Centres a 1-device-pixel line on a device pixel, so it is drawn sharp.
@@ -771,42 +796,88 @@ public struct ChartRenderer: Sendable {
         return LegendSpec(entries: entries.map(\.name), position: legend.position, style: TextStyle(size: legend.textSize))
     }
 
-    /// An outside legend's room at the chart's edge: the insets the layout leaves out,
-    /// and the box's size (`spec`: the legend's, when the caller has it).
-    func legendBand(_ chart: Chart, spec given: LegendSpec? = nil) -> (reserved: EdgeInsets, size: Size)? {
-        guard chart.legend?.placement == .outsidePlotArea, let spec = given ?? legendSpec(chart),
-              let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
-        let across = size.width + 2 * spec.margin, down = size.height + 2 * spec.margin
-        var r = EdgeInsets.all(0)
-        switch spec.position {
-        case .middleLeft: r.left = across
-        case .middleRight: r.right = across
-        case .topLeft, .topMiddle, .topRight: r.top = down
-        case .bottomLeft, .bottomMiddle, .bottomRight: r.bottom = down
+    /// The room a legend outside the plot takes: the insets the layout leaves out at
+    /// the chart's edge, the band they make (where the box goes, at `position`) and
+    /// the columns its entries take there (as many as fit in a band above or below).
+    struct LegendBand: Equatable, Sendable {
+        var reserved: EdgeInsets
+        var area: Rect
+        var position: LegendPosition
+        var columns: Int
+    }
+
+    /// Where the legend can go at a canvas size: `fixed`, the band of a legend placed
+    /// outside the plot (nil: inside); `moved`, for an inside legend its spec leaves
+    /// free to move (`LegendConfig.pinned` false), the band it takes when no place
+    /// inside the plot is free of data: a column at the right, or where that column is
+    /// taller than the chart, rows above the plot.
+    func legendBands(_ chart: Chart, size: Size) -> (fixed: LegendBand?, moved: LegendBand?) {
+        guard let legend = chart.legend, let spec = legendSpec(chart) else { return (nil, nil) }
+        if legend.placement == .outsidePlotArea { return (legendBand(chart, spec: spec, side: spec.position, size: size), nil) }
+        guard !legend.pinned else { return (nil, nil) }
+        if let right = legendBand(chart, spec: spec, side: .topRight, column: true, size: size),
+           right.area.height >= (LegendLayout.size(spec, measurer: measurer)?.height ?? 0) + 2 * spec.margin,
+           right.reserved.right <= size.width / 3 {
+            return (nil, right)
         }
-        return (r, size)
+        return (nil, legendBand(chart, spec: spec, side: .topMiddle, size: size))
+    }
+
+    /// The band for `spec` at `side` of the chart (`column`: at the right or left side
+    /// whatever the position says; by default a middle-left or middle-right position).
+    func legendBand(_ chart: Chart, spec given: LegendSpec, side: LegendPosition, column: Bool = false, size: Size) -> LegendBand? {
+        let m = chart.margins
+        let full = Rect(x: m.left, y: m.top, width: size.width - m.left - m.right, height: size.height - m.top - m.bottom)
+        let atSide = column || side == .middleLeft || side == .middleRight
+        var spec = given
+        if !atSide { spec.columns = LegendLayout.columnsFitting(spec, width: full.width, measurer: measurer) }
+        guard let box = LegendLayout.size(spec, measurer: measurer) else { return nil }
+        let across = box.width + 2 * spec.margin, down = box.height + 2 * spec.margin
+        var r = EdgeInsets.all(0)
+        let area: Rect
+        if atSide {
+            if side.horizontal == 0 {
+                r.left = across; area = Rect(x: full.minX, y: full.minY, width: across, height: full.height)
+            } else {
+                r.right = across; area = Rect(x: full.maxX - across, y: full.minY, width: across, height: full.height)
+            }
+        } else if side.vertical == 2 {
+            r.bottom = down; area = Rect(x: full.minX, y: full.maxY - down, width: full.width, height: down)
+        } else {
+            r.top = down; area = Rect(x: full.minX, y: full.minY, width: full.width, height: down)
+        }
+        return LegendBand(reserved: r, area: area, position: side, columns: spec.columns)
+    }
+
+    /// The legend's spec as laid out at `layout`: in its band's columns when outside.
+    func placedLegendSpec(_ chart: Chart, entries: [LegendEntry], layout: ChartLayout) -> LegendSpec? {
+        guard var spec = legendSpec(chart, entries: entries) else { return nil }
+        if let area = layout.legendArea, let position = layout.legendPosition {
+            spec.position = position
+            if area.width > area.height, position != .middleLeft, position != .middleRight {
+                spec.columns = LegendLayout.columnsFitting(spec, width: area.width, measurer: measurer)
+            }
+        }
+        return spec
+    }
+
+    /// Whether some place inside `layout`'s plot holds the legend clear of data.
+    func legendFitsInside(_ chart: Chart, layout: ChartLayout) -> Bool {
+        guard let spec = legendSpec(chart), let size = LegendLayout.size(spec, measurer: measurer) else { return true }
+        let probes = legendProbes(chart, layout: layout)
+        for position in LegendPosition.allCases {
+            guard let box = LegendLayout.box(spec, size: size, at: position, in: layout.plotRect) else { continue }
+            if !coversData(chart, box: box, layout: layout, probes: probes) { return true }
+        }
+        return false
     }
 
     /// Where the legend goes: outside, in its band at the chart's edge; inside, at its
     /// position, or when data lies under that, at the first other position free of data
     /// (corners first), staying put when none is.
     func legendBox(_ chart: Chart, spec: LegendSpec, layout: ChartLayout) -> Rect? {
-        // (An outside legend's band comes with the box' size: measured once.)
-        if let band = legendBand(chart, spec: spec) {
-            let m = chart.margins, r = band.reserved
-            let full = Rect(x: m.left, y: m.top, width: layout.size.width - m.left - m.right,
-                            height: layout.size.height - m.top - m.bottom)
-            let area: Rect
-            switch spec.position {
-            case .middleLeft: area = Rect(x: full.minX, y: full.minY, width: r.left, height: full.height)
-            case .middleRight: area = Rect(x: full.maxX - r.right, y: full.minY, width: r.right, height: full.height)
-            case .topLeft, .topMiddle, .topRight: area = Rect(x: full.minX, y: full.minY, width: full.width, height: r.top)
-            case .bottomLeft, .bottomMiddle, .bottomRight:
-                area = Rect(x: full.minX, y: full.maxY - r.bottom, width: full.width, height: r.bottom)
-            }
-            return LegendLayout.box(spec, size: band.size, at: spec.position, in: area)
-        }
         guard let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
+        if let area = layout.legendArea { return LegendLayout.box(spec, size: size, at: spec.position, in: area) }
         let plot = layout.plotRect
         // A fixed order, so the frame follows from the chart's state alone (every viewer,
         // and a late joiner, sees the legend in the same place).
@@ -906,13 +977,18 @@ public struct ChartRenderer: Sendable {
     /// (and slice) and the rectangle of its row (the whole box width), for taps.
     public func legendHitBoxes(_ chart: Chart, layout: ChartLayout) -> [LegendHitBox] {
         let entries = legendEntries(chart)
-        guard let spec = legendSpec(chart, entries: entries), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
+        guard let spec = placedLegendSpec(chart, entries: entries, layout: layout),
+              let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let lineHeight = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
         return zip(placed.rows, entries).map { row, entry in
+            // (In one column a row is the box's width; side by side, its own entry's.)
             LegendHitBox(seriesId: entry.seriesId, slice: entry.sliceIndex,
-                         rect: Rect(x: placed.box.minX, y: row.label.bounds.minY - spec.rowGap / 2,
-                                    width: placed.box.width, height: lineHeight + spec.rowGap))
+                         rect: spec.columns > 1
+                            ? Rect(x: row.swatchStart.x, y: row.label.bounds.minY - spec.rowGap / 2,
+                                   width: row.label.bounds.maxX - row.swatchStart.x, height: lineHeight + spec.rowGap)
+                            : Rect(x: placed.box.minX, y: row.label.bounds.minY - spec.rowGap / 2,
+                                   width: placed.box.width, height: lineHeight + spec.rowGap))
         }
     }
 
@@ -926,7 +1002,8 @@ public struct ChartRenderer: Sendable {
     /// theme; a live chart's usually do), the commands `memo` holds are used again.
     func overlayCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?, fonts: inout FontNames) -> [DrawCommand] {
         let listed = legendEntries(chart)
-        guard let spec = legendSpec(chart, entries: listed), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
+        guard let spec = placedLegendSpec(chart, entries: listed, layout: layout),
+              let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let theme = chart.theme
         if let m = memo, m.box == box, m.spec == spec, m.entries == listed, m.theme == theme { return m.commands }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)

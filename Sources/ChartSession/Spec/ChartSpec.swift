@@ -302,9 +302,9 @@ public enum ConfigSpec {
                                     + "\"placement\" is \"insidePlotArea\" or \"outsidePlotArea\"")
             }
             let position = try l.oneOf("position", LegendPosition.self) ?? .topLeft
-            let placement = try l.oneOf("placement", LegendPlacement.self) ?? .insidePlotArea
+            let named = try l.oneOf("placement", LegendPlacement.self)
             let size = try l.number("textSize", min: 6, max: 72) ?? 12
-            return show ? LegendConfig(position: position, placement: placement, textSize: size) : nil
+            return show ? LegendConfig(position: position, placement: named ?? .insidePlotArea, textSize: size, pinned: named != nil) : nil
         } ?? LegendConfig()
 
         let themeSpec = try r.object("theme", readTheme) ?? ThemeSpec()
