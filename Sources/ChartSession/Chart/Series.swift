@@ -480,6 +480,12 @@ public struct Series: Sendable {
     /// How far (CSS px) the markers or bubbles this series draws reach from their
     /// points (0: it draws none). A bubble's is the biggest bubble's, at most 60 px.
     var markerReach: Double {
+        // (A selected series is drawn in its selected style, which may add a marker.)
+        if isSelected, selectedStyle != nil { return drawn.reachOfMarkers }
+        return reachOfMarkers
+    }
+
+    private var reachOfMarkers: Double {
         guard let m = effectiveMarker else { return 0 }
         guard kind == .bubble else { return kind.isRadial ? 0 : m.reach }
         guard let sizes = values("size"), let biggest = sizes.yRange(indices: 0..<sizes.count)?.max else { return 0 }

@@ -470,7 +470,8 @@ public struct ChartRenderer: Sendable {
     func annotationCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, layer: Annotation.Layer) -> [DrawCommand] {
         var out: [DrawCommand] = []
         let plot = layout.plotRect
-        for a in chart.annotations where a.layer == layer {
+        let labels = annotationLabels(chart, layout: layout, dpr: dpr)
+        for (index, a) in chart.annotations.enumerated() where a.layer == layer {
             guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
             let across = xl.alignment.isHorizontal
             let xc = xl.calculator, yc = yl.calculator
@@ -503,14 +504,9 @@ public struct ChartRenderer: Sendable {
                 // On screen: a constant-y line runs across when X does.
                 let vertical = constantY != across
                 line(fixed: fixed, from: min(ends.0, ends.1), to: max(ends.0, ends.1), vertical: vertical)
-                if let t = a.text, !t.isEmpty {
-                    // The label at the line's far end, just off it.
-                    let m = measurer.metrics(for: style)
-                    let end = max(ends.0, ends.1)
-                    let (tx, ty): (Double, Double) = vertical ? (fixed + 4, min(ends.0, ends.1) + m.ascent(size: style.size) + 2)
-                                                              : (end - 4, fixed - 4)
-                    out.append(.text(x: Float(tx), y: Float(ty), text: t, font: chart.theme.cssFont(style), fill: a.color,
-                                     align: vertical ? .left : .right, baseline: .alphabetic, angle: 0))
+                if let t = a.text, let l = labels[index] {
+                    out.append(.text(x: Float(l.x), y: Float(l.y), text: t, font: chart.theme.cssFont(style), fill: a.color,
+                                     align: l.align, baseline: .alphabetic, angle: 0))
                 }
             case .box:
                 guard let x1 = a.x, let y1 = a.y, let x2 = a.x2, let y2 = a.y2 else { continue }
@@ -518,10 +514,9 @@ public struct ChartRenderer: Sendable {
                 let left = min(p.0, q.0), top = min(p.1, q.1)
                 out.append(.rect(x: Float(left), y: Float(top), w: Float(abs(q.0 - p.0)), h: Float(abs(q.1 - p.1)),
                                  fill: a.fill, stroke: a.lineWidth > 0 ? a.color : nil, lineWidth: width))
-                if let t = a.text, !t.isEmpty {
-                    let m = measurer.metrics(for: style)
-                    out.append(.text(x: Float(left + 4), y: Float(top + 3 + m.ascent(size: style.size)), text: t,
-                                     font: chart.theme.cssFont(style), fill: a.color, align: .left, baseline: .alphabetic, angle: 0))
+                if let t = a.text, let l = labels[index] {
+                    out.append(.text(x: Float(l.x), y: Float(l.y), text: t,
+                                     font: chart.theme.cssFont(style), fill: a.color, align: l.align, baseline: .alphabetic, angle: 0))
                 }
             case .text:
                 guard let x = a.x, let y = a.y, let t = a.text else { continue }
@@ -543,9 +538,9 @@ public struct ChartRenderer: Sendable {
                 let cx = ((p.0 * dpr).rounded(.down) + 0.5) / dpr, cy = ((p.1 * dpr).rounded(.down) + 0.5) / dpr
                 out.append(.markers(MarkerSet(style: m, x0: Float(cx), y0: Float(cy), unit: Float(1 / dpr),
                                               cells: [MarkerSet.Cell(x: 0, y: 0)])))
-                if let t = a.text, !t.isEmpty {
-                    out.append(.text(x: Float(cx + m.reach + 4), y: Float(cy + 4), text: t, font: chart.theme.cssFont(style),
-                                     fill: a.color, align: .left, baseline: .alphabetic, angle: 0))
+                if let t = a.text, let l = labels[index] {
+                    out.append(.text(x: Float(l.x), y: Float(l.y), text: t, font: chart.theme.cssFont(style),
+                                     fill: a.color, align: l.align, baseline: .alphabetic, angle: 0))
                 }
             case .image:
                 guard let x = a.x, let y = a.y, let name = a.image, let image = chart.images[name] else { continue }
@@ -563,6 +558,116 @@ public struct ChartRenderer: Sendable {
                     let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
                     out.append(.image(x: Float(p.0 - w / 2), y: Float(p.1 - h / 2), w: Float(w), h: Float(h), src: src))
                 }
+            }
+        }
+        return out
+    }
+
+    /// Where an annotation's label is drawn: its baseline's anchor and alignment.
+    struct AnnotationLabel { var x: Double, y: Double, align: DrawCommand.TextAlign }
+
+    /// The labels of the chart's lines, boxes and markers (by annotation index), each
+    /// at the first of its places (beside the line, box or marker) that stays in the
+    /// plot clear of the text annotations, markers, images and labels placed before
+    /// it; a label with no such place is left out (a small chart shows less text
+    /// rather than text over text).
+    func annotationLabels(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [Int: AnnotationLabel] {
+        let plot = layout.plotRect
+        var taken: [Rect] = []
+        var out: [Int: AnnotationLabel] = [:]
+        let annotations = chart.annotations
+        /// The screen place of (x, y) through the annotation's axes.
+        func screen(_ a: Annotation, _ x: Double, _ y: Double) -> (Double, Double)? {
+            guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { return nil }
+            return xl.alignment.isHorizontal ? (xl.calculator.pixel(x), yl.calculator.pixel(y)) : (yl.calculator.pixel(y), xl.calculator.pixel(x))
+        }
+        func textRect(_ text: String, _ style: TextStyle, _ l: AnnotationLabel) -> Rect {
+            let m = measurer.metrics(for: style), w = measurer.width(of: text, style: style)
+            let left = l.align == .left ? l.x : l.align == .right ? l.x - w : l.x - w / 2
+            return Rect(x: left, y: l.y - m.ascent(size: style.size), width: w, height: m.lineHeight(size: style.size))
+        }
+        // What stays where it is: text annotations, markers and images.
+        for a in annotations {
+            switch a.kind {
+            case .text:
+                guard let x = a.x, let y = a.y, let t = a.text, let p = screen(a, x, y) else { continue }
+                taken.append(textRect(t, TextStyle(size: a.textSize), AnnotationLabel(x: p.0, y: p.1, align: .left)))
+            case .marker:
+                guard let x = a.x, let y = a.y, let p = screen(a, x, y) else { continue }
+                let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
+                taken.append(Rect(x: p.0 - r, y: p.1 - r, width: 2 * r, height: 2 * r))
+            case .image:
+                guard let x = a.x, let y = a.y, let name = a.image, let image = chart.images[name], let p = screen(a, x, y) else { continue }
+                if let x2 = a.x2, let y2 = a.y2, let q = screen(a, x2, y2) {
+                    taken.append(Rect(x: min(p.0, q.0), y: min(p.1, q.1), width: abs(q.0 - p.0), height: abs(q.1 - p.1)))
+                } else {
+                    let aspect = Double(image.width) / Double(image.height)
+                    let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
+                    let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
+                    taken.append(Rect(x: p.0 - w / 2, y: p.1 - h / 2, width: w, height: h))
+                }
+            case .horizontalLine, .verticalLine, .box: continue
+            }
+        }
+        for (index, a) in annotations.enumerated() {
+            guard let t = a.text, !t.isEmpty, let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
+            let style = TextStyle(size: a.textSize)
+            let m = measurer.metrics(for: style)
+            let ascent = m.ascent(size: style.size), descent = m.lineHeight(size: style.size) - ascent
+            let across = xl.alignment.isHorizontal
+            let alongX = across ? (plot.minX, plot.maxX) : (plot.minY, plot.maxY)
+            let alongY = across ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+            var candidates: [AnnotationLabel] = []
+            switch a.kind {
+            case .horizontalLine, .verticalLine:
+                let constantY = a.kind == .horizontalLine
+                guard let v = constantY ? a.y : a.x else { continue }
+                let fixed = constantY ? yl.calculator.pixel(v) : xl.calculator.pixel(v)
+                let ends: (Double, Double)
+                if constantY, let x1 = a.x, let x2 = a.x2 { ends = (xl.calculator.pixel(x1), xl.calculator.pixel(x2)) }
+                else if !constantY, let y1 = a.y, let y2 = a.y2 { ends = (yl.calculator.pixel(y1), yl.calculator.pixel(y2)) }
+                else { ends = constantY ? alongX : alongY }
+                let (lo, hi) = (min(ends.0, ends.1), max(ends.0, ends.1))
+                if constantY != across {
+                    // A vertical line: at its top, right of it, then left of it; then at its foot.
+                    candidates = [AnnotationLabel(x: fixed + 4, y: lo + ascent + 2, align: .left),
+                                  AnnotationLabel(x: fixed - 4, y: lo + ascent + 2, align: .right),
+                                  AnnotationLabel(x: fixed + 4, y: hi - descent - 2, align: .left),
+                                  AnnotationLabel(x: fixed - 4, y: hi - descent - 2, align: .right)]
+                } else {
+                    // A horizontal line: above its far end, below it, then at its near end.
+                    candidates = [AnnotationLabel(x: hi - 4, y: fixed - 4, align: .right),
+                                  AnnotationLabel(x: hi - 4, y: fixed + ascent + 4, align: .right),
+                                  AnnotationLabel(x: lo + 4, y: fixed - 4, align: .left),
+                                  AnnotationLabel(x: lo + 4, y: fixed + ascent + 4, align: .left)]
+                }
+            case .box:
+                guard let x1 = a.x, let y1 = a.y, let x2 = a.x2, let y2 = a.y2, let p = screen(a, x1, y1), let q = screen(a, x2, y2) else { continue }
+                let left = min(p.0, q.0), top = min(p.1, q.1), right = max(p.0, q.0), bottom = max(p.1, q.1)
+                // Inside its top-left corner, its bottom-left corner, then above or below it.
+                candidates = [AnnotationLabel(x: left + 4, y: top + 3 + ascent, align: .left),
+                              AnnotationLabel(x: left + 4, y: bottom - 3 - descent, align: .left),
+                              AnnotationLabel(x: left, y: top - 3 - descent, align: .left),
+                              AnnotationLabel(x: left, y: bottom + 3 + ascent, align: .left),
+                              AnnotationLabel(x: right, y: top - 3 - descent, align: .right)]
+            case .marker:
+                guard let x = a.x, let y = a.y, let p = screen(a, x, y) else { continue }
+                let cx = ((p.0 * dpr).rounded(.down) + 0.5) / dpr, cy = ((p.1 * dpr).rounded(.down) + 0.5) / dpr
+                let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
+                // Right of the marker, left of it, above it, below it.
+                candidates = [AnnotationLabel(x: cx + r + 4, y: cy + 4, align: .left),
+                              AnnotationLabel(x: cx - r - 4, y: cy + 4, align: .right),
+                              AnnotationLabel(x: cx, y: cy - r - 3 - descent, align: .center),
+                              AnnotationLabel(x: cx, y: cy + r + 3 + ascent, align: .center)]
+            case .text, .image: continue
+            }
+            for c in candidates {
+                let r = textRect(t, style, c)
+                guard r.minX >= plot.minX - 0.5, r.maxX <= plot.maxX + 0.5, r.minY >= plot.minY - 0.5, r.maxY <= plot.maxY + 0.5,
+                      !taken.contains(where: { Self.meets($0, r) }) else { continue }
+                out[index] = c
+                taken.append(r)
+                break
             }
         }
         return out
@@ -949,6 +1054,10 @@ public struct ChartRenderer: Sendable {
             let nx = min(max(plot.midX, box.minX), box.maxX) - plot.midX, ny = min(max(plot.midY, box.minY), box.maxY) - plot.midY
             return nx * nx + ny * ny < r * r
         }
+        // The labels and titles of axes drawn inside the plot are not to be covered either.
+        for a in layout.axes where a.isInner && !a.isHidden {
+            for t in a.labels + (a.title.map { [$0] } ?? []) where Self.meets(t.bounds, box) { return true }
+        }
         // (The array taken once: an element read through the chart, a class, is copied.)
         let series = chart.series
         for s in probes {
@@ -969,6 +1078,11 @@ public struct ChartRenderer: Sendable {
             if max(p1, p2) >= ya && min(p1, p2) <= yb { return true }
         }
         return false
+    }
+
+    /// Whether two rectangles share more than an edge.
+    static func meets(_ a: Rect, _ b: Rect) -> Bool {
+        a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY && b.minY < a.maxY
     }
 
     // MARK: Overlay layer
