@@ -176,6 +176,29 @@ public struct ChartRenderer: Sendable {
 
     // MARK: Background layer
 
+    /// How far across the plot an axis' gridlines and bands run: the whole plot, or
+    /// where the axes its series are plotted against are stacked into a part of it
+    /// (a pane of stacked Y axes), that part: each pane's gridlines from its own axis.
+    func gridSpan(_ chart: Chart, _ axis: AxisLayout, layout: ChartLayout) -> (Double, Double) {
+        let plot = layout.plotRect
+        let across = axis.alignment.isHorizontal
+        let full = across ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+        var lo = Double.infinity, hi = -Double.infinity
+        let series = chart.series
+        for i in series.indices where !series[i].isHidden {
+            let other: String
+            if series[i].xAxisId == axis.id { other = series[i].yAxisId }
+            else if series[i].yAxisId == axis.id { other = series[i].xAxisId }
+            else { continue }
+            guard let o = layout.axes.first(where: { $0.id == other }), o.alignment.isHorizontal != across else { return full }
+            lo = min(lo, across ? o.rect.minY : o.rect.minX)
+            hi = max(hi, across ? o.rect.maxY : o.rect.maxX)
+        }
+        // (Only a part clearly inside the plot: an axis along the whole plot keeps it all.)
+        guard lo < hi, lo > full.0 + 1 || hi < full.1 - 1 else { return full }
+        return (max(full.0, lo), min(full.1, hi))
+    }
+
     func backgroundCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, fonts: inout FontNames) -> [DrawCommand] {
         let theme = chart.theme
         let plot = layout.plotRect
@@ -205,12 +228,13 @@ public struct ChartRenderer: Sendable {
             var out: [Float] = []
             out.reserveCapacity(pixels.count * 4)
             let across = axis.alignment.isHorizontal
+            let (from, to) = gridSpan(chart, axis, layout: layout)
             for pixel in pixels {
                 let p = Self.crisp(pixel, dpr: dpr)
                 if across {
-                    out.append(p); out.append(Float(plot.minY)); out.append(p); out.append(Float(plot.maxY))
+                    out.append(p); out.append(Float(from)); out.append(p); out.append(Float(to))
                 } else {
-                    out.append(Float(plot.minX)); out.append(p); out.append(Float(plot.maxX)); out.append(p)
+                    out.append(Float(from)); out.append(p); out.append(Float(to)); out.append(p)
                 }
             }
             return out
