@@ -206,7 +206,8 @@ def test_no_legend_covers_series_unless_pinned(gallery, w, h):
         if legend.get("show") is False or "placement" in legend:
             continue
         frame = frames[(sid, w, h)]
-        boxes = [c for c in commands(frame, "overlay") if c["op"] == "rect"]
+        # (The legend's box is the first outlined rectangle: labels on a background come first, unoutlined.)
+        boxes = [c for c in commands(frame, "overlay") if c["op"] == "rect" and c.get("stroke")]
         if not boxes:
             continue
         b = boxes[0]

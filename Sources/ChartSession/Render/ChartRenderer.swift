@@ -296,8 +296,12 @@ public struct ChartRenderer: Sendable {
         }
 
         for axis in layout.axes {
-            let fill = chart.axis(axis.id)?.config.labelColor ?? theme.tickLabel
-            for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
+            let config = chart.axis(axis.id)?.config
+            let fill = config?.labelColor ?? theme.tickLabel
+            // (Labels on a background go above the series: the overlay layer draws them.)
+            if !(config?.drawsLabelBackground ?? false) {
+                for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
+            }
             if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme, fonts: &fonts)) }
             for line in axis.moreTitleLines { out.append(text(line, fill: theme.title, theme: theme, fonts: &fonts)) }
         }
@@ -1139,6 +1143,34 @@ public struct ChartRenderer: Sendable {
     /// The overlay layer: the legend. Where it stays as it was (its entries, box and
     /// theme; a live chart's usually do), the commands `memo` holds are used again.
     func overlayCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?, fonts: inout FontNames) -> [DrawCommand] {
+        let labels = labelsOnBackground(chart, layout: layout, fonts: &fonts)
+        let legend = legendCommands(chart, layout: layout, memo: &memo, fonts: &fonts)
+        return labels.isEmpty ? legend : labels + legend
+    }
+
+    /// The labels of axes that draw them on a background (`AxisConfig.labelBackground`,
+    /// on by default inside the plot): each on a box of the plot's background, a little
+    /// translucent, above the series and gridlines that would strike it through.
+    func labelsOnBackground(_ chart: Chart, layout: ChartLayout, fonts: inout FontNames) -> [DrawCommand] {
+        var out: [DrawCommand] = []
+        let theme = chart.theme
+        for axis in layout.axes where !axis.labels.isEmpty {
+            guard let config = chart.axis(axis.id)?.config, config.drawsLabelBackground else { continue }
+            let fill = config.labelColor ?? theme.tickLabel
+            let box = Series.translucent(theme.plotBackground, alpha: 0.85) ?? theme.plotBackground
+            for label in axis.labels {
+                let b = label.bounds
+                out.append(.rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height),
+                                 fill: box, stroke: nil, lineWidth: 0))
+                out.append(text(label, fill: fill, theme: theme, fonts: &fonts))
+            }
+        }
+        return out
+    }
+
+    /// The legend's commands. Where it stays as it was (its entries, box and theme; a
+    /// live chart's usually do), the commands `memo` holds are used again.
+    func legendCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?, fonts: inout FontNames) -> [DrawCommand] {
         let listed = legendEntries(chart)
         guard let spec = placedLegendSpec(chart, entries: listed, layout: layout),
               let box = legendBox(chart, spec: spec, layout: layout) else { return [] }

@@ -554,6 +554,7 @@ public enum ConfigSpec {
             titleSpacing: try r.number("titleSpacing", min: 0, max: 50) ?? 6,
             lineWidth: try r.number("lineWidth", min: 0, max: 10), lineColor: lineColor, labelColor: labelColor)
         var withCategories = config
+        withCategories.labelBackground = try r.bool("labelBackground")
         withCategories.categories = categories ?? []
         withCategories.interSeriesPadding = try r.number("interSeriesPadding", min: 0, max: 0.95) ?? 0
         withCategories.interSeriesSetPadding = try r.number("interSeriesSetPadding", min: 0, max: 0.95) ?? 0.2

@@ -411,7 +411,10 @@ public struct ChartLayoutEngine: Sendable {
             titles.reserveCapacity(parts.count)
             for (k, text) in parts.enumerated() {
                 let w = measurer.width(of: text, style: axis.titleStyle)
-                let out = inset + labelExtent + axis.titlePadding + Double(k) * h
+                // In reading order: lines run down the page below the plot, and, above
+                // it or turned beside it, the last line is the one nearest the labels.
+                let row = axis.facing == .bottom ? k : parts.count - 1 - k
+                let out = inset + labelExtent + axis.titlePadding + Double(row) * h
                 let line: PlacedText
                 switch axis.facing {
                 case .bottom:
