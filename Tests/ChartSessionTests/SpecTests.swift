@@ -496,8 +496,10 @@ func expectRefusedXAxis(_ axis: String, path: String, message: String) {
         let lineHeight = TestFonts.regular.lineHeight(size: 13)
         #expect(abs(y2.rect.width - y1.rect.width - lineHeight) <= 1)
         #expect(y2.title?.text == "Temperature" && y2.moreTitleLines.map(\.text) == ["(°C, hourly)"])
-        #expect(y2.moreTitleLines[0].bounds.maxX <= y2.title!.bounds.minX + 1e-9)   // further from the plot
-        #expect(abs(y2.title!.bounds.minX - y2.moreTitleLines[0].bounds.minX - lineHeight) < 1e-9)
+        // In reading order: turned -90 degrees the text's top faces left, so the first
+        // line is the one further from the plot, the second beside the labels.
+        #expect(y2.title!.bounds.maxX <= y2.moreTitleLines[0].bounds.minX + 1e-9)
+        #expect(abs(y2.moreTitleLines[0].bounds.minX - y2.title!.bounds.minX - lineHeight) < 1e-9)
         #expect(two.invariantViolations() == [])
     }
 }
