@@ -241,4 +241,21 @@ import TestSupport
         let off = try texts(#","labelBackground":false"#)
         #expect(off.overlay == 0 && off.background == on.background + on.overlay)
     }
+
+    @Test func aFollowingAxisThatStopsFollowingSaysSoAndHowToResume() throws {
+        let chart = Fixtures.followChart()
+        let renderer = ChartRenderer(measurer: TestFonts.measurer)
+        func cue() -> [String] {
+            renderer.render(chart, size: Size(width: 600, height: 400), dpr: 1).layers[.overlay]!.compactMap {
+                if case let .text(_, _, t, _, _, _, _, _) = $0, t.hasPrefix("Paused") { t } else { nil }
+            }
+        }
+        #expect(cue().isEmpty)                                   // following: no cue
+        chart.setUserRange("x", DoubleRange(2, 5))
+        #expect(cue() == ["Paused \u{00B7} double-click to follow"])
+        chart.modifiers = chart.modifiers.filter { !($0 is ZoomExtentsModifier) }
+        #expect(cue() == ["Paused"])                            // nothing resumes it on a double-click
+        chart.resetUserRanges()
+        #expect(cue().isEmpty)
+    }
 }

@@ -1145,7 +1145,27 @@ public struct ChartRenderer: Sendable {
     func overlayCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?, fonts: inout FontNames) -> [DrawCommand] {
         let labels = labelsOnBackground(chart, layout: layout, fonts: &fonts)
         let legend = legendCommands(chart, layout: layout, memo: &memo, fonts: &fonts)
-        return labels.isEmpty ? legend : labels + legend
+        let paused = pausedCue(chart, layout: layout, fonts: &fonts)
+        return labels.isEmpty && paused.isEmpty ? legend : labels + legend + paused
+    }
+
+    /// A following X axis a user has panned or zoomed stops following its data: a cue
+    /// at the top of the plot says so, and how to follow again when a modifier does it
+    /// (`zoomExtents`, double-click or double-tap).
+    func pausedCue(_ chart: Chart, layout: ChartLayout, fonts: inout FontNames) -> [DrawCommand] {
+        guard chart.axes.contains(where: { $0.isXAxis && $0.config.mode == .follow && $0.userRange != nil }) else { return [] }
+        let resumes = chart.modifiers.contains { ($0 as? ZoomExtentsModifier)?.mode == .extents && $0.isEnabled }
+        let text = resumes ? "Paused \u{00B7} double-click to follow" : "Paused"
+        let style = TextStyle(size: 11)
+        let m = measurer.metrics(for: style)
+        let w = measurer.width(of: text, style: style) + 12, h = m.lineHeight(size: 11) + 4
+        let plot = layout.plotRect
+        guard w <= plot.width, h + 4 <= plot.height else { return [] }
+        let x = (plot.midX - w / 2).rounded(), y = plot.minY + 4
+        let theme = chart.theme
+        return [.rect(x: Float(x), y: Float(y), w: Float(w), h: Float(h), fill: theme.legendBackground, stroke: theme.legendBorder, lineWidth: 1),
+                .text(x: Float(x + 6), y: Float(y + 2 + m.ascent(size: 11)), text: text, font: fonts.name(style, theme: theme),
+                      fill: theme.tickLabel, align: .left, baseline: .alphabetic, angle: 0)]
     }
 
     /// The labels of axes that draw them on a background (`AxisConfig.labelBackground`,
