@@ -911,14 +911,23 @@ public struct ChartRenderer: Sendable {
         // `series`, or an element read through the chart, copies it.)
         let series = chart.series
         var out: [LegendEntry] = []
+        var stacks: [String: [Int]] = [:]
         for i in series.indices where series[i].showInLegend && (!series[i].isHidden || listsHidden) {
             if series[i].kind.isRadial {
                 let pie = series[i].drawn
                 return PieRenderer.slices(pie, palette: theme.palette).map { LegendEntry.entry(pie, slice: $0, theme: theme) }
             }
+            if let k = series[i].stackIndex {
+                stacks["\(k)|\(series[i].xAxisId)|\(series[i].yAxisId)", default: []].append(out.count)
+            }
             out.append(LegendEntry.of(series[i], theme: theme))
         }
-        return out
+        // A stack is listed as it is drawn: its last member, on top, first.
+        var listed = out
+        for places in stacks.values where places.count > 1 {
+            for (place, from) in zip(places, places.reversed()) { listed[place] = out[from] }
+        }
+        return listed
     }
 
     /// The legend's text and place, for `entries` (nil: the chart's legend entries).
