@@ -471,7 +471,9 @@ func expectRefusedXAxis(_ axis: String, path: String, message: String) {
         let axis = try #require(l.axis("t"))
         #expect(l.invariantViolations() == [])
         let times = axis.labels.filter { $0.text.contains(":") }, dates = axis.labels.filter { $0.text.contains("Nov") }
-        #expect(!times.isEmpty && times.count == dates.count)
+        // Every tick is on 23 Nov: the date is written once, under the first time (a line
+        // that repeats the label before's is left out).
+        #expect(times.count > 1 && dates.count == 1)
         for (a, b) in zip(times, dates) {
             #expect(b.anchor.y > a.anchor.y && abs(a.anchor.x - b.anchor.x) < 1e-9)   // the date under the time
             #expect(b.bounds.maxY <= axis.rect.maxY + 1e-9)                           // inside the axis' room
