@@ -294,6 +294,9 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
             let minutes = c.hour * 60 + c.minute
             #expect(c.weekday <= 5 && minutes >= 9 * 60 + 30 && minutes <= 16 * 60, "\(t.label) at \(c)")
         }
+        // The first tick, and each day's first, says which day it is (a time alone would not).
+        let first = try #require(axis.ticks.first)
+        #expect(!first.label.contains(":"), "\(first.label)")
         // Ten trading days of 6.5 hours take the whole width.
         let calc = axis.calculator
         let friday1600 = start + 4 * 86_400 + 16 * 3600, monday0930 = start + 7 * 86_400 + 9.5 * 3600
