@@ -1051,6 +1051,8 @@ public struct ChartRenderer: Sendable {
         /// takes in (columns, areas), if any.
         var dataAlone: Bool
         var baseline: Double?
+        /// How far its markers or bubbles draw from their points (px).
+        var reach: Double = 0
     }
 
     /// The probes of the visible series with data, over `layout`'s axes.
@@ -1073,7 +1075,8 @@ public struct ChartRenderer: Sendable {
                                       half: -half, isLine: kind.isLine,
                                       dataAlone: Series.valuesArePlotted(kind, stacked: series[i].stacked != nil),
                                       baseline: Series.extentBaseline(kind, showFill: series[i].style.showFill,
-                                                                      baseline: series[i].style.baseline)))
+                                                                      baseline: series[i].style.baseline),
+                                      reach: series[i].markerReach))
         }
         return probes
     }
@@ -1098,8 +1101,10 @@ public struct ChartRenderer: Sendable {
         // (The array taken once: an element read through the chart, a class, is copied.)
         let series = chart.series
         for s in probes {
-            let (xa, xb) = s.across ? (box.minX, box.maxX) : (box.minY, box.maxY)
-            let (ya, yb) = s.across ? (box.minY, box.maxY) : (box.minX, box.maxX)
+            // (A marker or bubble whose point is within its reach of the box reaches into it.)
+            let r = s.reach
+            let (xa, xb) = s.across ? (box.minX - r, box.maxX + r) : (box.minY - r, box.maxY + r)
+            let (ya, yb) = s.across ? (box.minY - r, box.maxY + r) : (box.minX - r, box.maxX + r)
             let v1 = s.x.value(xa), v2 = s.x.value(xb)
             // (Columns and candles reach half a column past their x.)
             let lo = min(v1, v2) + s.half, hi = max(v1, v2) - s.half

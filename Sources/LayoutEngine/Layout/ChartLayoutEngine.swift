@@ -445,8 +445,11 @@ public struct ChartLayoutEngine: Sendable {
                                       angle: 90, style: axis.titleStyle,
                                       bounds: Rect(x: left, y: along.midY - w / 2, width: h, height: w))
                 }
-                // A title line with no room on the canvas is left out, as labels are.
-                if !text.isEmpty, canvas.contains(line.bounds) { titles.append(line) }
+                // A title line with no room on the canvas, or longer than its axis (it
+                // would run into the chart's title or the next axis), is left out, as
+                // labels are.
+                let length = axis.facing == .bottom || axis.facing == .top ? along.width : along.height
+                if !text.isEmpty, canvas.contains(line.bounds), w <= length + 1e-9 { titles.append(line) }
             }
         }
         let title = titles.first
