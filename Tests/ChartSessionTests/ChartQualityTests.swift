@@ -258,4 +258,26 @@ import TestSupport
         chart.resetUserRanges()
         #expect(cue().isEmpty)
     }
+
+    @Test func aTitleLongerThanItsAxisIsLeftOut() throws {
+        let spec = #"{"xAxes":[{"id":"x"}],"yAxes":[{"id":"y","title":"A rather long title for a small chart"}],"#
+            + #""series":[{"id":"s","data":{"x":[0,1],"y":[0,1]}}]}"#
+        let s = try session(spec)
+        #expect(s.layout(size: ViewerSize(width: 800, height: 500, dpr: 1)).axis("y")?.title != nil)
+        let small = s.layout(size: ViewerSize(width: 480, height: 160, dpr: 1))
+        #expect(small.axis("y")?.title == nil)
+        #expect(small.invariantViolations() == [])
+    }
+
+    @Test func aBubbleReachingUnderTheLegendCountsAsCovered() throws {
+        let size = ViewerSize(width: 600, height: 400, dpr: 1)
+        // One big bubble just below and left of the top-right corner: its centre is outside
+        // a top-right box, its disc is not.
+        let s = try session(#"{"legend":{"position":"topRight"},"xAxes":[{"id":"x","range":[0,10]}],"#
+            + #""yAxes":[{"id":"y","range":[0,10]}],"series":[{"id":"b","name":"Bubbles","type":"bubble","#
+            + #""data":{"x":[9,1],"y":[8.5,1],"size":[10,1]}}]}"#)
+        let box = try #require(legendBox(s, size))
+        let plot = s.layout(size: size).plotRect
+        #expect(box.maxX < plot.midX)                        // it went to a free corner on the left
+    }
 }
