@@ -830,17 +830,27 @@
       document.title = msg.title + " · ChartWire";
       main.replaceChildren();
       main.style.gridTemplateColumns = "repeat(" + msg.columns + ", minmax(0, 1fr))";
+      // The rows share the window's height (each at least its rowHeight, or 200 px when
+      // that is less), so every chart is whole on the screen; a smaller window scrolls.
+      const cells = msg.charts.reduce((n, c) => n + Math.min(c.columnSpan, msg.columns) * c.rowSpan, 0);
+      const rows = Math.max(1, Math.ceil(cells / msg.columns));
+      main.style.gridTemplateRows = "repeat(" + rows + ", minmax(" + Math.min(msg.rowHeight, 200) + "px, 1fr))";
       main.style.gridAutoRows = msg.rowHeight + "px";
       charts = msg.charts.map((c, i) => {
         const cell = document.createElement("section");
         cell.className = "cell";
         cell.style.gridColumn = "span " + c.columnSpan;
         cell.style.gridRow = "span " + c.rowSpan;
-        const title = document.createElement("h2");
+        // The chart draws its own title: the cell has only a small link to the
+        // session's page, named by the session's title (not shown twice).
+        const title = document.createElement("span");
+        title.className = "name";
         title.textContent = c.title;
         const link = document.createElement("a");
+        link.className = "open";
         link.href = base + "s/" + encodeURIComponent(c.session) + location.search;
-        link.append(title);
+        link.title = "Open " + c.title;
+        link.append("\u2197", title);
         const plot = document.createElement("div");
         plot.className = "plot";
         cell.append(link, plot);

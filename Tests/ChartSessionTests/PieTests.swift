@@ -45,7 +45,7 @@ import TestSupport
         let w = try #require(commands.compactMap { if case let .wedges(w) = $0 { w } else { nil } }.first)
         #expect(w.wedges.count == 51 && w.r0 == (w.r1 * 0.5).rounded(.down))
         let labels = commands.compactMap { if case let .text(_, _, t, _, _, _, _, _) = $0 { t } else { nil } }
-        #expect(labels == ["95.2 %"])
+        #expect(labels == ["95.2%"])
     }
 
     @Test func badPies() throws {

@@ -120,3 +120,31 @@ def test_a_bad_dashboard_in_the_config_is_a_startup_error(tmp_path):
         assert '$.dashboards[0].charts[0].session: no session \\"nope\\"' in str(e) or "no session" in str(e)
     finally:
         srv.stop()
+
+
+def test_the_ops_dashboard_fits_the_window_and_names_each_chart_once(demo_server):
+    """At 1400x900 every chart of /d/ops is whole in the window (the rows share its
+    height), and a chart's title is drawn by the chart alone: the cell has only a small
+    link to the session, named for screen readers."""
+    from test_browser import browser, wait_for
+    d = browser(1400, 900)
+    try:
+        d.get(f"{demo_server.http}/d/ops")
+        wait_for(d, "return window.chartwire && window.chartwire.charts.length === 4"
+                    " && window.chartwire.charts.every(c => c.draws > 0)", message="four charts drawn")
+        cells = d.execute_script("""
+            return [...document.querySelectorAll('#chart .cell')].map(c => {
+              const r = c.getBoundingClientRect(), a = c.querySelector('a.open');
+              return {top: r.top, bottom: r.bottom, link: a.getBoundingClientRect().width, name: a.textContent,
+                      named: a.querySelector('.name').getBoundingClientRect().width,
+                      h2: c.querySelectorAll('h2').length};
+            });""")
+        height = d.execute_script("return window.innerHeight")
+        assert len(cells) == 4
+        for c in cells:
+            assert c["bottom"] <= height + 0.5, (c, height)
+            # A small link, its name (the session's title) not shown.
+            assert c["h2"] == 0 and c["link"] < 40 and c["named"] <= 1, c
+        assert [c["name"].lstrip("\u2197") for c in cells][0].startswith("Server load"), cells
+    finally:
+        d.quit()

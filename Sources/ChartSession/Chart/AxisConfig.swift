@@ -113,6 +113,11 @@ public struct AxisConfig: Equatable, Sendable {
     public var labelMap: [Double: String] = [:]
     /// For a floating axis: labels and ticks stay at the plot's edge, the line floats.
     public var labelsAreFixed = false
+    /// Labels on a box of the plot's background, drawn above the series (they are
+    /// drawn over data: an axis inside the plot). nil: on for an axis inside the plot
+    /// (`isCenterAxis`), off otherwise (`drawsLabelBackground`).
+    public var labelBackground: Bool?
+    public var drawsLabelBackground: Bool { labelBackground ?? isCenterAxis }
     /// A label reaching past the low / high end of the axis: kept, dropped, or dropped
     /// with its tick.
     public var tickLabelClippingLow = TickLabelClipping.ticksAndLabelsPersist
@@ -179,7 +184,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
             && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator && a.labelGap == b.labelGap
             && a.width == b.width && a.labelDecimals == b.labelDecimals && a.labelMap == b.labelMap
-            && a.dateFormat == b.dateFormat
+            && a.dateFormat == b.dateFormat && a.labelBackground == b.labelBackground
     }
 }
 

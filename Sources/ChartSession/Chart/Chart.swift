@@ -12,8 +12,13 @@ public struct LegendConfig: Equatable, Sendable {
     /// Hidden series stay listed, dimmed (a legend whose entries show and hide their
     /// series: `LegendModifier` sets it).
     public var listsHiddenSeries = false
-    public init(position: LegendPosition = .topLeft, placement: LegendPlacement = .insidePlotArea, textSize: Double = 12) {
-        self.position = position; self.placement = placement; self.textSize = textSize
+    /// The spec named the placement: the legend stays inside (or outside) the plot. Not
+    /// pinned, an inside legend that covers data wherever it goes in the plot moves out
+    /// of it (`ChartRenderer.legendBands`).
+    public var pinned: Bool
+    public init(position: LegendPosition = .topLeft, placement: LegendPlacement = .insidePlotArea, textSize: Double = 12,
+                pinned: Bool = false) {
+        self.position = position; self.placement = placement; self.textSize = textSize; self.pinned = pinned
     }
 }
 
@@ -807,7 +812,16 @@ public final class Chart {
         // (Stabilising rounds to decimal bounds: not for a logarithmic axis.)
         guard axis.userRange == nil, axis.config.mode == .extents || axis.config.mode == .visible,
               axis.config.type != .logarithmic, axis.config.type != .category else { return range }
-        return range.stabilized(previous: shownAutoRanges[axis.id])
+        return Self.keepingZero(range.stabilized(previous: shownAutoRanges[axis.id]), of: range)
+    }
+
+    /// `shown` kept on the side of zero `range` is on: a range that does not reach
+    /// below (above) zero is not widened past it.
+    static func keepingZero(_ shown: DoubleRange, of range: DoubleRange) -> DoubleRange {
+        var r = shown
+        if range.min >= 0, r.min < 0 { r = DoubleRange(0, r.max) }
+        if range.max <= 0, r.max > 0 { r = DoubleRange(r.min, 0) }
+        return r.isValid && !r.isEmpty ? r : shown
     }
 
     /// Records the automatic ranges about to be shown, for the next `resolvedRanges`.
@@ -868,7 +882,11 @@ public final class Chart {
         // extremes, which columns widen by less than half a slot).
         if c.type == .category { return DoubleRange(lo.rounded() - 0.5, hi.rounded() + 0.5) }
         guard c.type == .logarithmic else {
-            let r = DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
+            var r = DoubleRange(lo, hi).grownBy(lower: c.growBy.lower, upper: c.growBy.upper).widenedIfEmpty()
+            // A zero baseline: data that never goes below zero (above it) is not padded
+            // past it, so columns and areas stand on the plot's edge (Highcharts' soft
+            // threshold). Markers keep their room in pixels (`Chart.markerRoom`).
+            if c.type == .numeric { r = Self.keepingZero(r, of: DoubleRange(lo, hi)) }
             return DoubleRange((r.min - c.rangePadding.low).clampedFinite, (r.max + c.rangePadding.high).clampedFinite)
         }
         guard hi > 0 else { return c.range ?? DoubleRange(1, c.logBase) }
@@ -903,6 +921,35 @@ public final class Chart {
     }
 
     // MARK: Layout
+
+    /// How far (CSS px) the markers and bubbles of the shown series on `axis` draw
+    /// from their points, when the axis' range follows their data (`extents` or
+    /// `visible`, no range of the user's or the spec's); nil otherwise or without any.
+    func markerRoom(_ axis: Axis) -> Double? {
+        let c = axis.config
+        guard axis.userRange == nil, c.range == nil, c.mode == .extents || c.mode == .visible, c.type != .category else { return nil }
+        var room = 0.0
+        let series = series
+        for i in series.indices where !series[i].isHidden
+            && (axis.isXAxis ? series[i].xAxisId == axis.id : series[i].yAxisId == axis.id) {
+            room = Swift.max(room, series[i].markerReach)
+        }
+        return room > 0 ? room.rounded(.up) : nil
+    }
+
+    /// `padding` making at least `room` pixels at each end.
+    static func padding(_ padding: AxisEndPadding, atLeast room: Double) -> AxisEndPadding {
+        func mode(_ m: AxisEndPadding.Mode) -> AxisEndPadding.Mode {
+            switch m {
+            case .none: return .fixed(room)
+            case let .fixed(p): return .fixed(Swift.max(p, room))
+            case .label: return .maxLabelFixed(room)
+            case let .maxLabelFixed(p): return .maxLabelFixed(Swift.max(p, room))
+            case let .labelPlus(p): return .labelPlus(Swift.max(p, room))
+            }
+        }
+        return AxisEndPadding(leading: mode(padding.leading), trailing: mode(padding.trailing))
+    }
 
     /// The narrowest and widest labels each axis has shown (by axis id), for its
     /// `labelSpace`. Not a change of the chart: it follows what was drawn.
@@ -981,6 +1028,9 @@ public final class Chart {
             spec.dateFormat = axis.config.dateFormat
             spec.labelMap = axis.config.labelMap
             if let gap = axis.config.labelGap { spec.tickPolicy.minLabelGap = gap }
+            // Room at the ends of an automatic range for the markers and bubbles drawn on
+            // it, so a point at the extremes is drawn whole inside the plot.
+            if let room = markerRoom(axis) { spec.endPadding = Self.padding(spec.endPadding, atLeast: room) }
             spec.tickLabelClippingLow = axis.config.tickLabelClippingLow
             spec.tickLabelClippingHigh = axis.config.tickLabelClippingHigh
             return spec

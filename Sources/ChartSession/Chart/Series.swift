@@ -477,6 +477,22 @@ public struct Series: Sendable {
     static func valuesArePlotted(_ kind: SeriesKind, stacked: Bool) -> Bool { stacked || kind.yValueCount <= 1 }
 
     /// The markers drawn at the points, with the series' colour where none is given.
+    /// How far (CSS px) the markers or bubbles this series draws reach from their
+    /// points (0: it draws none). A bubble's is the biggest bubble's, at most 60 px.
+    var markerReach: Double {
+        // (A selected series is drawn in its selected style, which may add a marker.)
+        if isSelected, selectedStyle != nil { return drawn.reachOfMarkers }
+        return reachOfMarkers
+    }
+
+    private var reachOfMarkers: Double {
+        guard let m = effectiveMarker else { return 0 }
+        guard kind == .bubble else { return kind.isRadial ? 0 : m.reach }
+        guard let sizes = values("size"), let biggest = sizes.yRange(indices: 0..<sizes.count)?.max else { return 0 }
+        let d = BubbleReducer.diameter(biggest, style: style, biggest: biggest)
+        return Swift.min(60, d / 2 + (m.stroke == nil ? 0 : m.lineWidth / 2))
+    }
+
     var effectiveMarker: MarkerStyle? {
         guard var m = style.marker else { return nil }
         if m.shape == .cross {

@@ -63,14 +63,24 @@ public class PointerTrackingModifier: GestureModifierBase {
 
     public override func viewerLeft(_ viewer: ViewerID) { super.viewerLeft(viewer); positions[viewer] = nil }
 
-    /// A label on a background box, anchored at its left (or right) end at `p`.
-    func label(_ text: String, at p: Point, right: Bool = false, color: String, background: String, size: Double = 11) -> [DrawCommand] {
+    /// A label on a background box, anchored at its left (or right) end at `p`, kept
+    /// inside `within` (the plot): a box that would run past its right (left) edge
+    /// goes to the other side of `p` (by `gap`, the distance `p` keeps from the line
+    /// it labels), and is then moved in as far as it must.
+    func label(_ text: String, at p: Point, right: Bool = false, color: String, background: String, size: Double = 11,
+               within: Rect? = nil, gap: Double = 4) -> [DrawCommand] {
         let style = TextStyle(size: size)
         let textWidth = parentSurface?.measurer?.width(of: text, style: style) ?? Double(text.count) * size * 0.62
         let w = textWidth + 8, h = size + 6
-        let x = right ? p.x - w : p.x
-        return [.rect(x: Float(x), y: Float(p.y - h / 2), w: Float(w), h: Float(h), fill: background, stroke: nil, lineWidth: 0),
-                .text(x: Float(x + 4), y: Float(p.y + size * 0.36), text: text, font: "\(Int(size))px ChartWire Sans", fill: color,
+        var x = right ? p.x - w : p.x, y = p.y
+        if let r = within {
+            if !right, x + w > r.maxX { x = p.x - 2 * gap - w }
+            if right, x < r.minX { x = p.x + 2 * gap }
+            x = min(max(x, r.minX), max(r.minX, r.maxX - w))
+            y = min(max(y, r.minY + h / 2), max(r.minY + h / 2, r.maxY - h / 2))
+        }
+        return [.rect(x: Float(x), y: Float(y - h / 2), w: Float(w), h: Float(h), fill: background, stroke: nil, lineWidth: 0),
+                .text(x: Float(x + 4), y: Float(y + size * 0.36), text: text, font: "\(Int(size))px ChartWire Sans", fill: color,
                       align: .left, baseline: .alphabetic, angle: 0)]
     }
 }
@@ -119,10 +129,12 @@ public final class RolloverModifier: PointerTrackingModifier {
         for l in labels.sorted(by: { $0.y < $1.y }) {
             let y = max(l.y, lastY + 18)
             lastY = y
-            out += label(l.text, at: Point(x: right ? x - 8 : x + 8, y: y), right: right, color: "#ffffff", background: l.color)
+            out += label(l.text, at: Point(x: right ? x - 8 : x + 8, y: y), right: right, color: "#ffffff", background: l.color,
+                         within: plot, gap: 8)
         }
         if showsX, let xText {
-            out += label(xText, at: Point(x: right ? x - 4 : x + 4, y: plot.minY + 10), right: right, color: "#ffffff", background: lineColor)
+            out += label(xText, at: Point(x: right ? x - 4 : x + 4, y: plot.minY + 10), right: right, color: "#ffffff", background: lineColor,
+                         within: plot)
         }
         return out
     }
@@ -146,13 +158,13 @@ public final class CursorModifier: PointerTrackingModifier {
             let horizontal = xl.alignment.isHorizontal
             let v = xl.calculator.value(horizontal ? x : y)
             let at = horizontal ? Point(x: x + 4, y: plot.maxY - 10) : Point(x: plot.minX + 4, y: y - 10)
-            out += label(valueText(v, axis: xa.config), at: at, color: "#ffffff", background: lineColor)
+            out += label(valueText(v, axis: xa.config), at: at, color: "#ffffff", background: lineColor, within: plot)
         }
         if let ya = chart.yAxes.first, let yl = layout.axis(ya.id) {
             let horizontal = yl.alignment.isHorizontal
             let v = yl.calculator.value(horizontal ? x : y)
             let at = horizontal ? Point(x: x + 4, y: plot.maxY - 10) : Point(x: plot.minX + 4, y: y - 10)
-            out += label(valueText(v, axis: ya.config), at: at, color: "#ffffff", background: lineColor)
+            out += label(valueText(v, axis: ya.config), at: at, color: "#ffffff", background: lineColor, within: plot)
         }
         return out
     }

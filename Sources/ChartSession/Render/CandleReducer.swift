@@ -69,7 +69,9 @@ public enum CandleReducer {
         if !aggregate || width >= 1 || x.logBase != nil || x.breaks != nil {
             for i in start..<end {
                 let o = data.y(i)
-                guard !o.isNaN else { continue }
+                // A point inside an excluded range (a Sunday bar on an axis without
+                // weekends) is not drawn: it would land on its neighbour's place.
+                guard !o.isNaN, !(x.breaks?.isExcluded(data.x(i)) ?? false) else { continue }
                 out.append(Candle(center: alongPx(data.x(i)), open: o, high: high.y(i), low: low.y(i), close: close.y(i)))
             }
             return (out, width)
@@ -115,7 +117,10 @@ public enum CandleReducer {
         let (alongLen, across0, acrossLen) = xAlongWidth ? (grid.width, grid.y0, grid.height) : (grid.height, grid.x0, grid.width)
         func acrossPx(_ v: Double) -> Double { (y.pixel(v) * dpr - across0).clamped(-1, acrossLen + 1) }
         let t = max(1, (style.lineWidth * dpr).rounded(.down))
-        let half = width / 2
+        // OHLC ticks reach at most 30 % of the spacing either side, so a bar's close tick
+        // and the next one's open tick (often the same value) keep a gap and do not
+        // join into a staircase.
+        let half = style.ohlc ? min(width, 0.6 * width / max(style.widthFraction, 1e-9)) / 2 : width / 2
 
         var rising: [BarSet.Bar] = [], falling: [BarSet.Bar] = [], wicks: [BarSet.Bar] = []
         func rect(_ a0: Double, _ a1: Double, _ c0: Double, _ c1: Double, into list: inout [BarSet.Bar]) {

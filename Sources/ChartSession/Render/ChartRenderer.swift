@@ -28,11 +28,20 @@ public struct ChartRenderer: Sendable {
 
     func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange],
                 earlierTicks: TickMemo? = nil, sharedTicks: SharedTickMemo? = nil) -> ChartLayout {
+        let plan = legendBands(chart, size: size)
+        let first = layout(chart, size: size, dpr: dpr, resolved: resolved, band: plan.fixed,
+                           earlierTicks: earlierTicks, sharedTicks: sharedTicks)
+        guard let band = plan.moved, !legendFitsInside(chart, layout: first) else { return first }
+        return layout(chart, size: size, dpr: dpr, resolved: resolved, band: band, earlierTicks: earlierTicks, sharedTicks: sharedTicks)
+    }
+
+    /// The layout with `band` (an outside legend's room) left out of it.
+    func layout(_ chart: Chart, size: Size, dpr: Double, resolved: [String: DoubleRange], band: LegendBand?,
+                earlierTicks: TickMemo?, sharedTicks: SharedTickMemo?) -> ChartLayout {
         var engine = ChartLayoutEngine(measurer: measurer, manager: chart.layoutManager)
         // (Only our manager is lent earlier ticks: it passes the axes as they are defined.)
         if chart.layoutManager is DefaultLayoutManager { engine.earlierTicks = earlierTicks; engine.sharedTicks = sharedTicks }
-        let reserved = legendBand(chart)?.reserved ?? .all(0)
-        var spec = chart.layoutSpec(size: size, ranges: resolved, reserved: reserved)
+        var spec = chart.layoutSpec(size: size, ranges: resolved, reserved: band?.reserved ?? .all(0))
         // A following X axis scrolls by whole device pixels: its range snaps to the length
         // each pass gives it, so the passes settle the plot and the snapped range together.
         for i in spec.axes.indices {
@@ -40,7 +49,10 @@ public struct ChartRenderer: Sendable {
                   axis.config.type != .logarithmic, !axis.config.isDiscontinuous else { continue }
             spec.axes[i].snapsToDevicePixels = dpr
         }
-        return engine.layout(spec)
+        var layout = engine.layout(spec)
+        layout.legendArea = band?.area
+        layout.legendPosition = band?.position
+        return layout
     }
 
     public func render(_ chart: Chart, size: Size, dpr: Double) -> Output {
@@ -54,9 +66,8 @@ public struct ChartRenderer: Sendable {
     /// chart with stable ranges lays out once, not at every publication).
     public struct Memo: Sendable {
         var reductions: [String: ColumnReducer.Cache] = [:]
-        var layoutKey: LayoutKey?
-        var layout: ChartLayout?
-        var background: [DrawCommand]?
+        /// The last two layouts and backgrounds made, by what they were made from.
+        var layouts: [(key: LayoutKey, layout: ChartLayout, background: [DrawCommand])] = []
         /// The ticks the last layout made, while the axes' definitions stay (a live chart's
         /// still axes keep their ticks; a scrolling one's are made again).
         var ticks = TickMemo()
@@ -89,33 +100,47 @@ public struct ChartRenderer: Sendable {
         var layoutManagerGeneration: Int
         var axisSpacing: Double
         var margins: EdgeInsets
-        /// An outside legend takes room from the layout.
         var legend: LegendConfig?
-        var legendEntries: [String]
+        /// The room an outside legend takes from the layout.
+        var band: LegendBand?
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
     public func render(_ chart: Chart, size: Size, dpr: Double, memo: inout Memo, shared: SharedTicks? = nil) -> Output {
-        let key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
+        let plan = legendBands(chart, size: size)
+        var key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
                             userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
                             layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
-                            margins: chart.margins, legend: chart.legend,
-                            legendEntries: chart.legend?.placement == .outsidePlotArea ? legendEntries(chart).map(\.name) : [])
-        let layout: ChartLayout, background: [DrawCommand]
-        if key == memo.layoutKey, let l = memo.layout, let b = memo.background {
-            layout = l; background = b
-        } else {
-            if memo.ticksAxes != key.axes { memo.ticks = TickMemo(); memo.ticksAxes = key.axes }
-            let sharedTicks = shared.flatMap { $0.axes == key.axes ? $0.memo : nil }
-            layout = self.layout(chart, size: size, dpr: dpr, resolved: key.ranges, earlierTicks: memo.ticks,
-                                 sharedTicks: sharedTicks)
-            background = backgroundCommands(chart, layout: layout, dpr: dpr, fonts: &memo.fonts)
-            memo.layoutKey = key; memo.layout = layout; memo.background = background
+                            margins: chart.margins, legend: chart.legend, band: plan.fixed)
+        var (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
+        // A legend free to move that covers data wherever it goes inside the plot goes
+        // to its band outside (the same choice `layout` makes).
+        if let band = plan.moved, !legendFitsInside(chart, layout: layout) {
+            key.band = band
+            (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
         }
         return Output(layout: layout,
                       layers: [.background: background,
                                .series: seriesCommands(chart, layout: layout, dpr: dpr, caches: &memo.reductions),
                                .overlay: overlayCommands(chart, layout: layout, memo: &memo.legend, fonts: &memo.fonts)])
+    }
+
+    /// The layout and background for `key`, from `memo` when it holds them (it keeps
+    /// the last two: a legend that moves out of the plot and back uses both).
+    func memoLayout(_ chart: Chart, key: LayoutKey, memo: inout Memo, shared: SharedTicks?) -> (ChartLayout, [DrawCommand]) {
+        if let i = memo.layouts.firstIndex(where: { $0.key == key }) {
+            let hit = memo.layouts[i]
+            if i != memo.layouts.count - 1 { memo.layouts.remove(at: i); memo.layouts.append(hit) }
+            return (hit.layout, hit.background)
+        }
+        if memo.ticksAxes != key.axes { memo.ticks = TickMemo(); memo.ticksAxes = key.axes }
+        let sharedTicks = shared.flatMap { $0.axes == key.axes ? $0.memo : nil }
+        let layout = self.layout(chart, size: key.size, dpr: key.dpr, resolved: key.ranges, band: key.band,
+                                 earlierTicks: memo.ticks, sharedTicks: sharedTicks)
+        let background = backgroundCommands(chart, layout: layout, dpr: key.dpr, fonts: &memo.fonts)
+        memo.layouts.append((key, layout, background))
+        if memo.layouts.count > 2 { memo.layouts.removeFirst() }
+        return (layout, background)
     }
 
     /// Centres a 1-device-pixel line on a device pixel, so it is drawn sharp.
@@ -151,6 +176,29 @@ public struct ChartRenderer: Sendable {
 
     // MARK: Background layer
 
+    /// How far across the plot an axis' gridlines and bands run: the whole plot, or
+    /// where the axes its series are plotted against are stacked into a part of it
+    /// (a pane of stacked Y axes), that part: each pane's gridlines from its own axis.
+    func gridSpan(_ chart: Chart, _ axis: AxisLayout, layout: ChartLayout) -> (Double, Double) {
+        let plot = layout.plotRect
+        let across = axis.alignment.isHorizontal
+        let full = across ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+        var lo = Double.infinity, hi = -Double.infinity
+        let series = chart.series
+        for i in series.indices where !series[i].isHidden {
+            let other: String
+            if series[i].xAxisId == axis.id { other = series[i].yAxisId }
+            else if series[i].yAxisId == axis.id { other = series[i].xAxisId }
+            else { continue }
+            guard let o = layout.axes.first(where: { $0.id == other }), o.alignment.isHorizontal != across else { return full }
+            lo = min(lo, across ? o.rect.minY : o.rect.minX)
+            hi = max(hi, across ? o.rect.maxY : o.rect.maxX)
+        }
+        // (Only a part clearly inside the plot: an axis along the whole plot keeps it all.)
+        guard lo < hi, lo > full.0 + 1 || hi < full.1 - 1 else { return full }
+        return (max(full.0, lo), min(full.1, hi))
+    }
+
     func backgroundCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, fonts: inout FontNames) -> [DrawCommand] {
         let theme = chart.theme
         let plot = layout.plotRect
@@ -180,12 +228,13 @@ public struct ChartRenderer: Sendable {
             var out: [Float] = []
             out.reserveCapacity(pixels.count * 4)
             let across = axis.alignment.isHorizontal
+            let (from, to) = gridSpan(chart, axis, layout: layout)
             for pixel in pixels {
                 let p = Self.crisp(pixel, dpr: dpr)
                 if across {
-                    out.append(p); out.append(Float(plot.minY)); out.append(p); out.append(Float(plot.maxY))
+                    out.append(p); out.append(Float(from)); out.append(p); out.append(Float(to))
                 } else {
-                    out.append(Float(plot.minX)); out.append(p); out.append(Float(plot.maxX)); out.append(p)
+                    out.append(Float(from)); out.append(p); out.append(Float(to)); out.append(p)
                 }
             }
             return out
@@ -247,8 +296,12 @@ public struct ChartRenderer: Sendable {
         }
 
         for axis in layout.axes {
-            let fill = chart.axis(axis.id)?.config.labelColor ?? theme.tickLabel
-            for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
+            let config = chart.axis(axis.id)?.config
+            let fill = config?.labelColor ?? theme.tickLabel
+            // (Labels on a background go above the series: the overlay layer draws them.)
+            if !(config?.drawsLabelBackground ?? false) {
+                for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
+            }
             if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme, fonts: &fonts)) }
             for line in axis.moreTitleLines { out.append(text(line, fill: theme.title, theme: theme, fonts: &fonts)) }
         }
@@ -445,7 +498,8 @@ public struct ChartRenderer: Sendable {
     func annotationCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, layer: Annotation.Layer) -> [DrawCommand] {
         var out: [DrawCommand] = []
         let plot = layout.plotRect
-        for a in chart.annotations where a.layer == layer {
+        let labels = annotationLabels(chart, layout: layout, dpr: dpr)
+        for (index, a) in chart.annotations.enumerated() where a.layer == layer {
             guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
             let across = xl.alignment.isHorizontal
             let xc = xl.calculator, yc = yl.calculator
@@ -478,14 +532,9 @@ public struct ChartRenderer: Sendable {
                 // On screen: a constant-y line runs across when X does.
                 let vertical = constantY != across
                 line(fixed: fixed, from: min(ends.0, ends.1), to: max(ends.0, ends.1), vertical: vertical)
-                if let t = a.text, !t.isEmpty {
-                    // The label at the line's far end, just off it.
-                    let m = measurer.metrics(for: style)
-                    let end = max(ends.0, ends.1)
-                    let (tx, ty): (Double, Double) = vertical ? (fixed + 4, min(ends.0, ends.1) + m.ascent(size: style.size) + 2)
-                                                              : (end - 4, fixed - 4)
-                    out.append(.text(x: Float(tx), y: Float(ty), text: t, font: chart.theme.cssFont(style), fill: a.color,
-                                     align: vertical ? .left : .right, baseline: .alphabetic, angle: 0))
+                if let t = a.text, let l = labels[index] {
+                    out.append(.text(x: Float(l.x), y: Float(l.y), text: t, font: chart.theme.cssFont(style), fill: a.color,
+                                     align: l.align, baseline: .alphabetic, angle: 0))
                 }
             case .box:
                 guard let x1 = a.x, let y1 = a.y, let x2 = a.x2, let y2 = a.y2 else { continue }
@@ -493,10 +542,9 @@ public struct ChartRenderer: Sendable {
                 let left = min(p.0, q.0), top = min(p.1, q.1)
                 out.append(.rect(x: Float(left), y: Float(top), w: Float(abs(q.0 - p.0)), h: Float(abs(q.1 - p.1)),
                                  fill: a.fill, stroke: a.lineWidth > 0 ? a.color : nil, lineWidth: width))
-                if let t = a.text, !t.isEmpty {
-                    let m = measurer.metrics(for: style)
-                    out.append(.text(x: Float(left + 4), y: Float(top + 3 + m.ascent(size: style.size)), text: t,
-                                     font: chart.theme.cssFont(style), fill: a.color, align: .left, baseline: .alphabetic, angle: 0))
+                if let t = a.text, let l = labels[index] {
+                    out.append(.text(x: Float(l.x), y: Float(l.y), text: t,
+                                     font: chart.theme.cssFont(style), fill: a.color, align: l.align, baseline: .alphabetic, angle: 0))
                 }
             case .text:
                 guard let x = a.x, let y = a.y, let t = a.text else { continue }
@@ -518,9 +566,9 @@ public struct ChartRenderer: Sendable {
                 let cx = ((p.0 * dpr).rounded(.down) + 0.5) / dpr, cy = ((p.1 * dpr).rounded(.down) + 0.5) / dpr
                 out.append(.markers(MarkerSet(style: m, x0: Float(cx), y0: Float(cy), unit: Float(1 / dpr),
                                               cells: [MarkerSet.Cell(x: 0, y: 0)])))
-                if let t = a.text, !t.isEmpty {
-                    out.append(.text(x: Float(cx + m.reach + 4), y: Float(cy + 4), text: t, font: chart.theme.cssFont(style),
-                                     fill: a.color, align: .left, baseline: .alphabetic, angle: 0))
+                if let t = a.text, let l = labels[index] {
+                    out.append(.text(x: Float(l.x), y: Float(l.y), text: t, font: chart.theme.cssFont(style),
+                                     fill: a.color, align: l.align, baseline: .alphabetic, angle: 0))
                 }
             case .image:
                 guard let x = a.x, let y = a.y, let name = a.image, let image = chart.images[name] else { continue }
@@ -538,6 +586,116 @@ public struct ChartRenderer: Sendable {
                     let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
                     out.append(.image(x: Float(p.0 - w / 2), y: Float(p.1 - h / 2), w: Float(w), h: Float(h), src: src))
                 }
+            }
+        }
+        return out
+    }
+
+    /// Where an annotation's label is drawn: its baseline's anchor and alignment.
+    struct AnnotationLabel { var x: Double, y: Double, align: DrawCommand.TextAlign }
+
+    /// The labels of the chart's lines, boxes and markers (by annotation index), each
+    /// at the first of its places (beside the line, box or marker) that stays in the
+    /// plot clear of the text annotations, markers, images and labels placed before
+    /// it; a label with no such place is left out (a small chart shows less text
+    /// rather than text over text).
+    func annotationLabels(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [Int: AnnotationLabel] {
+        let plot = layout.plotRect
+        var taken: [Rect] = []
+        var out: [Int: AnnotationLabel] = [:]
+        let annotations = chart.annotations
+        /// The screen place of (x, y) through the annotation's axes.
+        func screen(_ a: Annotation, _ x: Double, _ y: Double) -> (Double, Double)? {
+            guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { return nil }
+            return xl.alignment.isHorizontal ? (xl.calculator.pixel(x), yl.calculator.pixel(y)) : (yl.calculator.pixel(y), xl.calculator.pixel(x))
+        }
+        func textRect(_ text: String, _ style: TextStyle, _ l: AnnotationLabel) -> Rect {
+            let m = measurer.metrics(for: style), w = measurer.width(of: text, style: style)
+            let left = l.align == .left ? l.x : l.align == .right ? l.x - w : l.x - w / 2
+            return Rect(x: left, y: l.y - m.ascent(size: style.size), width: w, height: m.lineHeight(size: style.size))
+        }
+        // What stays where it is: text annotations, markers and images.
+        for a in annotations {
+            switch a.kind {
+            case .text:
+                guard let x = a.x, let y = a.y, let t = a.text, let p = screen(a, x, y) else { continue }
+                taken.append(textRect(t, TextStyle(size: a.textSize), AnnotationLabel(x: p.0, y: p.1, align: .left)))
+            case .marker:
+                guard let x = a.x, let y = a.y, let p = screen(a, x, y) else { continue }
+                let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
+                taken.append(Rect(x: p.0 - r, y: p.1 - r, width: 2 * r, height: 2 * r))
+            case .image:
+                guard let x = a.x, let y = a.y, let name = a.image, let image = chart.images[name], let p = screen(a, x, y) else { continue }
+                if let x2 = a.x2, let y2 = a.y2, let q = screen(a, x2, y2) {
+                    taken.append(Rect(x: min(p.0, q.0), y: min(p.1, q.1), width: abs(q.0 - p.0), height: abs(q.1 - p.1)))
+                } else {
+                    let aspect = Double(image.width) / Double(image.height)
+                    let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
+                    let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
+                    taken.append(Rect(x: p.0 - w / 2, y: p.1 - h / 2, width: w, height: h))
+                }
+            case .horizontalLine, .verticalLine, .box: continue
+            }
+        }
+        for (index, a) in annotations.enumerated() {
+            guard let t = a.text, !t.isEmpty, let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
+            let style = TextStyle(size: a.textSize)
+            let m = measurer.metrics(for: style)
+            let ascent = m.ascent(size: style.size), descent = m.lineHeight(size: style.size) - ascent
+            let across = xl.alignment.isHorizontal
+            let alongX = across ? (plot.minX, plot.maxX) : (plot.minY, plot.maxY)
+            let alongY = across ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+            var candidates: [AnnotationLabel] = []
+            switch a.kind {
+            case .horizontalLine, .verticalLine:
+                let constantY = a.kind == .horizontalLine
+                guard let v = constantY ? a.y : a.x else { continue }
+                let fixed = constantY ? yl.calculator.pixel(v) : xl.calculator.pixel(v)
+                let ends: (Double, Double)
+                if constantY, let x1 = a.x, let x2 = a.x2 { ends = (xl.calculator.pixel(x1), xl.calculator.pixel(x2)) }
+                else if !constantY, let y1 = a.y, let y2 = a.y2 { ends = (yl.calculator.pixel(y1), yl.calculator.pixel(y2)) }
+                else { ends = constantY ? alongX : alongY }
+                let (lo, hi) = (min(ends.0, ends.1), max(ends.0, ends.1))
+                if constantY != across {
+                    // A vertical line: at its top, right of it, then left of it; then at its foot.
+                    candidates = [AnnotationLabel(x: fixed + 4, y: lo + ascent + 2, align: .left),
+                                  AnnotationLabel(x: fixed - 4, y: lo + ascent + 2, align: .right),
+                                  AnnotationLabel(x: fixed + 4, y: hi - descent - 2, align: .left),
+                                  AnnotationLabel(x: fixed - 4, y: hi - descent - 2, align: .right)]
+                } else {
+                    // A horizontal line: above its far end, below it, then at its near end.
+                    candidates = [AnnotationLabel(x: hi - 4, y: fixed - 4, align: .right),
+                                  AnnotationLabel(x: hi - 4, y: fixed + ascent + 4, align: .right),
+                                  AnnotationLabel(x: lo + 4, y: fixed - 4, align: .left),
+                                  AnnotationLabel(x: lo + 4, y: fixed + ascent + 4, align: .left)]
+                }
+            case .box:
+                guard let x1 = a.x, let y1 = a.y, let x2 = a.x2, let y2 = a.y2, let p = screen(a, x1, y1), let q = screen(a, x2, y2) else { continue }
+                let left = min(p.0, q.0), top = min(p.1, q.1), right = max(p.0, q.0), bottom = max(p.1, q.1)
+                // Inside its top-left corner, its bottom-left corner, then above or below it.
+                candidates = [AnnotationLabel(x: left + 4, y: top + 3 + ascent, align: .left),
+                              AnnotationLabel(x: left + 4, y: bottom - 3 - descent, align: .left),
+                              AnnotationLabel(x: left, y: top - 3 - descent, align: .left),
+                              AnnotationLabel(x: left, y: bottom + 3 + ascent, align: .left),
+                              AnnotationLabel(x: right, y: top - 3 - descent, align: .right)]
+            case .marker:
+                guard let x = a.x, let y = a.y, let p = screen(a, x, y) else { continue }
+                let cx = ((p.0 * dpr).rounded(.down) + 0.5) / dpr, cy = ((p.1 * dpr).rounded(.down) + 0.5) / dpr
+                let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
+                // Right of the marker, left of it, above it, below it.
+                candidates = [AnnotationLabel(x: cx + r + 4, y: cy + 4, align: .left),
+                              AnnotationLabel(x: cx - r - 4, y: cy + 4, align: .right),
+                              AnnotationLabel(x: cx, y: cy - r - 3 - descent, align: .center),
+                              AnnotationLabel(x: cx, y: cy + r + 3 + ascent, align: .center)]
+            case .text, .image: continue
+            }
+            for c in candidates {
+                let r = textRect(t, style, c)
+                guard r.minX >= plot.minX - 0.5, r.maxX <= plot.maxX + 0.5, r.minY >= plot.minY - 0.5, r.maxY <= plot.maxY + 0.5,
+                      !taken.contains(where: { Self.meets($0, r) }) else { continue }
+                out[index] = c
+                taken.append(r)
+                break
             }
         }
         return out
@@ -753,14 +911,23 @@ public struct ChartRenderer: Sendable {
         // `series`, or an element read through the chart, copies it.)
         let series = chart.series
         var out: [LegendEntry] = []
+        var stacks: [String: [Int]] = [:]
         for i in series.indices where series[i].showInLegend && (!series[i].isHidden || listsHidden) {
             if series[i].kind.isRadial {
                 let pie = series[i].drawn
                 return PieRenderer.slices(pie, palette: theme.palette).map { LegendEntry.entry(pie, slice: $0, theme: theme) }
             }
+            if let k = series[i].stackIndex {
+                stacks["\(k)|\(series[i].xAxisId)|\(series[i].yAxisId)", default: []].append(out.count)
+            }
             out.append(LegendEntry.of(series[i], theme: theme))
         }
-        return out
+        // A stack is listed as it is drawn: its last member, on top, first.
+        var listed = out
+        for places in stacks.values where places.count > 1 {
+            for (place, from) in zip(places, places.reversed()) { listed[place] = out[from] }
+        }
+        return listed
     }
 
     /// The legend's text and place, for `entries` (nil: the chart's legend entries).
@@ -771,42 +938,88 @@ public struct ChartRenderer: Sendable {
         return LegendSpec(entries: entries.map(\.name), position: legend.position, style: TextStyle(size: legend.textSize))
     }
 
-    /// An outside legend's room at the chart's edge: the insets the layout leaves out,
-    /// and the box's size (`spec`: the legend's, when the caller has it).
-    func legendBand(_ chart: Chart, spec given: LegendSpec? = nil) -> (reserved: EdgeInsets, size: Size)? {
-        guard chart.legend?.placement == .outsidePlotArea, let spec = given ?? legendSpec(chart),
-              let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
-        let across = size.width + 2 * spec.margin, down = size.height + 2 * spec.margin
-        var r = EdgeInsets.all(0)
-        switch spec.position {
-        case .middleLeft: r.left = across
-        case .middleRight: r.right = across
-        case .topLeft, .topMiddle, .topRight: r.top = down
-        case .bottomLeft, .bottomMiddle, .bottomRight: r.bottom = down
+    /// The room a legend outside the plot takes: the insets the layout leaves out at
+    /// the chart's edge, the band they make (where the box goes, at `position`) and
+    /// the columns its entries take there (as many as fit in a band above or below).
+    struct LegendBand: Equatable, Sendable {
+        var reserved: EdgeInsets
+        var area: Rect
+        var position: LegendPosition
+        var columns: Int
+    }
+
+    /// Where the legend can go at a canvas size: `fixed`, the band of a legend placed
+    /// outside the plot (nil: inside); `moved`, for an inside legend its spec leaves
+    /// free to move (`LegendConfig.pinned` false), the band it takes when no place
+    /// inside the plot is free of data: a column at the right, or where that column is
+    /// taller than the chart, rows above the plot.
+    func legendBands(_ chart: Chart, size: Size) -> (fixed: LegendBand?, moved: LegendBand?) {
+        guard let legend = chart.legend, let spec = legendSpec(chart) else { return (nil, nil) }
+        if legend.placement == .outsidePlotArea { return (legendBand(chart, spec: spec, side: spec.position, size: size), nil) }
+        guard !legend.pinned else { return (nil, nil) }
+        if let right = legendBand(chart, spec: spec, side: .topRight, column: true, size: size),
+           right.area.height >= (LegendLayout.size(spec, measurer: measurer)?.height ?? 0) + 2 * spec.margin,
+           right.reserved.right <= size.width / 3 {
+            return (nil, right)
         }
-        return (r, size)
+        return (nil, legendBand(chart, spec: spec, side: .topMiddle, size: size))
+    }
+
+    /// The band for `spec` at `side` of the chart (`column`: at the right or left side
+    /// whatever the position says; by default a middle-left or middle-right position).
+    func legendBand(_ chart: Chart, spec given: LegendSpec, side: LegendPosition, column: Bool = false, size: Size) -> LegendBand? {
+        let m = chart.margins
+        let full = Rect(x: m.left, y: m.top, width: size.width - m.left - m.right, height: size.height - m.top - m.bottom)
+        let atSide = column || side == .middleLeft || side == .middleRight
+        var spec = given
+        if !atSide { spec.columns = LegendLayout.columnsFitting(spec, width: full.width, measurer: measurer) }
+        guard let box = LegendLayout.size(spec, measurer: measurer) else { return nil }
+        let across = box.width + 2 * spec.margin, down = box.height + 2 * spec.margin
+        var r = EdgeInsets.all(0)
+        let area: Rect
+        if atSide {
+            if side.horizontal == 0 {
+                r.left = across; area = Rect(x: full.minX, y: full.minY, width: across, height: full.height)
+            } else {
+                r.right = across; area = Rect(x: full.maxX - across, y: full.minY, width: across, height: full.height)
+            }
+        } else if side.vertical == 2 {
+            r.bottom = down; area = Rect(x: full.minX, y: full.maxY - down, width: full.width, height: down)
+        } else {
+            r.top = down; area = Rect(x: full.minX, y: full.minY, width: full.width, height: down)
+        }
+        return LegendBand(reserved: r, area: area, position: side, columns: spec.columns)
+    }
+
+    /// The legend's spec as laid out at `layout`: in its band's columns when outside.
+    func placedLegendSpec(_ chart: Chart, entries: [LegendEntry], layout: ChartLayout) -> LegendSpec? {
+        guard var spec = legendSpec(chart, entries: entries) else { return nil }
+        if let area = layout.legendArea, let position = layout.legendPosition {
+            spec.position = position
+            if area.width > area.height, position != .middleLeft, position != .middleRight {
+                spec.columns = LegendLayout.columnsFitting(spec, width: area.width, measurer: measurer)
+            }
+        }
+        return spec
+    }
+
+    /// Whether some place inside `layout`'s plot holds the legend clear of data.
+    func legendFitsInside(_ chart: Chart, layout: ChartLayout) -> Bool {
+        guard let spec = legendSpec(chart), let size = LegendLayout.size(spec, measurer: measurer) else { return true }
+        let probes = legendProbes(chart, layout: layout)
+        for position in LegendPosition.allCases {
+            guard let box = LegendLayout.box(spec, size: size, at: position, in: layout.plotRect) else { continue }
+            if !coversData(chart, box: box, layout: layout, probes: probes) { return true }
+        }
+        return false
     }
 
     /// Where the legend goes: outside, in its band at the chart's edge; inside, at its
     /// position, or when data lies under that, at the first other position free of data
     /// (corners first), staying put when none is.
     func legendBox(_ chart: Chart, spec: LegendSpec, layout: ChartLayout) -> Rect? {
-        // (An outside legend's band comes with the box' size: measured once.)
-        if let band = legendBand(chart, spec: spec) {
-            let m = chart.margins, r = band.reserved
-            let full = Rect(x: m.left, y: m.top, width: layout.size.width - m.left - m.right,
-                            height: layout.size.height - m.top - m.bottom)
-            let area: Rect
-            switch spec.position {
-            case .middleLeft: area = Rect(x: full.minX, y: full.minY, width: r.left, height: full.height)
-            case .middleRight: area = Rect(x: full.maxX - r.right, y: full.minY, width: r.right, height: full.height)
-            case .topLeft, .topMiddle, .topRight: area = Rect(x: full.minX, y: full.minY, width: full.width, height: r.top)
-            case .bottomLeft, .bottomMiddle, .bottomRight:
-                area = Rect(x: full.minX, y: full.maxY - r.bottom, width: full.width, height: r.bottom)
-            }
-            return LegendLayout.box(spec, size: band.size, at: spec.position, in: area)
-        }
         guard let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
+        if let area = layout.legendArea { return LegendLayout.box(spec, size: size, at: spec.position, in: area) }
         let plot = layout.plotRect
         // A fixed order, so the frame follows from the chart's state alone (every viewer,
         // and a late joiner, sees the legend in the same place).
@@ -838,6 +1051,8 @@ public struct ChartRenderer: Sendable {
         /// takes in (columns, areas), if any.
         var dataAlone: Bool
         var baseline: Double?
+        /// How far its markers or bubbles draw from their points (px).
+        var reach: Double = 0
     }
 
     /// The probes of the visible series with data, over `layout`'s axes.
@@ -860,7 +1075,8 @@ public struct ChartRenderer: Sendable {
                                       half: -half, isLine: kind.isLine,
                                       dataAlone: Series.valuesArePlotted(kind, stacked: series[i].stacked != nil),
                                       baseline: Series.extentBaseline(kind, showFill: series[i].style.showFill,
-                                                                      baseline: series[i].style.baseline)))
+                                                                      baseline: series[i].style.baseline),
+                                      reach: series[i].markerReach))
         }
         return probes
     }
@@ -878,11 +1094,17 @@ public struct ChartRenderer: Sendable {
             let nx = min(max(plot.midX, box.minX), box.maxX) - plot.midX, ny = min(max(plot.midY, box.minY), box.maxY) - plot.midY
             return nx * nx + ny * ny < r * r
         }
+        // The labels and titles of axes drawn inside the plot are not to be covered either.
+        for a in layout.axes where a.isInner && !a.isHidden {
+            for t in a.labels + (a.title.map { [$0] } ?? []) where Self.meets(t.bounds, box) { return true }
+        }
         // (The array taken once: an element read through the chart, a class, is copied.)
         let series = chart.series
         for s in probes {
-            let (xa, xb) = s.across ? (box.minX, box.maxX) : (box.minY, box.maxY)
-            let (ya, yb) = s.across ? (box.minY, box.maxY) : (box.minX, box.maxX)
+            // (A marker or bubble whose point is within its reach of the box reaches into it.)
+            let r = s.reach
+            let (xa, xb) = s.across ? (box.minX - r, box.maxX + r) : (box.minY - r, box.maxY + r)
+            let (ya, yb) = s.across ? (box.minY - r, box.maxY + r) : (box.minX - r, box.maxX + r)
             let v1 = s.x.value(xa), v2 = s.x.value(xb)
             // (Columns and candles reach half a column past their x.)
             let lo = min(v1, v2) + s.half, hi = max(v1, v2) - s.half
@@ -900,19 +1122,29 @@ public struct ChartRenderer: Sendable {
         return false
     }
 
+    /// Whether two rectangles share more than an edge.
+    static func meets(_ a: Rect, _ b: Rect) -> Bool {
+        a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY && b.minY < a.maxY
+    }
+
     // MARK: Overlay layer
 
     /// The legend's rows as a viewer sees them at `layout`: for each entry, its series
     /// (and slice) and the rectangle of its row (the whole box width), for taps.
     public func legendHitBoxes(_ chart: Chart, layout: ChartLayout) -> [LegendHitBox] {
         let entries = legendEntries(chart)
-        guard let spec = legendSpec(chart, entries: entries), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
+        guard let spec = placedLegendSpec(chart, entries: entries, layout: layout),
+              let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let lineHeight = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
         return zip(placed.rows, entries).map { row, entry in
+            // (In one column a row is the box's width; side by side, its own entry's.)
             LegendHitBox(seriesId: entry.seriesId, slice: entry.sliceIndex,
-                         rect: Rect(x: placed.box.minX, y: row.label.bounds.minY - spec.rowGap / 2,
-                                    width: placed.box.width, height: lineHeight + spec.rowGap))
+                         rect: spec.columns > 1
+                            ? Rect(x: row.swatchStart.x, y: row.label.bounds.minY - spec.rowGap / 2,
+                                   width: row.label.bounds.maxX - row.swatchStart.x, height: lineHeight + spec.rowGap)
+                            : Rect(x: placed.box.minX, y: row.label.bounds.minY - spec.rowGap / 2,
+                                   width: placed.box.width, height: lineHeight + spec.rowGap))
         }
     }
 
@@ -925,8 +1157,57 @@ public struct ChartRenderer: Sendable {
     /// The overlay layer: the legend. Where it stays as it was (its entries, box and
     /// theme; a live chart's usually do), the commands `memo` holds are used again.
     func overlayCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?, fonts: inout FontNames) -> [DrawCommand] {
+        let labels = labelsOnBackground(chart, layout: layout, fonts: &fonts)
+        let legend = legendCommands(chart, layout: layout, memo: &memo, fonts: &fonts)
+        let paused = pausedCue(chart, layout: layout, fonts: &fonts)
+        return labels.isEmpty && paused.isEmpty ? legend : labels + legend + paused
+    }
+
+    /// A following X axis a user has panned or zoomed stops following its data: a cue
+    /// at the top of the plot says so, and how to follow again when a modifier does it
+    /// (`zoomExtents`, double-click or double-tap).
+    func pausedCue(_ chart: Chart, layout: ChartLayout, fonts: inout FontNames) -> [DrawCommand] {
+        guard chart.axes.contains(where: { $0.isXAxis && $0.config.mode == .follow && $0.userRange != nil }) else { return [] }
+        let resumes = chart.modifiers.contains { ($0 as? ZoomExtentsModifier)?.mode == .extents && $0.isEnabled }
+        let text = resumes ? "Paused \u{00B7} double-click to follow" : "Paused"
+        let style = TextStyle(size: 11)
+        let m = measurer.metrics(for: style)
+        let w = measurer.width(of: text, style: style) + 12, h = m.lineHeight(size: 11) + 4
+        let plot = layout.plotRect
+        guard w <= plot.width, h + 4 <= plot.height else { return [] }
+        let x = (plot.midX - w / 2).rounded(), y = plot.minY + 4
+        let theme = chart.theme
+        return [.rect(x: Float(x), y: Float(y), w: Float(w), h: Float(h), fill: theme.legendBackground, stroke: theme.legendBorder, lineWidth: 1),
+                .text(x: Float(x + 6), y: Float(y + 2 + m.ascent(size: 11)), text: text, font: fonts.name(style, theme: theme),
+                      fill: theme.tickLabel, align: .left, baseline: .alphabetic, angle: 0)]
+    }
+
+    /// The labels of axes that draw them on a background (`AxisConfig.labelBackground`,
+    /// on by default inside the plot): each on a box of the plot's background, a little
+    /// translucent, above the series and gridlines that would strike it through.
+    func labelsOnBackground(_ chart: Chart, layout: ChartLayout, fonts: inout FontNames) -> [DrawCommand] {
+        var out: [DrawCommand] = []
+        let theme = chart.theme
+        for axis in layout.axes where !axis.labels.isEmpty {
+            guard let config = chart.axis(axis.id)?.config, config.drawsLabelBackground else { continue }
+            let fill = config.labelColor ?? theme.tickLabel
+            let box = Series.translucent(theme.plotBackground, alpha: 0.85) ?? theme.plotBackground
+            for label in axis.labels {
+                let b = label.bounds
+                out.append(.rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height),
+                                 fill: box, stroke: nil, lineWidth: 0))
+                out.append(text(label, fill: fill, theme: theme, fonts: &fonts))
+            }
+        }
+        return out
+    }
+
+    /// The legend's commands. Where it stays as it was (its entries, box and theme; a
+    /// live chart's usually do), the commands `memo` holds are used again.
+    func legendCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?, fonts: inout FontNames) -> [DrawCommand] {
         let listed = legendEntries(chart)
-        guard let spec = legendSpec(chart, entries: listed), let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
+        guard let spec = placedLegendSpec(chart, entries: listed, layout: layout),
+              let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let theme = chart.theme
         if let m = memo, m.box == box, m.spec == spec, m.entries == listed, m.theme == theme { return m.commands }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)

@@ -117,10 +117,10 @@ enum PieRenderer {
         return out
     }
 
-    /// "23.4 %": one decimal, none for whole percentages.
+    /// "23.4%": one decimal, none for whole percentages.
     static func percent(_ share: Double) -> String {
         let p = (share * 1000).rounded() / 10
-        return (p == p.rounded() ? String(Int(p)) : String(p)) + " %"
+        return (p == p.rounded() ? String(Int(p)) : String(p)) + "%"
     }
 
     /// White on dark fills, near-black on light ones (by the fill's luminance; white

@@ -263,10 +263,10 @@ public enum ConfigSpec {
                        path: "\(r.path).series")
         try checkCount(r.value["annotations"]?.arrayValue?.count ?? 0, limit: limits.annotationsPerChart, name: "annotationsPerChart",
                        what: "annotations", path: "\(r.path).annotations")
-        let xAxes = try r.objects("xAxes") { try readAxis(&$0, x: true) }.map(withGridDefault)
-            ?? [AxisConfig(id: "x", alignment: .bottom)]
-        let yAxes = try r.objects("yAxes") { try readAxis(&$0, x: false) }.map(withGridDefault)
-            ?? [AxisConfig(id: "y", alignment: .left, mode: .visible, growBy: (0.1, 0.1))]
+        let xRead = try r.objects("xAxes") { try readAxis(&$0, x: true) }
+        let yRead = try r.objects("yAxes") { try readAxis(&$0, x: false) }
+        var xAxes = xRead.map(withGridDefault) ?? [AxisConfig(id: "x", alignment: .bottom)]
+        var yAxes = yRead.map(withGridDefault) ?? [AxisConfig(id: "y", alignment: .left, mode: .visible, growBy: (0.1, 0.1))]
         guard !xAxes.isEmpty else { throw JSONReadError(path: "\(r.path).xAxes", message: "needs at least one axis") }
         guard !yAxes.isEmpty else { throw JSONReadError(path: "\(r.path).yAxes", message: "needs at least one axis") }
         // Upright (X across, Y up the side) or rotated (X up the side: bars), never mixed.
@@ -320,9 +320,9 @@ public enum ConfigSpec {
                                     + "\"placement\" is \"insidePlotArea\" or \"outsidePlotArea\"")
             }
             let position = try l.oneOf("position", LegendPosition.self) ?? .topLeft
-            let placement = try l.oneOf("placement", LegendPlacement.self) ?? .insidePlotArea
+            let named = try l.oneOf("placement", LegendPlacement.self)
             let size = try l.number("textSize", min: 6, max: 72) ?? 12
-            return show ? LegendConfig(position: position, placement: placement, textSize: size) : nil
+            return show ? LegendConfig(position: position, placement: named ?? .insidePlotArea, textSize: size, pinned: named != nil) : nil
         } ?? LegendConfig()
 
         let themeSpec = try r.object("theme", readTheme) ?? ThemeSpec()
@@ -371,6 +371,20 @@ public enum ConfigSpec {
         try r.object("axisLayout") { l in
             for side in AxisAlignment.allCases where try l.oneOf(side.rawValue, AxisSideLayout.self) == .stacked {
                 stackedSides.insert(side)
+            }
+        }
+        // Axes stacked along the plot each have a pane of their own: their gridlines
+        // cross no other axis', so each has them unless the spec says otherwise, and so
+        // does each axis of the other direction, drawn across the panes of the axes its
+        // series use (`ChartRenderer.gridSpan`).
+        if !stackedSides.isEmpty {
+            let stackedY = yAxes.contains { stackedSides.contains($0.alignment) }
+            let stackedX = xAxes.contains { stackedSides.contains($0.alignment) }
+            for i in yAxes.indices where yRead?[i].1 == nil && (stackedX || stackedSides.contains(yAxes[i].alignment)) {
+                yAxes[i].showGridLines = true
+            }
+            for i in xAxes.indices where xRead?[i].1 == nil && (stackedY || stackedSides.contains(xAxes[i].alignment)) {
+                xAxes[i].showGridLines = true
             }
         }
         let images = try readImages(&r)
@@ -578,6 +592,7 @@ public enum ConfigSpec {
             titleSpacing: try r.number("titleSpacing", min: 0, max: 50) ?? 6,
             lineWidth: try r.number("lineWidth", min: 0, max: 10), lineColor: lineColor, labelColor: labelColor)
         var withCategories = config
+        withCategories.labelBackground = try r.bool("labelBackground")
         withCategories.categories = categories ?? []
         withCategories.interSeriesPadding = try r.number("interSeriesPadding", min: 0, max: 0.95) ?? 0
         withCategories.interSeriesSetPadding = try r.number("interSeriesSetPadding", min: 0, max: 0.95) ?? 0.2

@@ -377,6 +377,12 @@ public struct ChartLayout: Equatable, Sendable {
     public var axes: [AxisLayout]
     /// How many measure/layout rounds it took to settle.
     public var passes: Int
+    /// The band at the chart's edge a legend outside the plot is drawn in (the room the
+    /// layout was given less: set by whoever reserved it); nil: the legend, if any, is
+    /// inside the plot.
+    public var legendArea: Rect? = nil
+    /// Where in `legendArea` the legend's box goes.
+    public var legendPosition: LegendPosition? = nil
 
     public func axis(_ id: String) -> AxisLayout? { axes.first { $0.id == id } }
 }

@@ -328,10 +328,15 @@ public struct ChartLayoutEngine: Sendable {
 
     /// A label of several lines as one placed text per line, stacked down its box
     /// (centred on the tick of a vertical axis), appended to `out`.
-    func appendLines(of label: PlacedText, lineHeight: Double, ascent: Double, to out: inout [PlacedText]) {
+    /// `repeatingFrom`: the lines of the label before on an axis across; a line after
+    /// the first that says what the same line of that label said (the date under each
+    /// time of a day) is left out: it is read from the label before.
+    func appendLines(of label: PlacedText, lineHeight: Double, ascent: Double, to out: inout [PlacedText],
+                     repeatingFrom previous: [String]? = nil) {
         // (A one-line label goes in as it is: most do, for every axis at every layout.)
         guard label.text.hasLineBreak else { return out.append(label) }
         for (k, text) in label.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).enumerated() {
+            if k > 0, let p = previous, k < p.count, p[k] == text { continue }
             var line = label
             line.text = text
             let top = label.bounds.minY + Double(k) * lineHeight
@@ -362,6 +367,7 @@ public struct ChartLayoutEngine: Sendable {
         labels.reserveCapacity(generated?.ticks.count ?? 0)
         var droppedTicks: Set<Double> = []
         var lastBounds: Rect? = nil
+        var lastLines: [String] = []
         let measured = labelExtent(axis, ticks: generated?.ticks ?? [])
         let labelExtent = axis.reservedLabelExtent(measured: measured)
         // At either end of the axis, a label reaching past it follows that end's mode.
@@ -406,7 +412,9 @@ public struct ChartLayoutEngine: Sendable {
             // and the tick generator already spaced them by their height.)
             if !turned(axis), let last = lastBounds, last.intersects(placed.bounds) { continue }
             lastBounds = placed.bounds
-            appendLines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent, to: &labels)
+            appendLines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent, to: &labels,
+                        repeatingFrom: axis.alignment.isHorizontal ? lastLines : nil)
+            lastLines = placed.text.hasLineBreak ? placed.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : []
         }
 
         // The title (SwiftCharts' several title labels: one per line), outside the labels,
@@ -422,7 +430,10 @@ public struct ChartLayoutEngine: Sendable {
             titles.reserveCapacity(parts.count)
             for (k, text) in parts.enumerated() {
                 let w = measurer.width(of: text, style: axis.titleStyle)
-                let out = inset + labelExtent + axis.titlePadding + Double(k) * h
+                // In reading order: lines run down the page below the plot, and, above
+                // it or turned beside it, the last line is the one nearest the labels.
+                let row = axis.facing == .bottom ? k : parts.count - 1 - k
+                let out = inset + labelExtent + axis.titlePadding + Double(row) * h
                 let line: PlacedText
                 switch axis.facing {
                 case .bottom:
@@ -445,8 +456,11 @@ public struct ChartLayoutEngine: Sendable {
                                       angle: 90, style: axis.titleStyle,
                                       bounds: Rect(x: left, y: along.midY - w / 2, width: h, height: w))
                 }
-                // A title line with no room on the canvas is left out, as labels are.
-                if !text.isEmpty, canvas.contains(line.bounds) { titles.append(line) }
+                // A title line with no room on the canvas, or longer than its axis (it
+                // would run into the chart's title or the next axis), is left out, as
+                // labels are.
+                let length = axis.facing == .bottom || axis.facing == .top ? along.width : along.height
+                if !text.isEmpty, canvas.contains(line.bounds), w <= length + 1e-9 { titles.append(line) }
             }
         }
         let title = titles.first

@@ -2,8 +2,8 @@
 public enum LegendPosition: String, CaseIterable, Sendable {
     case topLeft, topMiddle, topRight, middleLeft, middleRight, bottomLeft, bottomMiddle, bottomRight
 
-    var horizontal: Int { switch self { case .topLeft, .middleLeft, .bottomLeft: 0; case .topMiddle, .bottomMiddle: 1; default: 2 } }
-    var vertical: Int { switch self { case .topLeft, .topMiddle, .topRight: 0; case .middleLeft, .middleRight: 1; default: 2 } }
+    public var horizontal: Int { switch self { case .topLeft, .middleLeft, .bottomLeft: 0; case .topMiddle, .bottomMiddle: 1; default: 2 } }
+    public var vertical: Int { switch self { case .topLeft, .topMiddle, .topRight: 0; case .middleLeft, .middleRight: 1; default: 2 } }
 }
 
 /// What a legend's position is relative to (ShinobiCharts' `placement`): inside the
@@ -24,11 +24,18 @@ public struct LegendSpec: Equatable, Sendable {
     public var rowGap: Double
     /// Distance from the plot area's edges.
     public var margin: Double
+    /// Entries side by side: row-major in this many columns (1: one entry a row), each
+    /// column as wide as its widest entry, `columnGap` apart. A legend in a band above
+    /// or below the plot takes as many as fit (`LegendLayout.columnsFitting`).
+    public var columns: Int
+    public var columnGap: Double
 
     public init(entries: [String], position: LegendPosition = .topLeft, style: TextStyle = TextStyle(size: 12),
-                swatchLength: Double = 18, padding: Double = 6, rowGap: Double = 4, margin: Double = 8) {
+                swatchLength: Double = 18, padding: Double = 6, rowGap: Double = 4, margin: Double = 8,
+                columns: Int = 1, columnGap: Double = 14) {
         self.entries = entries; self.position = position; self.style = style
         self.swatchLength = swatchLength; self.padding = padding; self.rowGap = rowGap; self.margin = margin
+        self.columns = max(1, columns); self.columnGap = columnGap
     }
 }
 
@@ -48,10 +55,45 @@ public struct LegendLayout: Equatable, Sendable {
     public static func size(_ spec: LegendSpec, measurer: TextMeasurer) -> Size? {
         guard !spec.entries.isEmpty else { return nil }
         let lineHeight = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
-        let widths = spec.entries.map { measurer.width(of: $0, style: spec.style) }
-        let count = Double(spec.entries.count)
-        return Size(width: (spec.padding * 2 + spec.swatchLength + swatchGap + (widths.max() ?? 0)).rounded(.up),
-                    height: (spec.padding * 2 + lineHeight * count + spec.rowGap * (count - 1)).rounded(.up))
+        let widths = columnWidths(spec, measurer: measurer)
+        let rows = Double(rowCount(spec))
+        let across = widths.reduce(0, +) + spec.columnGap * Double(widths.count - 1)
+        return Size(width: (spec.padding * 2 + across).rounded(.up),
+                    height: (spec.padding * 2 + lineHeight * rows + spec.rowGap * (rows - 1)).rounded(.up))
+    }
+
+    /// How many rows the entries take in `spec.columns` columns.
+    static func rowCount(_ spec: LegendSpec) -> Int {
+        let columns = min(max(1, spec.columns), spec.entries.count)
+        return (spec.entries.count + columns - 1) / max(1, columns)
+    }
+
+    /// Each column's width: swatch, gap and its widest name.
+    static func columnWidths(_ spec: LegendSpec, measurer: TextMeasurer) -> [Double] {
+        let columns = min(max(1, spec.columns), spec.entries.count)
+        var widths = [Double](repeating: 0, count: columns)
+        for (i, name) in spec.entries.enumerated() {
+            widths[i % columns] = max(widths[i % columns], spec.swatchLength + swatchGap + measurer.width(of: name, style: spec.style))
+        }
+        return widths
+    }
+
+    /// The most columns (at most one per entry) whose box fits `width` with the
+    /// legend's margins, and 1 when even one column does not.
+    public static func columnsFitting(_ spec: LegendSpec, width: Double, measurer: TextMeasurer) -> Int {
+        var best = 1
+        for columns in stride(from: spec.entries.count, through: 2, by: -1) {
+            var s = spec
+            s.columns = columns
+            // (Fewer rows for the same count would be the same box: keep the fewest columns
+            // that make those rows, so columns stay balanced.)
+            if let size = size(s, measurer: measurer), size.width + 2 * spec.margin <= width + 1e-9 { best = columns; break }
+        }
+        guard best > 1 else { return 1 }
+        var s = spec
+        s.columns = best
+        let rows = rowCount(s)
+        return (spec.entries.count + rows - 1) / rows
     }
 
     /// The box at `position` within `area`, `spec.margin` from its edges; nil when it
@@ -77,16 +119,21 @@ public struct LegendLayout: Equatable, Sendable {
         let lineHeight = m.lineHeight(size: size), ascent = m.ascent(size: size)
         let gap = swatchGap
         let widths = spec.entries.map { measurer.width(of: $0, style: spec.style) }
-        let (left, top) = (box.minX, box.minY)
+        let columnWidths = columnWidths(spec, measurer: measurer)
+        let columns = columnWidths.count
+        var columnLeft = [Double](repeating: box.minX + spec.padding, count: columns)
+        for c in columnLeft.indices.dropFirst() { columnLeft[c] = columnLeft[c - 1] + columnWidths[c - 1] + spec.columnGap }
+        let top = box.minY
 
         var rows: [Row] = []
         for (i, name) in spec.entries.enumerated() {
-            let rowTop = top + spec.padding + Double(i) * (lineHeight + spec.rowGap)
-            let textX = left + spec.padding + spec.swatchLength + gap
+            let left = columnLeft[i % columns]
+            let rowTop = top + spec.padding + Double(i / columns) * (lineHeight + spec.rowGap)
+            let textX = left + spec.swatchLength + gap
             let label = PlacedText(text: name, anchor: Point(x: textX, y: rowTop + ascent), align: .left, angle: 0,
                                    style: spec.style,
                                    bounds: Rect(x: textX, y: rowTop, width: widths[i], height: lineHeight))
-            rows.append(Row(swatchStart: Point(x: left + spec.padding, y: rowTop + lineHeight / 2),
+            rows.append(Row(swatchStart: Point(x: left, y: rowTop + lineHeight / 2),
                             swatchLength: spec.swatchLength, label: label))
         }
         return LegendLayout(box: box, rows: rows)

@@ -168,9 +168,10 @@ public enum TimeTickGenerator {
             for v in values {
                 var label = format.map { Self.format(v, pattern: $0, zone: zone) } ?? self.label(v, step: step, zone: zone)
                 // On a discontinuous axis a day's first tick may not be at midnight (the
-                // night is left out): it still says which day begins.
+                // night is left out): it still says which day begins; so does the axis'
+                // first tick (a time alone would not say which day it is).
                 let day = CivilTime(seconds: zone.local(v)).days
-                if format == nil, calculator.breaks != nil, step.unit < .day, let p = previousDay, p != day {
+                if format == nil, calculator.breaks != nil, step.unit < .day, previousDay.map({ $0 != day }) ?? true {
                     let t = CivilTime(seconds: zone.local(v))
                     label = monthNames[t.month - 1] + " \(t.day)"
                 }

@@ -1,0 +1,283 @@
+import Foundation
+import LayoutEngine
+import Testing
+import TestSupport
+@testable import ChartSession
+
+/// Issue 31: charts clean at every size. Legends that leave a plot they would cover,
+/// zero baselines, room for markers, excluded data, pane gridlines, labels kept in
+/// the plot, annotation labels clear of each other, titles in reading order.
+@Suite struct ChartQualityTests {
+    func session(_ chart: String) throws -> Session {
+        try ConfigSpec.decode(foundationJSON(#"{"sessions":[{"id":"q","chart":"# + chart + "}]}"))[0]
+            .makeSession(measurer: TestFonts.measurer)
+    }
+
+    func layer(_ s: Session, _ id: LayerID, _ size: ViewerSize) -> [DrawCommand] {
+        s.displayList(size: size).layers.first { $0.id == id }?.commands ?? []
+    }
+
+    /// The legend's box: the overlay's first outlined rectangle.
+    func legendBox(_ s: Session, _ size: ViewerSize) -> Rect? {
+        for c in layer(s, .overlay, size) {
+            if case let .rect(x, y, w, h, _, stroke, _) = c, stroke != nil {
+                return Rect(x: Double(x), y: Double(y), width: Double(w), height: Double(h))
+            }
+        }
+        return nil
+    }
+
+    /// Three sines filling the plot: no place inside is free of data.
+    static let crowded = #"""
+        "xAxes":[{"id":"x"}],"yAxes":[{"id":"y"}],"series":[
+        {"id":"a","name":"Alpha","data":{"x":[0,1,2,3,4,5,6,7,8,9,10],"y":[0,9,1,8,2,7,3,6,4,5,10]}},
+        {"id":"b","name":"Beta","data":{"x":[0,1,2,3,4,5,6,7,8,9,10],"y":[10,1,9,2,8,3,7,4,6,5,0]}},
+        {"id":"c","name":"Gamma","data":{"x":[0,1,2,3,4,5,6,7,8,9,10],"y":[5,0,10,0,10,0,10,0,10,0,5]}}]
+        """#
+
+    @Test func aLegendThatCoversDataEverywhereInsideGoesOutside() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        let free = try session(#"{"legend":{"position":"topLeft"},"# + Self.crowded + "}")
+        let plot = free.layout(size: size).plotRect
+        let box = try #require(legendBox(free, size))
+        #expect(box.minX >= plot.maxX)                       // in a column right of the plot
+        #expect(free.layout(size: size).legendArea != nil)
+        // The same legend with its placement named stays inside, over the data.
+        let pinned = try session(#"{"legend":{"position":"topLeft","placement":"insidePlotArea"},"# + Self.crowded + "}")
+        let pinnedPlot = pinned.layout(size: size).plotRect
+        let inside = try #require(legendBox(pinned, size))
+        #expect(pinnedPlot.contains(Point(x: inside.minX, y: inside.minY)) && pinnedPlot.width > plot.width)
+        // A legend with a free corner stays inside.
+        let rising = #"{"legend":{"position":"topLeft"},"xAxes":[{"id":"x"}],"yAxes":[{"id":"y"}],"#
+            + #""series":[{"id":"s","name":"Rising","data":{"x":[0,1,2,3,4,5,6,7,8,9,10],"y":[0,1,2,3,4,5,6,7,8,9,10]}}]}"#
+        let s = try session(rising)
+        #expect(s.layout(size: size).legendArea == nil)
+        let r = try #require(legendBox(s, size))
+        #expect(s.layout(size: size).plotRect.contains(Point(x: r.minX, y: r.minY)))
+    }
+
+    @Test func aLegendAboveThePlotPutsItsEntriesSideBySide() throws {
+        let size = ViewerSize(width: 800, height: 500, dpr: 1)
+        let s = try session(#"{"legend":{"position":"topMiddle","placement":"outsidePlotArea"},"# + Self.crowded + "}")
+        let box = try #require(legendBox(s, size))
+        var rows = Set<Float>()
+        for c in layer(s, .overlay, size) { if case let .text(_, y, _, _, _, _, _, _) = c { rows.insert(y) } }
+        #expect(rows.count == 1)                             // three entries in one row
+        #expect(box.height < 30 && box.maxY <= s.layout(size: size).plotRect.minY)
+        // Taps find each entry in its own column.
+        let hits = s.renderer.legendHitBoxes(s.chart, layout: s.layout(size: size))
+        #expect(hits.map(\.seriesId) == ["a", "b", "c"])
+        #expect(hits[0].rect.maxX <= hits[1].rect.minX && hits[1].rect.maxX <= hits[2].rect.minX)
+    }
+
+    @Test func nonNegativeDataKeepsAZeroBaseline() throws {
+        let columns = try session(#"{"xAxes":[{"id":"x"}],"yAxes":[{"id":"y"}],"#
+            + #""series":[{"id":"c","type":"column","data":{"x":[0,1,2],"y":[20,35,50]}}]}"#)
+        let r = try #require(columns.chart.resolvedRanges()["y"])
+        #expect(r.min == 0 && r.max > 50)
+        // Lines of positive values near zero are not padded below it either.
+        let line = try session(#"{"xAxes":[{"id":"x"}],"yAxes":[{"id":"y","growBy":[0.5,0.5]}],"#
+            + #""series":[{"id":"l","data":{"x":[0,1,2],"y":[1,5,10]}}]}"#)
+        #expect(try #require(line.chart.resolvedRanges()["y"]).min == 0)
+        // Data that goes below zero is padded as before, and so is data far above it.
+        let mixed = try session(#"{"xAxes":[{"id":"x"}],"yAxes":[{"id":"y","growBy":[0.1,0.1]}],"#
+            + #""series":[{"id":"l","data":{"x":[0,1,2],"y":[-10,5,10]}}]}"#)
+        #expect(try #require(mixed.chart.resolvedRanges()["y"]).min < -10)
+        let far = try session(#"{"xAxes":[{"id":"x"}],"yAxes":[{"id":"y","growBy":[0.1,0.1]}],"#
+            + #""series":[{"id":"l","data":{"x":[0,1,2],"y":[100,105,110]}}]}"#)
+        #expect(try #require(far.chart.resolvedRanges()["y"]).min < 100)
+        // Non-positive data keeps zero as its top.
+        let below = try session(#"{"xAxes":[{"id":"x"}],"yAxes":[{"id":"y","growBy":[0.5,0.5]}],"#
+            + #""series":[{"id":"l","data":{"x":[0,1,2],"y":[-1,-5,-10]}}]}"#)
+        #expect(try #require(below.chart.resolvedRanges()["y"]).max == 0)
+    }
+
+    @Test func markersAtTheExtremesAreDrawnWholeInsideThePlot() throws {
+        let size = ViewerSize(width: 400, height: 300, dpr: 1)
+        let s = try session(#"{"xAxes":[{"id":"x","growBy":[0,0]}],"yAxes":[{"id":"y","growBy":[0,0]}],"#
+            + #""series":[{"id":"p","type":"scatter","marker":{"shape":"circle","size":12},"#
+            + #""data":{"x":[0,5,10],"y":[0,10,5]}}]}"#)
+        let plot = s.layout(size: size).plotRect
+        var seen = 0
+        for c in layer(s, .series, size) {
+            guard case let .markers(m) = c else { continue }
+            for cell in m.cells {
+                let x = Double(m.x0 + Float(cell.x) * m.unit), y = Double(m.y0 + Float(cell.y) * m.unit), r = Double(m.size) / 2
+                #expect(x - r >= plot.minX - 0.5 && x + r <= plot.maxX + 0.5 && y - r >= plot.minY - 0.5 && y + r <= plot.maxY + 0.5)
+                seen += 1
+            }
+        }
+        #expect(seen == 3)
+        // A range the spec gives is not padded: the points sit on its edges.
+        let fixed = try session(#"{"xAxes":[{"id":"x","range":[0,10]}],"yAxes":[{"id":"y","range":[0,10]}],"#
+            + #""series":[{"id":"p","type":"scatter","marker":{"shape":"circle","size":12},"data":{"x":[0,10],"y":[0,10]}}]}"#)
+        let fp = fixed.layout(size: size).plotRect
+        #expect(abs(fixed.layout(size: size).axis("x")!.calculator.pixel(0) - fp.minX) < 1e-9)
+    }
+
+    @Test func candlesInsideAnExcludedRangeAreNotDrawn() throws {
+        // Friday, Saturday, Sunday and Monday at 12:00 UTC; weekends excluded.
+        let friday = 1_783_080_000.0   // 2026-07-03 12:00 UTC, a Friday
+        let xs = (0..<4).map { friday + Double($0) * 86_400 }
+        func candles(_ weekends: Bool) throws -> Int {
+            let s = try session(#"{"xAxes":[{"id":"t","type":"time","weekends":"# + (weekends ? "true" : "false") + #"}],"#
+                + #""yAxes":[{"id":"p"}],"series":[{"id":"c","type":"candlestick","data":{"x":"#
+                + "\(xs.map { Int($0) })" + #","open":[1,2,3,4],"high":[5,5,5,5],"low":[0,0,0,0],"close":[2,3,4,5]}}]}"#)
+            var bodies = 0
+            for c in layer(s, .series, ViewerSize(width: 800, height: 400, dpr: 1)) {
+                if case let .bars(b) = c { bodies += b.bars.filter { $0.width > 1 }.count }
+            }
+            return bodies
+        }
+        #expect(try candles(false) == 4)
+        #expect(try candles(true) == 2)   // Saturday's and Sunday's are not drawn over Monday's
+    }
+
+    @Test func ohlcTicksOfNeighbouringBarsKeepAGap() throws {
+        let s = try session(#"{"xAxes":[{"id":"x"}],"yAxes":[{"id":"y"}],"series":[{"id":"o","type":"ohlc","columnWidth":1,"#
+            + #""data":{"x":[0,1,2,3],"open":[1,2,3,4],"high":[3,4,5,6],"low":[0,1,2,3],"close":[2,3,4,5]}}]}"#)
+        var ticks: [(Int, Int)] = []
+        for c in layer(s, .series, ViewerSize(width: 400, height: 300, dpr: 1)) {
+            guard case let .bars(b) = c else { continue }
+            for bar in b.bars where bar.height <= 2 { ticks.append((Int(bar.left), Int(bar.left) + Int(bar.width))) }
+        }
+        ticks.sort { $0.0 < $1.0 }
+        #expect(ticks.count == 8)
+        // A bar's close tick and the next bar's open tick do not touch.
+        for k in stride(from: 1, to: ticks.count - 1, by: 2) { #expect(ticks[k + 1].0 - ticks[k].1 >= 10) }
+    }
+
+    @Test func eachStackedPaneHasItsOwnGridlines() throws {
+        let size = ViewerSize(width: 800, height: 500, dpr: 1)
+        let s = try session(#"{"axisLayout":{"left":"stacked"},"#
+            + #""xAxes":[{"id":"top","alignment":"top","range":[0,10]},{"id":"bottom","range":[0,1000]}],"#
+            + #""yAxes":[{"id":"up"},{"id":"down"}],"series":["#
+            + #"{"id":"a","xAxis":"top","yAxis":"up","data":{"x":[0,10],"y":[0,1]}},"#
+            + #"{"id":"b","xAxis":"bottom","yAxis":"down","data":{"x":[0,1000],"y":[0,1]}}]}"#)
+        let layout = s.layout(size: size)
+        let up = try #require(layout.axis("up")).rect, down = try #require(layout.axis("down")).rect
+        // The vertical gridlines: the top axis' within the upper pane, the bottom axis' within the lower.
+        var vertical: [(x: Float, y0: Float, y1: Float)] = []
+        for c in layer(s, .background, size) {
+            guard case let .segments(coords, stroke, _, _) = c, stroke == Theme().gridLine else { continue }
+            for k in stride(from: 0, to: coords.count, by: 4) where coords[k] == coords[k + 2] {
+                vertical.append((coords[k], coords[k + 1], coords[k + 3]))
+            }
+        }
+        let topTicks = Set(layout.axis("top")!.ticks.map { ChartRenderer.crisp($0.pixel, dpr: 1) })
+        let bottomTicks = Set(layout.axis("bottom")!.ticks.map { ChartRenderer.crisp($0.pixel, dpr: 1) })
+        #expect(vertical.contains { bottomTicks.contains($0.x) && Double($0.y0) >= down.minY - 1 })
+        for line in vertical {
+            if Double(line.y1) <= up.maxY + 1 { #expect(topTicks.contains(line.x)) }
+            if Double(line.y0) >= down.minY - 1 { #expect(bottomTicks.contains(line.x)) }
+            #expect(Double(line.y1) <= up.maxY + 1 || Double(line.y0) >= down.minY - 1)   // none crosses both panes
+        }
+    }
+
+    @Test func theCursorsLabelsStayInsideThePlot() throws {
+        let size = ViewerSize(width: 400, height: 300, dpr: 1)
+        let s = try session(#"{"xAxes":[{"id":"t","type":"time"}],"yAxes":[{"id":"v"}],"modifiers":[{"type":"cursor"}],"#
+            + #""series":[{"id":"l","data":{"x":[1795392000,1795478400],"y":[0,10]}}]}"#)
+        let plot = s.layout(size: size).plotRect
+        let cursor = try #require(s.chart.modifiers.compactMap { $0 as? CursorModifier }.first)
+        let viewer: ViewerID = 1
+        cursor.positions[viewer] = Point(x: plot.maxX - 2, y: plot.minY + 2)
+        let commands = cursor.overlay(for: viewer, layout: s.layout(size: size))
+        var boxes = 0
+        for c in commands {
+            guard case let .rect(x, y, w, h, _, _, _) = c else { continue }
+            boxes += 1
+            #expect(Double(x) >= plot.minX - 1e-3 && Double(x + w) <= plot.maxX + 1e-3)
+            #expect(Double(y) >= plot.minY - 1e-3 && Double(y + h) <= plot.maxY + 1e-3)
+        }
+        #expect(boxes == 2)
+    }
+
+    @Test func annotationLabelsDoNotLieOnEachOther() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        // A marker's label and a box's label at the same place: the second moves.
+        let s = try session(#"{"xAxes":[{"id":"x","range":[0,10]}],"yAxes":[{"id":"y","range":[0,10]}],"annotations":["#
+            + #"{"type":"box","x":4,"y":2,"x2":6,"y2":8,"text":"incident"},"#
+            + #"{"type":"marker","x":4,"y":8,"text":"peak 210 ms"}],"#
+            + #""series":[{"id":"l","data":{"x":[0,10],"y":[0,10]}}]}"#)
+        var rects: [(String, Rect)] = []
+        let m = TestFonts.measurer
+        for id in [LayerID.background, .series, .overlay] {
+            for c in layer(s, id, size) {
+                guard case let .text(x, y, t, _, _, align, _, _) = c, t == "incident" || t == "peak 210 ms" else { continue }
+                let w = m.width(of: t, style: TextStyle(size: 12))
+                let left = align == .left ? Double(x) : align == .right ? Double(x) - w : Double(x) - w / 2
+                rects.append((t, Rect(x: left, y: Double(y) - 12, width: w, height: 15)))
+            }
+        }
+        #expect(rects.count == 2)
+        if rects.count == 2 { #expect(!rects[0].1.intersects(rects[1].1)) }
+    }
+
+    @Test func aTitleTurnedBesideThePlotReadsInOrder() throws {
+        let s = try session(#"{"xAxes":[{"id":"x","title":"Top line\nsecond line","alignment":"top"}],"#
+            + #""yAxes":[{"id":"l","title":"First\nSecond"},{"id":"r","alignment":"right","title":"First\nSecond"}],"#
+            + #""series":[{"id":"s","yAxis":"l","data":{"x":[0,1],"y":[0,1]}}]}"#)
+        let layout = s.layout(size: ViewerSize(width: 800, height: 500, dpr: 1))
+        let left = try #require(layout.axis("l")), right = try #require(layout.axis("r")), top = try #require(layout.axis("x"))
+        // Turned -90 degrees (reading upwards) the first line is the leftmost; turned +90, the rightmost;
+        // above the plot, the first line is the upper one.
+        #expect(left.title!.bounds.maxX <= left.moreTitleLines[0].bounds.minX + 1e-9)
+        #expect(right.title!.bounds.minX >= right.moreTitleLines[0].bounds.maxX - 1e-9)
+        #expect(top.title!.bounds.maxY <= top.moreTitleLines[0].bounds.minY + 1e-9)
+    }
+
+    @Test func labelsOfAnAxisInsideThePlotAreDrawnOnABackgroundAboveTheSeries() throws {
+        let size = ViewerSize(width: 600, height: 400, dpr: 1)
+        func texts(_ axisExtra: String) throws -> (background: Int, overlay: Int, boxes: Int) {
+            let s = try session(#"{"xAxes":[{"id":"x","isCenterAxis":true"# + axisExtra + #"}],"yAxes":[{"id":"y"}],"legend":{"show":false},"#
+                + #""series":[{"id":"l","data":{"x":[0,10],"y":[-5,5]}}]}"#)
+            let count = { (id: LayerID) in self.layer(s, id, size).filter { if case .text = $0 { true } else { false } }.count }
+            let boxes = layer(s, .overlay, size).filter { if case .rect = $0 { true } else { false } }.count
+            return (count(.background), count(.overlay), boxes)
+        }
+        let on = try texts("")
+        #expect(on.overlay > 0 && on.boxes == on.overlay)
+        let off = try texts(#","labelBackground":false"#)
+        #expect(off.overlay == 0 && off.background == on.background + on.overlay)
+    }
+
+    @Test func aFollowingAxisThatStopsFollowingSaysSoAndHowToResume() throws {
+        let chart = Fixtures.followChart()
+        let renderer = ChartRenderer(measurer: TestFonts.measurer)
+        func cue() -> [String] {
+            renderer.render(chart, size: Size(width: 600, height: 400), dpr: 1).layers[.overlay]!.compactMap {
+                if case let .text(_, _, t, _, _, _, _, _) = $0, t.hasPrefix("Paused") { t } else { nil }
+            }
+        }
+        #expect(cue().isEmpty)                                   // following: no cue
+        chart.setUserRange("x", DoubleRange(2, 5))
+        #expect(cue() == ["Paused \u{00B7} double-click to follow"])
+        chart.modifiers = chart.modifiers.filter { !($0 is ZoomExtentsModifier) }
+        #expect(cue() == ["Paused"])                            // nothing resumes it on a double-click
+        chart.resetUserRanges()
+        #expect(cue().isEmpty)
+    }
+
+    @Test func aTitleLongerThanItsAxisIsLeftOut() throws {
+        let spec = #"{"xAxes":[{"id":"x"}],"yAxes":[{"id":"y","title":"A rather long title for a small chart"}],"#
+            + #""series":[{"id":"s","data":{"x":[0,1],"y":[0,1]}}]}"#
+        let s = try session(spec)
+        #expect(s.layout(size: ViewerSize(width: 800, height: 500, dpr: 1)).axis("y")?.title != nil)
+        let small = s.layout(size: ViewerSize(width: 480, height: 160, dpr: 1))
+        #expect(small.axis("y")?.title == nil)
+        #expect(small.invariantViolations() == [])
+    }
+
+    @Test func aBubbleReachingUnderTheLegendCountsAsCovered() throws {
+        let size = ViewerSize(width: 600, height: 400, dpr: 1)
+        // One big bubble just below and left of the top-right corner: its centre is outside
+        // a top-right box, its disc is not.
+        let s = try session(#"{"legend":{"position":"topRight"},"xAxes":[{"id":"x","range":[0,10]}],"#
+            + #""yAxes":[{"id":"y","range":[0,10]}],"series":[{"id":"b","name":"Bubbles","type":"bubble","#
+            + #""data":{"x":[9,1],"y":[8.5,1],"size":[10,1]}}]}"#)
+        let box = try #require(legendBox(s, size))
+        let plot = s.layout(size: size).plotRect
+        #expect(box.maxX < plot.midX)                        // it went to a free corner on the left
+    }
+}
