@@ -126,6 +126,8 @@ final class LWSServer {
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         router.metrics.connections = { [unowned self] in self.connectionCounts() }
+        // Every session, hosted now or made later, counts its frames into /metrics.
+        resources.hub.onAdd = { [metrics = router.metrics] s in s.observer = metrics.observer(for: s) }
         router.transportStats = { currentServer?.transportStats }
         router.durability = resources.durability
         if let warning = resources.webFonts.warning { log(.warn, "fonts", warning) }

@@ -62,7 +62,7 @@ extension Router {
         }
         let answer = handle(normal)
         guard let api else { return answer }
-        if answer.status == 200, let n = ServerMetrics.accepted(answer.body) { metrics.points[.lineProtocol, default: 0] += n }
+        if answer.status == 200, let n = ServerMetrics.accepted(answer.body) { metrics.countPoints(n, feed: .lineProtocol) }
         guard answer.status < 300 else {
             let message = (try? Jansson.parse(answer.body))?["error"]?.stringValue ?? answer.bodyText
             return Self.influxError(answer.status, message, api: api)
@@ -150,7 +150,7 @@ extension Router {
             return r
         case "metrics":
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-                                body: Array(metrics.render(hub: hub, lifecycle: lifecycle).utf8))
+                                body: metrics.render(hub: hub, lifecycle: lifecycle))
         case "readyz":
             // Serving: the sessions are loaded (they are before the server listens);
             // 503 once draining, so a balancer sends new clients elsewhere.
