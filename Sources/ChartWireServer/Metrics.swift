@@ -41,6 +41,11 @@ final class ServerMetrics {
     /// The transport's connections, read at scrape time: viewer connections and
     /// publishers by session id, HTTP requests in progress.
     var connections: () -> (viewers: [String: Int], publishers: [String: Int], http: Int) = { ([:], [:], 0) }
+    /// Refusals by reason, as counted where they happen (the transport's guards,
+    /// docs/security.md; the limits, `LimitCounters`, docs/limits.md), read at scrape time.
+    var refusals: () -> [String: Int] = { [:] }
+    private var refusalCounters: [String: Counter] = [:]
+    private var refusalsCounted: [String: Int] = [:]
 
     init() {
         let r = registry
@@ -156,6 +161,13 @@ final class ServerMetrics {
         for (key, g) in dashboardConnections where viewerConnections[key] == nil {
             registry.unregisterGauge(g)
             dashboardConnections[key] = nil
+        }
+
+        for (reason, n) in refusals() where n > refusalsCounted[reason, default: 0] {
+            counter(&refusalCounters, reason, "chartwire_refused_total",
+                    "Requests, messages and connections refused, by reason: the transport's guards and the limits.",
+                    [("reason", reason)]).increment(by: Int64(n - refusalsCounted[reason, default: 0]))
+            refusalsCounted[reason] = n
         }
 
         let process = Self.processFigures()

@@ -149,3 +149,30 @@ def test_gesture_to_frame_histogram(static_server):
     assert value(after, name + "_bucket", session="static", le="+Inf") == 3
     assert value(after, name + "_bucket", session="static", le=str(5.0)) == 3
     a.close(); b.close()
+
+
+def test_refusals_by_reason(tmp_path):
+    """chartwire_refused_total{reason}: what the transport's guards (docs/security.md) and
+    the limits (docs/limits.md) refused, by the names they are counted under."""
+    import socket
+    config = tmp_path / "one.json"
+    config.write_text(json.dumps({"sessions": [{"id": "m", "chart": {"series": [{"id": "a"}]}}]}))
+    s = Server("--config", str(config), "--limit", "sessions=1").start()
+    try:
+        _, before = scrape(s)
+        assert value(before, "chartwire_refused_total", reason="lengthRequired") == 0
+        # A chunked body: refused by the transport (411).
+        with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+            c.sendall(f"POST /api/sessions/m/series/a/append HTTP/1.1\r\nHost: 127.0.0.1:{s.port}\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n".encode())
+            assert c.recv(4096).startswith(b"HTTP/1.1 411")
+        # A second session past --limit sessions=1: refused by the limit (429).
+        assert call(s, "PUT", "/api/sessions/two", {"chart": {}})[0] == 429
+        _, after = scrape(s)
+        assert value(after, "chartwire_refused_total", reason="lengthRequired") == 1
+        assert value(after, "chartwire_refused_total", reason="sessions") == 1
+        # Counted once: a second scrape adds nothing.
+        _, again = scrape(s)
+        assert value(again, "chartwire_refused_total", reason="sessions") == 1
+    finally:
+        s.stop()
