@@ -12,6 +12,11 @@ let package = Package(
         // The server as a library: a Swift program hosts sessions in-process (docs/feeding.md).
         .library(name: "ChartWireServer", targets: ["ChartWireServer"]),
     ],
+    dependencies: [
+        // GET /metrics: swift-prometheus's registry and exposition (with swift-metrics'
+        // CoreMetrics and swift-atomics underneath), from the machine's package mirror.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+    ],
     targets: [
         // C libraries, found through pkg-config. Macros and variadic functions Swift
         // cannot see are wrapped as small inline functions in each shim header.
@@ -79,7 +84,8 @@ let package = Package(
         .target(
             name: "ChartWireServer",
             dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib", "CWireGuard",
-                           "ChartStore", "SQLiteStore", "RedisStore"]
+                           "ChartStore", "SQLiteStore", "RedisStore",
+                           .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         // The command-line server (INTERFACE.md). It allocates with jemalloc: a view-frame
         // makes and frees many small values on two threads, and glibc's malloc took a

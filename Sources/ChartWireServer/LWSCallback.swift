@@ -315,7 +315,8 @@ extension LWSServer {
         } else {
             do {
                 let json = try Jansson.parse(client.rx)
-                replies = session.receive(json: json, from: viewer)
+                // (Dated for the gesture-to-frame time, on the clock frames are dated by.)
+                replies = session.receive(json: json, from: viewer, at: ProcessInfo.processInfo.systemUptime)
             } catch {
                 replies = [.text(ProtocolError(.badJSON, error.description).json)]
             }
@@ -341,7 +342,7 @@ extension LWSServer {
         }
         let cell = client.cells[Int(i)]
         let message = JSONValue.object(members.filter { $0.0 != "chart" })
-        let replies = cell.session.receive(json: message, from: cell.viewer)
+        let replies = cell.session.receive(json: message, from: cell.viewer, at: ProcessInfo.processInfo.systemUptime)
         // An event group on this page: the pointer shows on the group's other charts too.
         if let group = cell.session.eventGroup, case let .pointer(e)? = try? ClientMessage.decode(message),
            let at = cell.session.groupLocation(of: e, viewer: cell.viewer) {
@@ -447,7 +448,7 @@ extension LWSServer {
         } else {
             if let cluster = durability as? ClusterDurability { p.commitOf[p.batches] = cluster.nextCommit }
             let ack = applyBatch(p)
-            if case let .int(n)? = ack["accepted"] { router.metrics.points[.publisher, default: 0] += Int(n) }
+            if case let .int(n)? = ack["accepted"] { router.metrics.countPoints(Int(n), feed: .publisher) }
             p.outbox.append(ack)
         }
         bodyBytesInFlight -= p.held

@@ -126,6 +126,13 @@ final class LWSServer {
         router.defaultTheme = options.theme
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         router.metrics.connections = { [unowned self] in self.connectionCounts() }
+        router.metrics.refusals = { [unowned self] in
+            // (lws's log lines and failed accepts are counted beside them, but refuse nothing.)
+            self.counters.filter { !["lwsLogLines", "acceptFailed"].contains($0.key) }
+                .merging(LimitCounters.snapshot) { $0 + $1 }
+        }
+        // Every session, hosted now or made later, counts its frames into /metrics.
+        resources.hub.onAdd = { [metrics = router.metrics] s in s.observer = metrics.observer(for: s) }
         router.transportStats = { currentServer?.transportStats }
         router.durability = resources.durability
         if let warning = resources.webFonts.warning { log(.warn, "fonts", warning) }

@@ -1,105 +1,90 @@
 import ChartSession
 import Foundation
+import Prometheus
 
-/// The Prometheus text exposition format, version 0.0.4: what `GET /metrics` writes.
+/// `GET /metrics`: swift-prometheus's `PrometheusCollectorRegistry` holds every metric
+/// and writes the exposition (the text format, version 0.0.4).
 ///
-/// A writer of our own rather than swift-metrics with swift-prometheus: those are two
-/// more packages (and swift-atomics, swift-collections underneath) to build from
-/// scratch in CI on two cores for what is a page of text, and the server's counters
-/// are plain integers on its one service thread already (the sessions' statistics,
-/// the transport's tables), read at scrape time: nothing to make thread-safe, and
-/// nothing added to the hot path but an integer increment.
-struct PrometheusText {
-    private(set) var text = ""
-
-    enum Kind: String { case counter, gauge, histogram }
-
-    /// `# HELP` and `# TYPE` of a family; its samples follow.
-    mutating func family(_ name: String, _ kind: Kind, _ help: String) {
-        text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
-    }
-
-    mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Double) {
-        text += name
-        if !labels.isEmpty {
-            text += "{" + labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
-        }
-        text += " " + Self.format(value) + "\n"
-    }
-
-    mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Int) {
-        sample(name, labels, Double(value))
-    }
-
-    /// A histogram's `_bucket` (cumulative, ending in `+Inf`), `_sum` and `_count`
-    /// from per-bucket counts: `counts[i]` observations up to `bounds[i]`, the last one
-    /// those above every bound.
-    mutating func histogram(_ name: String, _ labels: [(String, String)] = [], bounds: [Double], counts: [Int], sum: Double) {
-        var cumulative = 0
-        for (i, bound) in bounds.enumerated() {
-            cumulative += counts[i]
-            sample(name + "_bucket", labels + [("le", Self.format(bound))], cumulative)
-        }
-        cumulative += counts[bounds.count]
-        sample(name + "_bucket", labels + [("le", "+Inf")], cumulative)
-        sample(name + "_sum", labels, sum)
-        sample(name + "_count", labels, cumulative)
-    }
-
-    /// Label values: backslash, double quote and line feed escaped.
-    static func escapeLabel(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
-
-    /// HELP text: backslash and line feed escaped.
-    static func escapeHelp(_ s: String) -> String {
-        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
-    }
-
-    /// Go's float syntax as Prometheus reads it: integers without a fraction, `+Inf`,
-    /// `-Inf`, `NaN`.
-    static func format(_ v: Double) -> String {
-        if v.isNaN { return "NaN" }
-        if v.isInfinite { return v > 0 ? "+Inf" : "-Inf" }
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-        return "\(v)"
-    }
-}
-
-/// The server's own counters for `/metrics` (the sessions keep theirs). Touched only
-/// from the service thread.
+/// What happens per frame or request is counted as it happens, in the registry's own
+/// metrics: a `Counter` is a relaxed atomic add, a histogram's `record` an uncontended
+/// lock (the scrape reads it on the same service thread) and a bucket walk, and nothing
+/// allocates. What the server knows anyway (viewers, connections, the process) is read
+/// at scrape time into gauges. Everything is touched from the service thread only.
 final class ServerMetrics {
+    let registry = PrometheusCollectorRegistry()
+
     /// Points stored, by the feed that brought them.
     enum Feed: String, CaseIterable { case httpJSON = "http_json", httpBinary = "http_binary", publisher, lineProtocol = "line_protocol" }
-    var points: [Feed: Int] = [:]
-    /// Refused HTTP requests, by status and route.
-    struct Refusal: Hashable { let status: Int; let route: String }
-    var refused: [Refusal: Int] = [:]
-    /// Answered HTTP requests, by route.
-    var requests: [String: Int] = [:]
+    private let points: [Feed: Counter]
+    /// Answered and refused HTTP requests, by route (and status), made as they first occur.
+    private var requests: [String: Counter] = [:]
+    private struct Refusal: Hashable { let status: Int; let route: String }
+    private var refused: [Refusal: Counter] = [:]
+
+    /// Upper bounds (seconds) of the histograms.
+    static let publishBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+    static let ageBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+    static let gestureBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
     /// Publication time on the service thread (`Session.publish`: the session's frame
     /// and this thread's share of the viewers' own views).
-    static let publishBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
-    var publishCounts = [Int](repeating: 0, count: ServerMetrics.publishBounds.count + 1)
-    var publishSum = 0.0
+    private let publish: ValueHistogram
+
+    private let sessionsGauge, inFlight, draining, residentMemory, openFDs, startTime: Gauge
+    private let cpuSeconds: Counter
+    private var cpuCounted = 0.0
+
+    /// Each hosted session's metrics, by id (a session replaced under the same id keeps
+    /// them); viewer connections of dashboards, by `dashboard:id`.
+    private var sessions: [String: SessionMetrics] = [:]
+    private var dashboardConnections: [String: Gauge] = [:]
+
     /// The transport's connections, read at scrape time: viewer connections and
     /// publishers by session id, HTTP requests in progress.
     var connections: () -> (viewers: [String: Int], publishers: [String: Int], http: Int) = { ([:], [:], 0) }
+    /// Refusals by reason, as counted where they happen (the transport's guards,
+    /// docs/security.md; the limits, `LimitCounters`, docs/limits.md), read at scrape time.
+    var refusals: () -> [String: Int] = { [:] }
+    private var refusalCounters: [String: Counter] = [:]
+    private var refusalsCounted: [String: Int] = [:]
 
-    func observePublish(_ seconds: Double) {
-        var i = 0
-        while i < Self.publishBounds.count && seconds > Self.publishBounds[i] { i += 1 }
-        publishCounts[i] += 1
-        publishSum += seconds
+    init() {
+        let r = registry
+        points = Dictionary(uniqueKeysWithValues: Feed.allCases.map { feed in
+            (feed, r.makeCounter(descriptor: Self.name("chartwire_points_ingested_total",
+                                                        "Points stored, by feed (http_json, http_binary, publisher, line_protocol)."),
+                                 labels: [("feed", feed.rawValue)]))
+        })
+        publish = r.makeValueHistogram(descriptor: Self.name("chartwire_publish_seconds",
+            "Time of a publication on the service thread: the session's frame and this thread's share of viewers' own views."),
+            buckets: Self.publishBounds)
+        sessionsGauge = r.makeGauge(descriptor: Self.name("chartwire_sessions", "Sessions hosted."))
+        inFlight = r.makeGauge(descriptor: Self.name("chartwire_http_requests_in_flight", "HTTP requests being received or answered."))
+        draining = r.makeGauge(descriptor: Self.name("chartwire_draining", "1 once SIGTERM or SIGINT started the drain."))
+        residentMemory = r.makeGauge(descriptor: Self.name("process_resident_memory_bytes", "Resident memory size in bytes."))
+        openFDs = r.makeGauge(descriptor: Self.name("process_open_fds", "Number of open file descriptors."))
+        cpuSeconds = r.makeCounter(descriptor: Self.name("process_cpu_seconds_total", "Total user and system CPU time spent in seconds."))
+        startTime = r.makeGauge(descriptor: Self.name("process_start_time_seconds", "Start time of the process since unix epoch in seconds."))
+    }
+
+    /// A metric's name and help (the registry joins no namespace or unit to it).
+    static func name(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
+    // MARK: Counted as it happens
+
+    func countPoints(_ n: Int, feed: Feed) {
+        if n > 0 { points[feed]!.increment(by: Int64(n)) }
+    }
+
+    func observePublish(_ seconds: Double) { publish.record(seconds) }
+
+    /// The observer of a session the hub takes (`SessionHub.onAdd`).
+    func observer(for session: Session) -> SessionMetrics {
+        if let m = sessions[session.id] { return m }
+        let m = SessionMetrics(id: session.id, registry: registry)
+        sessions[session.id] = m
+        return m
     }
 
     /// The route a request went to, as a label: few values, whatever the path.
@@ -117,15 +102,26 @@ final class ServerMetrics {
     /// count: `handleOps` counts those).
     func record(method: String, path: String, binaryBody: Bool, response: HTTPResponse) {
         let route = Self.route(method: method, path: path)
-        requests[route, default: 0] += 1
+        counter(&requests, route, "chartwire_http_requests_total", "HTTP requests answered, by route.",
+                [("route", route)]).increment()
         if response.status >= 400 {
-            refused[Refusal(status: response.status, route: route), default: 0] += 1
+            counter(&refused, Refusal(status: response.status, route: route), "chartwire_http_requests_refused_total",
+                    "HTTP requests answered with an error, by status and route.",
+                    [("status", String(response.status)), ("route", route)]).increment()
             return
         }
         guard method == "POST", route == "append" || route == "data" || route == "write", response.status == 200,
               response.body.count < 200, let n = Self.accepted(response.body) else { return }
-        let feed: Feed = route == "write" ? .lineProtocol : binaryBody ? .httpBinary : .httpJSON
-        points[feed, default: 0] += Int(n)
+        countPoints(n, feed: route == "write" ? .lineProtocol : binaryBody ? .httpBinary : .httpJSON)
+    }
+
+    /// The counter of `key`, made in the registry the first time.
+    private func counter<K: Hashable>(_ table: inout [K: Counter], _ key: K, _ name: String, _ help: String,
+                                      _ labels: [(String, String)]) -> Counter {
+        if let c = table[key] { return c }
+        let c = registry.makeCounter(descriptor: Self.name(name, help), labels: labels)
+        table[key] = c
+        return c
     }
 
     /// The `accepted` count of an answer's JSON body.
@@ -134,67 +130,62 @@ final class ServerMetrics {
         return Int(n)
     }
 
-    /// The exposition of everything: the sessions' figures, the transport's, the process'.
-    func render(hub: SessionHub, lifecycle: Lifecycle) -> String {
-        var out = PrometheusText()
-        let sessions = hub.sessions
+    // MARK: The scrape
+
+    /// The exposition of everything: the gauges read now, then the registry's text.
+    func render(hub: SessionHub, lifecycle: Lifecycle) -> [UInt8] {
+        let hosted = hub.sessions
         let (viewerConnections, publishers, http) = connections()
+        sessionsGauge.set(to: Double(hosted.count))
+        inFlight.set(to: Double(http))
+        draining.set(to: lifecycle.draining ? 1 : 0)
 
-        out.family("chartwire_sessions", .gauge, "Sessions hosted.")
-        out.sample("chartwire_sessions", [], sessions.count)
-        out.family("chartwire_viewers", .gauge, "Viewers of each session (a dashboard's connection is a viewer of each of its sessions).")
-        for s in sessions { out.sample("chartwire_viewers", [("session", s.id)], s.viewerCount) }
-        out.family("chartwire_viewer_connections", .gauge, "WebSocket viewer connections, by the session (or dashboard:id) they watch.")
-        for (id, n) in viewerConnections.sorted(by: { $0.key < $1.key }) { out.sample("chartwire_viewer_connections", [("session", id)], n) }
-        out.family("chartwire_publisher_connections", .gauge, "Publisher WebSocket connections, by session.")
-        for (id, n) in publishers.sorted(by: { $0.key < $1.key }) { out.sample("chartwire_publisher_connections", [("session", id)], n) }
-        out.family("chartwire_http_requests_in_flight", .gauge, "HTTP requests being received or answered.")
-        out.sample("chartwire_http_requests_in_flight", [], http)
-
-        out.family("chartwire_publications_total", .counter, "Publications (frames rendered for every viewer size) of each session.")
-        for s in sessions { out.sample("chartwire_publications_total", [("session", s.id)], s.stats.publications) }
-        out.family("chartwire_frames_sent_total", .counter, "Frames handed to the transport, by session.")
-        for s in sessions { out.sample("chartwire_frames_sent_total", [("session", s.id)], s.stats.frames) }
-        out.family("chartwire_frame_bytes_sent_total", .counter, "Bytes of binary frames handed to the transport, by session.")
-        for s in sessions { out.sample("chartwire_frame_bytes_sent_total", [("session", s.id)], s.stats.bytes) }
-        out.family("chartwire_frame_age_seconds", .histogram,
-                   "From the first change a frame shows to the frame leaving the session (a viewer's first frames not counted).")
-        for s in sessions {
-            out.histogram("chartwire_frame_age_seconds", [("session", s.id)], bounds: SessionStats.ageBounds,
-                          counts: s.stats.ageBuckets, sum: s.stats.ageSum)
+        // Sessions no longer hosted take their metrics with them.
+        let ids = Set(hosted.map(\.id))
+        for (id, m) in sessions where !ids.contains(id) {
+            m.unregister(from: registry)
+            sessions[id] = nil
         }
-        out.family("chartwire_publish_seconds", .histogram,
-                   "Time of a publication on the service thread: the session's frame and this thread's share of viewers' own views.")
-        out.histogram("chartwire_publish_seconds", [], bounds: Self.publishBounds, counts: publishCounts, sum: publishSum)
-
-        out.family("chartwire_points_ingested_total", .counter, "Points stored, by feed (http_json, http_binary, publisher, line_protocol).")
-        for feed in Feed.allCases { out.sample("chartwire_points_ingested_total", [("feed", feed.rawValue)], points[feed] ?? 0) }
-        out.family("chartwire_http_requests_total", .counter, "HTTP requests answered, by route.")
-        for (route, n) in requests.sorted(by: { $0.key < $1.key }) { out.sample("chartwire_http_requests_total", [("route", route)], n) }
-        out.family("chartwire_http_requests_refused_total", .counter, "HTTP requests answered with an error, by status and route.")
-        for (r, n) in refused.sorted(by: { ($0.key.status, $0.key.route) < ($1.key.status, $1.key.route) }) {
-            out.sample("chartwire_http_requests_refused_total", [("status", String(r.status)), ("route", r.route)], n)
+        for s in hosted {
+            let m = observer(for: s)
+            if s.observer !== m { s.observer = m }
+            m.viewers.set(to: Double(s.viewerCount))
+            m.viewerConnections.set(to: Double(viewerConnections[s.id] ?? 0))
+            m.publisherConnections.set(to: Double(publishers[s.id] ?? 0))
         }
-        out.family("chartwire_draining", .gauge, "1 once SIGTERM or SIGINT started the drain.")
-        out.sample("chartwire_draining", [], lifecycle.draining ? 1 : 0)
+        for (key, n) in viewerConnections where key.hasPrefix("dashboard:") {
+            let g = dashboardConnections[key] ?? registry.makeGauge(descriptor: SessionMetrics.viewerConnectionsName, labels: [("session", key)])
+            dashboardConnections[key] = g
+            g.set(to: Double(n))
+        }
+        for (key, g) in dashboardConnections where viewerConnections[key] == nil {
+            registry.unregisterGauge(g)
+            dashboardConnections[key] = nil
+        }
+
+        for (reason, n) in refusals() where n > refusalsCounted[reason, default: 0] {
+            counter(&refusalCounters, reason, "chartwire_refused_total",
+                    "Requests, messages and connections refused, by reason: the transport's guards and the limits.",
+                    [("reason", reason)]).increment(by: Int64(n - refusalsCounted[reason, default: 0]))
+            refusalsCounted[reason] = n
+        }
 
         let process = Self.processFigures()
-        if let rss = process.residentBytes {
-            out.family("process_resident_memory_bytes", .gauge, "Resident memory size in bytes.")
-            out.sample("process_resident_memory_bytes", [], rss)
+        if let rss = process.residentBytes { residentMemory.set(to: Double(rss)) }
+        if let fds = process.openFDs { openFDs.set(to: Double(fds)) }
+        if let cpu = process.cpuSeconds, cpu > cpuCounted {
+            cpuSeconds.increment(by: cpu - cpuCounted)
+            cpuCounted = cpu
         }
-        if let fds = process.openFDs {
-            out.family("process_open_fds", .gauge, "Number of open file descriptors.")
-            out.sample("process_open_fds", [], fds)
-        }
-        if let cpu = process.cpuSeconds {
-            out.family("process_cpu_seconds_total", .counter, "Total user and system CPU time spent in seconds.")
-            out.sample("process_cpu_seconds_total", [], cpu)
-        }
-        out.family("process_start_time_seconds", .gauge, "Start time of the process since unix epoch in seconds.")
-        out.sample("process_start_time_seconds", [], lifecycle.started.timeIntervalSince1970.rounded())
-        return out.text
+        startTime.set(to: lifecycle.started.timeIntervalSince1970.rounded())
+
+        var out: [UInt8] = []
+        out.reserveCapacity(lastSize + lastSize / 8)
+        registry.emit(into: &out)
+        lastSize = out.count
+        return out
     }
+    private var lastSize = 4096
 
     /// Resident memory, open descriptors and CPU time, from /proc (Linux); nil elsewhere.
     static func processFigures() -> (residentBytes: Int?, openFDs: Int?, cpuSeconds: Double?) {
@@ -212,6 +203,53 @@ final class ServerMetrics {
         }
         return (rss, fds, cpu)
     }
+}
+
+/// One session's metrics, labelled `session`: what it sends, counted as its frames
+/// leave (`SessionObserver`), and its viewers and connections, set at scrape time.
+final class SessionMetrics: SessionObserver {
+    let publications, frames, bytes: Counter
+    let frameAge, gestureTime: ValueHistogram
+    let viewers, viewerConnections, publisherConnections: Gauge
+
+    static var viewerConnectionsName: MetricNameDescriptor { ServerMetrics.name("chartwire_viewer_connections",
+        "WebSocket viewer connections, by the session (or dashboard:id) they watch.") }
+
+    init(id: String, registry r: PrometheusCollectorRegistry) {
+        let l = [("session", id)]
+        publications = r.makeCounter(descriptor: ServerMetrics.name("chartwire_publications_total",
+            "Publications (frames rendered for every viewer size) of each session."), labels: l)
+        frames = r.makeCounter(descriptor: ServerMetrics.name("chartwire_frames_sent_total", "Frames handed to the transport, by session."), labels: l)
+        bytes = r.makeCounter(descriptor: ServerMetrics.name("chartwire_frame_bytes_sent_total",
+            "Bytes of binary frames handed to the transport, by session."), labels: l)
+        frameAge = r.makeValueHistogram(descriptor: ServerMetrics.name("chartwire_frame_age_seconds",
+            "From the first change a frame shows to the frame leaving the session (a viewer's first frames not counted)."),
+            labels: l, buckets: ServerMetrics.ageBounds)
+        gestureTime = r.makeValueHistogram(descriptor: ServerMetrics.name("chartwire_gesture_to_frame_seconds",
+            "From a viewer's gesture (pointer, wheel, double click) arriving to the first frame showing what it changed leaving for that viewer."),
+            labels: l, buckets: ServerMetrics.gestureBounds)
+        viewers = r.makeGauge(descriptor: ServerMetrics.name("chartwire_viewers",
+            "Viewers of each session (a dashboard's connection is a viewer of each of its sessions)."), labels: l)
+        viewerConnections = r.makeGauge(descriptor: Self.viewerConnectionsName, labels: l)
+        publisherConnections = r.makeGauge(descriptor: ServerMetrics.name("chartwire_publisher_connections",
+            "Publisher WebSocket connections, by session."), labels: l)
+    }
+
+    func unregister(from r: PrometheusCollectorRegistry) {
+        for c in [publications, frames, bytes] { r.unregisterCounter(c) }
+        for h in [frameAge, gestureTime] { r.unregisterValueHistogram(h) }
+        for g in [viewers, viewerConnections, publisherConnections] { r.unregisterGauge(g) }
+    }
+
+    func published() { publications.increment() }
+
+    func frameSent(bytes n: Int, age: Double?) {
+        frames.increment()
+        if n > 0 { bytes.increment(by: Int64(n)) }
+        if let age { frameAge.record(age) }
+    }
+
+    func gestureToFrame(_ seconds: Double) { gestureTime.record(seconds) }
 }
 
 extension LWSServer {

@@ -62,7 +62,7 @@ extension Router {
         }
         let answer = handle(normal)
         guard let api else { return answer }
-        if answer.status == 200, let n = ServerMetrics.accepted(answer.body) { metrics.points[.lineProtocol, default: 0] += n }
+        if answer.status == 200, let n = ServerMetrics.accepted(answer.body) { metrics.countPoints(n, feed: .lineProtocol) }
         guard answer.status < 300 else {
             let message = (try? Jansson.parse(answer.body))?["error"]?.stringValue ?? answer.bodyText
             return Self.influxError(answer.status, message, api: api)
@@ -150,14 +150,18 @@ extension Router {
             return r
         case "metrics":
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-                                body: Array(metrics.render(hub: hub, lifecycle: lifecycle).utf8))
+                                body: metrics.render(hub: hub, lifecycle: lifecycle))
         case "readyz":
-            // Serving: the sessions are loaded (they are before the server listens);
-            // 503 once draining, so a balancer sends new clients elsewhere.
-            if lifecycle.draining {
-                return .json(503, .object([("status", "draining"), ("sessions", .int(Int64(hub.sessions.count)))]))
+            // Serving: the sessions are loaded and the store opened (both before the
+            // server listens), and the store reachable: a cluster node without Redis
+            // answers 503, as it does once draining, so a balancer sends new clients
+            // elsewhere.
+            let sessions: (String, JSONValue) = ("sessions", .int(Int64(hub.sessions.count)))
+            if lifecycle.draining { return .json(503, .object([("status", "draining"), sessions])) }
+            if let why = (durability as? ClusterDurability)?.writeRefusal {
+                return .json(503, .object([("status", "unavailable"), ("reason", .string(why)), sessions]))
             }
-            return .json(200, .object([("status", "ready"), ("sessions", .int(Int64(hub.sessions.count)))]))
+            return .json(200, .object([("status", "ready"), sessions]))
         default:
             return nil
         }

@@ -293,3 +293,21 @@ def test_redis_down_at_start_is_one_line_and_exit_code_2():
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "redis" in lines[0].lower(), proc.stderr
+
+
+def test_readyz_says_when_redis_is_unreachable(cluster):
+    """/readyz is 'serving: sessions loaded, storage reachable' (docs/deploy.md): a node
+    whose Redis is away answers 503 (a balancer sends new viewers elsewhere), and 200
+    again once Redis is back; /healthz stays 200 throughout."""
+    redis, (a, _, _) = cluster
+    status, body = request(a, "GET", "/readyz")
+    assert status == 200 and json.loads(body)["status"] == "ready", body
+    redis.proc.kill()
+    redis.proc.wait()
+    def not_ready():
+        status, body = request(a, "GET", "/readyz")
+        return status == 503 and json.loads(body)["status"] == "unavailable" and "redis" in json.loads(body)["reason"].lower()
+    eventually(not_ready, timeout=5.0)
+    assert request(a, "GET", "/healthz")[0] == 200
+    redis.start()
+    eventually(lambda: request(a, "GET", "/readyz")[0] == 200, timeout=10.0)

@@ -1,7 +1,7 @@
 """InfluxDB compatibility as the clients see it: the real `influxdb-client` (2.x) and
 `influxdb` (1.x) packages from PyPI against the real server, and line protocol written
-byte for byte as Telegraf's InfluxDB v2 output writes it (docs/feeding.md,
-"InfluxDB clients")."""
+as Telegraf's InfluxDB v2 output writes it, framed as nginx passes it on (Telegraf's own
+chunked framing: test_nginx.py) (docs/feeding.md, "InfluxDB clients")."""
 import base64
 import gzip
 import json
@@ -206,7 +206,9 @@ def test_tokens_as_influxdb_clients_carry_them(influx_server):
 # As Telegraf's `[[outputs.influxdb_v2]]` writes (plugins/outputs/influxdb_v2/http.go):
 # POST {url}/api/v2/write?bucket=B&org=O, line protocol with sorted tags and
 # nanosecond timestamps, each line ending in \n, gzip (content_encoding = "gzip" is
-# the default), and these headers.
+# the default), and these headers. Telegraf frames the body chunked, which the server
+# refuses and nginx in front turns into a Content-Length (test_nginx.py sends those
+# exact bytes both ways); here the body goes with the Content-Length nginx gives it.
 TELEGRAF_LINES = (
     b"cpu,cpu=cpu0,host=web01 usage_idle=97.5,usage_system=0.5,usage_user=2 1700000000000000000\n"
     b"cpu,cpu=cpu1,host=web01 usage_idle=99,usage_system=0.25,usage_user=0.75 1700000000000000000\n"

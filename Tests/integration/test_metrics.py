@@ -3,6 +3,7 @@ Python client (`prometheus-client` from PyPI): the counters move as viewers conn
 and data arrives (docs/deploy.md, "Metrics")."""
 import json
 import struct
+import time
 import urllib.request
 
 import pytest
@@ -11,7 +12,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import Server
 from test_control import call
-from test_websocket import connect, hello, next_frame
+import cwframe
+from test_websocket import connect, hello, layer, next_frame
 
 
 @pytest.fixture
@@ -105,3 +107,72 @@ def test_metrics_move_as_viewers_connect_and_data_arrives(metrics_server):
     a.close(); b.close(); p.close()
     _, last = scrape(s)
     assert value(last, "chartwire_viewer_connections", session="m") == 0 and value(last, "chartwire_viewers", session="m") == 0
+
+
+def test_gesture_to_frame_histogram(static_server):
+    """A viewer's wheel turn is timed from its arrival to the first frame that shows the
+    zoom leaving: the count moves by one per gesture shown, the time is within what the
+    client saw, and gestures that change nothing, or other viewers' frames, add nothing."""
+    s = static_server
+    name = "chartwire_gesture_to_frame_seconds"
+    a, b = connect(s), connect(s)
+    hello(a); hello(b)
+    f, _ = next_frame(a)
+    next_frame(b)
+    families, before = scrape(s)
+    assert families[name].type == "histogram"
+    assert value(before, name + "_count", session="static") == 0
+
+    x, y, w, h = cwframe.plot_rect(layer(f, "background"))
+    seen = []
+    for turn in range(2):
+        sent = time.monotonic()
+        a.send(json.dumps({"type": "wheel", "x": x + w / 2, "y": y + h / 2, "deltaX": 0, "deltaY": -100}))
+        f2, _ = next_frame(a)
+        seen.append(time.monotonic() - sent)
+        assert layer(f2, "background") is not None   # the zoom is in this frame
+        next_frame(b)   # the other viewer is shown it too, and that is not its gesture
+        # A hover with no button pressed changes nothing here (no modifier draws on hover).
+        a.send(json.dumps({"type": "pointer", "phase": "move", "x": x + 5, "y": y + 5, "button": -1, "buttons": 0,
+                           "pointerId": 1, "pointerType": "mouse"}))
+    # (A last gesture, so the hover before it has surely been read.)
+    sent = time.monotonic()
+    a.send(json.dumps({"type": "wheel", "x": x + w / 2, "y": y + h / 2, "deltaX": 0, "deltaY": 100}))
+    next_frame(a)
+    seen.append(time.monotonic() - sent)
+    next_frame(b)
+
+    _, after = scrape(s)
+    assert value(after, name + "_count", session="static") == 3
+    total = value(after, name + "_sum", session="static")
+    assert 0 < total <= sum(seen), (total, seen)
+    assert value(after, name + "_bucket", session="static", le="+Inf") == 3
+    assert value(after, name + "_bucket", session="static", le=str(5.0)) == 3
+    a.close(); b.close()
+
+
+def test_refusals_by_reason(tmp_path):
+    """chartwire_refused_total{reason}: what the transport's guards (docs/security.md) and
+    the limits (docs/limits.md) refused, by the names they are counted under."""
+    import socket
+    config = tmp_path / "one.json"
+    config.write_text(json.dumps({"sessions": [{"id": "m", "chart": {"series": [{"id": "a"}]}}]}))
+    s = Server("--config", str(config), "--limit", "sessions=1").start()
+    try:
+        _, before = scrape(s)
+        assert value(before, "chartwire_refused_total", reason="lengthRequired") == 0
+        # A chunked body: refused by the transport (411).
+        with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+            c.sendall(f"POST /api/sessions/m/series/a/append HTTP/1.1\r\nHost: 127.0.0.1:{s.port}\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n".encode())
+            assert c.recv(4096).startswith(b"HTTP/1.1 411")
+        # A second session past --limit sessions=1: refused by the limit (429).
+        assert call(s, "PUT", "/api/sessions/two", {"chart": {}})[0] == 429
+        _, after = scrape(s)
+        assert value(after, "chartwire_refused_total", reason="lengthRequired") == 1
+        assert value(after, "chartwire_refused_total", reason="sessions") == 1
+        # Counted once: a second scrape adds nothing.
+        _, again = scrape(s)
+        assert value(again, "chartwire_refused_total", reason="sessions") == 1
+    finally:
+        s.stop()

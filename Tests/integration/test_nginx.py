@@ -136,3 +136,56 @@ def test_forwarded_for_is_believed_only_from_trusted_proxies(proxied):
     trusted_log, plain_log = server.proc.stderr.read(), plain.proc.stderr.read()
     assert "client=203.0.113.7" in trusted_log, trusted_log
     assert "client=127.0.0.1" in plain_log and "198.51.100.9" not in plain_log, plain_log
+
+
+def telegraf_request(host, path, body):
+    """The bytes Telegraf's `[[outputs.influxdb_v2]]` writes (plugins/outputs/influxdb_v2/
+    http.go, with Go's net/http): its body is an io.NopCloser over the gzip payload, of no
+    length Go knows, so Go sends it chunked; headers in Go's order (Host, User-Agent,
+    Transfer-Encoding, the request's own sorted, then the transport's Accept-Encoding)."""
+    head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: Telegraf/1.36.1 Go/1.24.6\r\n"
+            "Transfer-Encoding: chunked\r\nAuthorization: Token telegraf-token\r\nContent-Encoding: gzip\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\nAccept-Encoding: gzip\r\n\r\n")
+    return head.encode() + f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+
+
+def send_raw(host, request):
+    addr, port = host.split(":")
+    with socket.create_connection((addr, int(port)), timeout=10) as c:
+        c.sendall(request)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        return int(answer.split(b" ", 2)[1]), answer
+
+
+def test_telegraf_v2_output_through_nginx(proxied):
+    """Telegraf's InfluxDB v2 output sends chunked bodies, which the server refuses
+    (docs/security.md: lws 4.1 does not decode them); nginx in front (the shipped site)
+    reads the body whole and passes it on with a Content-Length, so Telegraf feeds
+    ChartWire through it."""
+    import gzip
+    server, front = proxied
+    spec = {"chart": {"xAxes": [{"id": "t", "type": "time"}], "series": [{"id": "user"}]},
+            "lineProtocol": {"series": [{"measurement": "cpu", "tags": {"cpu": "cpu0"}, "field": "usage_user",
+                                         "series": "user"}], "unknown": "ignore"}}
+    req = urllib.request.Request(f"{server.http}/api/sessions/tg", data=json.dumps(spec).encode(), method="PUT",
+                                 headers={"Content-Type": "application/json"})
+    assert urllib.request.urlopen(req, timeout=10).status in (200, 201)
+    lines = (b"cpu,cpu=cpu0,host=web01 usage_idle=97.5,usage_system=0.5,usage_user=2 1700000000000000000\n"
+             b"mem,host=web01 available=6012345344i,used_percent=21.75 1700000000000000000\n"
+             b"cpu,cpu=cpu0,host=web01 usage_idle=96.5,usage_system=0.75,usage_user=2.75 1700000010000000000\n")
+    body = gzip.compress(lines)
+    path = "/api/v2/write?bucket=tg&org=chartwire"
+    # Straight to the server: refused, with the reason.
+    status, answer = send_raw(f"127.0.0.1:{server.port}", telegraf_request(f"127.0.0.1:{server.port}", path, body))
+    assert status == 411 and b"chunked" in answer, answer
+    # Through nginx: stored.
+    status, answer = send_raw(front, telegraf_request(front, "/charts" + path, body))
+    assert status == 204, answer
+    with urllib.request.urlopen(f"{server.http}/api/sessions/tg/spec?data=1", timeout=10) as r:
+        data = json.loads(r.read())["chart"]["series"][0]["data"]
+    assert data["x"] == [1_700_000_000, 1_700_000_010] and data["y"] == [2, 2.75]

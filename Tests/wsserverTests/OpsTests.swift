@@ -1,44 +1,57 @@
 import Testing
 import Foundation
 import ChartSession
+import TestSupport
 @testable import ChartWireServer
 
 /// The pieces of issue 27 that need no server: the exposition writer, gzip bodies,
 /// InfluxDB credentials.
 @Suite struct OpsTests {
-    @Test func expositionEscapesAndFormats() {
-        var out = PrometheusText()
-        out.family("m_total", .counter, "a \\ help\nline")
-        out.sample("m_total", [("a", "q\"uo\\te\nnl"), ("b", "plain é")], 3)
-        out.sample("m_total", [], 0.25)
-        out.sample("g", [], .infinity)
-        out.sample("g", [], -.infinity)
-        out.sample("g", [], .nan)
-        out.sample("g", [], 1e20)
-        #expect(out.text == """
-            # HELP m_total a \\\\ help\\nline
-            # TYPE m_total counter
-            m_total{a="q\\"uo\\\\te\\nnl",b="plain é"} 3
-            m_total 0.25
-            g +Inf
-            g -Inf
-            g NaN
-            g 1e+20
+    /// The registry's exposition, read back: per-session families appear with the
+    /// session, count what its observer is told, and go when the session does.
+    @Test func metricsFollowTheSessions() throws {
+        let metrics = ServerMetrics()
+        let hub = SessionHub()
+        hub.onAdd = { s in s.observer = metrics.observer(for: s) }
+        hub.add(Session(id: "a\"b", title: "t", chart: Chart(title: nil, xAxes: [], yAxes: [], series: []), measurer: TestFonts.measurer))
+        let session = try #require(hub.session("a\"b"))
+        let m = try #require(session.observer as? SessionMetrics)
+        m.published()
+        m.frameSent(bytes: 100, age: nil)
+        m.frameSent(bytes: 50, age: 0.003)
+        m.frameSent(bytes: 0, age: 7)
+        m.gestureToFrame(0.02)
+        metrics.countPoints(5, feed: .lineProtocol)
+        metrics.observePublish(0.002)
+        metrics.record(method: "POST", path: "/api/sessions/x/series/y/append", binaryBody: false,
+                       response: .error(404, "no"))
+        let text = String(decoding: metrics.render(hub: hub, lifecycle: Lifecycle()), as: UTF8.self)
+        let lines = Set(text.split(separator: "\n").map(String.init))
+        // Label values escaped as the format asks.
+        #expect(lines.contains(#"chartwire_frames_sent_total{session="a\"b"} 3"#))
+        #expect(lines.contains(#"chartwire_frame_bytes_sent_total{session="a\"b"} 150"#))
+        #expect(lines.contains(#"chartwire_publications_total{session="a\"b"} 1"#))
+        #expect(lines.contains(#"chartwire_frame_age_seconds_bucket{session="a\"b",le="0.0025"} 0"#))
+        #expect(lines.contains(#"chartwire_frame_age_seconds_bucket{session="a\"b",le="0.005"} 1"#))
+        #expect(lines.contains(#"chartwire_frame_age_seconds_bucket{session="a\"b",le="5.0"} 1"#))
+        #expect(lines.contains(#"chartwire_frame_age_seconds_bucket{session="a\"b",le="+Inf"} 2"#))
+        #expect(lines.contains(#"chartwire_frame_age_seconds_count{session="a\"b"} 2"#))
+        #expect(lines.contains(#"chartwire_gesture_to_frame_seconds_count{session="a\"b"} 1"#))
+        #expect(lines.contains(#"chartwire_gesture_to_frame_seconds_bucket{session="a\"b",le="0.01"} 0"#))
+        #expect(lines.contains(#"chartwire_gesture_to_frame_seconds_bucket{session="a\"b",le="0.025"} 1"#))
+        #expect(lines.contains(#"chartwire_points_ingested_total{feed="line_protocol"} 5"#))
+        #expect(lines.contains(#"chartwire_http_requests_refused_total{status="404",route="append"} 1"#))
+        #expect(lines.contains("chartwire_publish_seconds_count 1"))
+        #expect(lines.contains("chartwire_sessions 1.0"))
+        #expect(lines.contains("# TYPE chartwire_frame_age_seconds histogram"))
+        #expect(lines.contains("# TYPE chartwire_points_ingested_total counter"))
 
-            """)
-    }
-
-    @Test func histogramsAreCumulative() {
-        var out = PrometheusText()
-        out.histogram("h", [("s", "x")], bounds: [0.1, 1], counts: [2, 0, 5], sum: 9.5)
-        #expect(out.text == """
-            h_bucket{s="x",le="0.1"} 2
-            h_bucket{s="x",le="1"} 2
-            h_bucket{s="x",le="+Inf"} 7
-            h_sum{s="x"} 9.5
-            h_count{s="x"} 7
-
-            """)
+        // Gone with the session.
+        _ = hub.remove("a\"b")
+        let after = String(decoding: metrics.render(hub: hub, lifecycle: Lifecycle()), as: UTF8.self)
+        #expect(!after.contains("a\\\"b"))
+        #expect(!after.contains("chartwire_frames_sent_total"))
+        #expect(after.contains("chartwire_sessions 0.0"))
     }
 
     @Test func gzipBodiesAreBounded() throws {

@@ -7,13 +7,16 @@ import TestSupport
 // latency from the feeder, frame ages from /api/stats).
 
 /// The monitoring chart of the streaming issue: 4 line series, each a 250,000-point FIFO.
-let monitorSpec = """
-{"sessions":[{"id":"monitor","title":"Monitor","chart":{"title":"Monitor",
+let monitorChart = """
+{"title":"Monitor",
  "xAxes":[{"id":"t","alignment":"bottom","title":"Time (s)","mode":"extents"}],
  "yAxes":[{"id":"v","alignment":"left","title":"Value","mode":"visible"}],
  "series":[{"id":"s0","name":"Signal 0","capacity":250000},{"id":"s1","name":"Signal 1","capacity":250000},
            {"id":"s2","name":"Signal 2","capacity":250000},{"id":"s3","name":"Signal 3","capacity":250000}],
- "legend":{"position":"topLeft"}}},
+ "legend":{"position":"topLeft"}}
+"""
+let monitorSpec = """
+{"sessions":[{"id":"monitor","title":"Monitor","chart":\(monitorChart)},
  {"id":"bulk","title":"Bulk","chart":{"series":[{"id":"b","name":"Bulk","capacity":10000000},{"id":"j","name":"JSON","capacity":10000000}]}},
  {"id":"gestures","title":"Gestures","chart":{"series":[{"id":"g","name":"Signal","capacity":1000000}],
   "modifiers":[{"type":"zoomPan"},{"type":"mouseWheelZoom"},{"type":"rollover"}]}}]}
@@ -186,8 +189,10 @@ final class Scenario {
 }
 
 /// The live groups: `monitor` (the monitoring chart, bulk ingest, gestures), `fanout`
-/// (fan-out and the slow viewer), `ingest` (ingest while watched, independent views).
-let liveGroups: Set<String> = ["monitor", "fanout", "ingest", "durable"]
+/// (fan-out and the slow viewer), `ingest` (ingest while watched, independent views),
+/// `durable` (with a data folder), `scrape` (the live and fan-out figures with
+/// `/metrics` scraped once a second, beside them unscraped).
+let liveGroups: Set<String> = ["monitor", "fanout", "ingest", "durable", "scrape"]
 
 /// The live monitoring scenario, the fan-out scenarios and the ingest ones (`groups`:
 /// those of `liveGroups` to run). Throws when the binaries are missing or a process
@@ -200,6 +205,7 @@ func runLive(binDir: String, quick: Bool, groups: Set<String> = liveGroups) thro
     let seconds = quick ? 4.0 : 10.0, warmup = quick ? 1.0 : 2.0
     if groups.contains("monitor") { figures.rows += try runMonitor(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
     if groups.contains("durable") { figures.rows += try runDurable(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
+    if groups.contains("scrape") { figures.rows += try runScrape(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
     if groups.contains("fanout") {
         // Fan-out and a slow viewer, on the scrolling chart.
         let scrolling = try Scenario(binDir: binDir, dir: dir, name: "scrolling", spec: scrollingSpec, warmup: warmup)
@@ -507,5 +513,145 @@ func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
     figures.rows.append(("restart_first_frame_ms_1e7", restartMs, ("start_first_frame_ms_memory", empty.ms), "ms"))
     // Beside the float64 x and y of a point: 16 bytes.
     figures.rows.append(("disk_bytes_per_point_1e7", Double(bytes) / points, ("xy_float64_bytes_per_point", 16), "B"))
+    return figures
+}
+
+// MARK: Scraped by Prometheus (`--only scrape`)
+
+/// GETs `/metrics` once a second on a thread of its own, as a Prometheus server scrapes
+/// (a new connection each time), and counts the scrapes that were answered 200 and
+/// their bytes, so a run shows that it really scraped.
+final class Scraper: @unchecked Sendable {
+    let port: Int
+    let period: Double
+    private let lock = NSLock()
+    private var stopping = false
+    private var answered = 0, failed = 0, bytes = 0
+    private let done = DispatchSemaphore(value: 0)
+
+    init(port: Int, period: Double = 1) {
+        self.port = port
+        self.period = period
+        Thread.detachNewThread { [self] in
+            var next = Date()
+            while !lock.withLock({ stopping }) {
+                let n = Self.get(port: port, path: "/metrics")
+                lock.withLock { if let n { answered += 1; bytes = n } else { failed += 1 } }
+                next += period
+                Thread.sleep(until: next)
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops (after the scrape under way) and says what it did.
+    func finish() -> (scrapes: Int, failed: Int, bytes: Int) {
+        lock.withLock { stopping = true }
+        done.wait()
+        return lock.withLock { (answered, failed, bytes) }
+    }
+
+    /// One GET over a new connection: the body's size when the answer is 200, else nil.
+    static func get(port: Int, path: String) -> Int? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard ok else { return nil }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return nil }
+        var answer: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            answer.append(contentsOf: buf[0..<n])
+        }
+        guard answer.starts(with: Array("HTTP/1.1 200".utf8)),
+              let end = answer.indices.first(where: { answer[$0...].starts(with: [13, 10, 13, 10]) }) else { return nil }
+        return answer.count - end - 4
+    }
+}
+
+/// The live figures with `/metrics` scraped once a second beside the same figures
+/// unscraped, measured in turn on the same servers: the monitoring chart's one viewer
+/// (server CPU, frame ages, frame rate; the unscraped run is repeated after the scraped
+/// one, so the table shows what run-to-run noise is), and the fan-out search (at each
+/// count, unscraped then scraped, each going on while it keeps 30 frames/s).
+func runScrape(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: Double) throws -> LiveFigures {
+    var figures = LiveFigures()
+    var scraped: [(scrapes: Int, failed: Int, bytes: Int)] = []
+    func scraping<T>(_ on: Bool, port: Int, _ body: () throws -> T) rethrows -> T {
+        guard on else { return try body() }
+        let s = Scraper(port: port)
+        defer { scraped.append(s.finish()) }
+        return try body()
+    }
+
+    // Three copies of the monitoring chart, one a run, so that each run's frame ages
+    // (`/api/stats`: a session's last 4096) are its own.
+    let runs = ["unscraped", "scraped", "again"]
+    let spec = #"{"sessions":["# + runs.map { #"{"id":"\#($0)","title":"Monitor","chart":\#(monitorChart)}"# }.joined(separator: ",") + "]}"
+    let live = try Scenario(binDir: binDir, dir: dir, name: "scrape-monitor", spec: spec, warmup: warmup,
+                            history: runs.map { ($0, 250_000) })
+    func oneViewer(_ session: String, scrape: Bool) throws -> (cpu: Double, fps: Double, ageP99: Double, ageP50: Double) {
+        try scraping(scrape, port: live.server.port) {
+            let f = try live.feed(seconds, session: session)
+            let v = try live.load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
+                                   "--duration", String(seconds), "--warmup", String(warmup)], session: session)
+            var r: JSONValue = .null
+            let cpu = try live.cpu { r = try v.result(); _ = try f.result() }
+            let stats = try live.load(["get", "--series", "/api/stats"]).result()
+            let s = stats["sessions"]?.arrayValue?.first { $0["id"]?.stringValue == session }
+            return (cpu, number(r, "fps", "mean"), number(s, "frameAgeP99Ms"), number(s, "frameAgeP50Ms"))
+        }
+    }
+    let plain = try oneViewer("unscraped", scrape: false)
+    let withScrape = try oneViewer("scraped", scrape: true)
+    let again = try oneViewer("again", scrape: false)
+    figures.rows.append(("live_server_cpu_pct_1viewer_scraped", withScrape.cpu, ("live_server_cpu_pct_1viewer_unscraped", plain.cpu), "%"))
+    figures.rows.append(("live_server_cpu_pct_1viewer_again", again.cpu, ("live_server_cpu_pct_1viewer_unscraped", plain.cpu), "%"))
+    figures.rows.append(("live_frame_age_p99_ms_scraped", withScrape.ageP99, ("live_frame_age_p99_ms_unscraped", plain.ageP99), "ms"))
+    figures.rows.append(("live_frame_age_p99_ms_again", again.ageP99, ("live_frame_age_p99_ms_unscraped", plain.ageP99), "ms"))
+    figures.rows.append(("live_frame_age_p50_ms_scraped", withScrape.ageP50, ("live_frame_age_p50_ms_unscraped", plain.ageP50), "ms"))
+    figures.rows.append(("live_frames_per_s_1viewer_scraped", withScrape.fps, ("live_frames_per_s_1viewer_unscraped", plain.fps), "/s"))
+
+    // What one scrape costs the server: 200 back to back, nothing else running.
+    let n = 200, c0 = live.server.cpuSeconds
+    var size = 0
+    for _ in 0..<n { size = Scraper.get(port: live.server.port, path: "/metrics") ?? -1 }
+    let perScrape = (live.server.cpuSeconds - c0) / Double(n) * 1000
+    figures.rows.append(("metrics_scrape_bytes", Double(size), ("metrics_scrape_server_cpu_ms", perScrape), "B"))
+    live.server.stop()
+
+    let scrolling = try Scenario(binDir: binDir, dir: dir, name: "scrape-scrolling", spec: scrollingSpec, warmup: warmup)
+    defer { scrolling.server.stop() }
+    var best = [false: 0.0, true: 0.0], bestCPU = [false: Double.nan, true: Double.nan], going = [false: true, true: true]
+    for count in quick ? [200, 1000] : [250, 500, 1000, 1500, 2000, 2500] {
+        for scrape in [false, true] where going[scrape]! {
+            let (connected, minFps, cpu) = try scraping(scrape, port: scrolling.server.port) {
+                let f = try scrolling.feed(Double(count) / 500 + seconds + 2)
+                let v = try scrolling.load(["viewers", "--count", String(count), "--duration", String(seconds), "--warmup", String(warmup + 1)])
+                var r: JSONValue = .null
+                let c = try scrolling.cpu { Thread.sleep(forTimeInterval: 1); r = try v.result() }
+                _ = try f.result()
+                return (number(r, "connected"), number(r, "fps", "min"), c)
+            }
+            FileHandle.standardError.write(Data("fan-out \(count)\(scrape ? " scraped" : ""): connected \(connected), fps min \(minFps), server \(Int(cpu)) %\n".utf8))
+            if connected == Double(count), minFps >= 30 { best[scrape] = Double(count); bestCPU[scrape] = cpu } else { going[scrape] = false }
+        }
+        if going.values.allSatisfy({ !$0 }) { break }
+    }
+    figures.rows.append(("fanout_viewers_30fps_scraped", best[true]!, ("fanout_viewers_30fps_unscraped", best[false]!), "viewers"))
+    figures.rows.append(("fanout_server_cpu_pct_scraped", bestCPU[true]!, ("fanout_server_cpu_pct_unscraped", bestCPU[false]!), "%"))
+    let total = scraped.reduce(0) { $0 + $1.scrapes }, failed = scraped.reduce(0) { $0 + $1.failed }
+    FileHandle.standardError.write(Data("scrape: \(total) scrapes answered 200, \(failed) failed\n".utf8))
+    figures.rows.append(("metrics_scrapes_answered", Double(total), ("metrics_scrapes_failed", Double(failed)), ""))
     return figures
 }

@@ -33,13 +33,19 @@ while let a = it.next() {
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --font-dir needs a folder\n".utf8)); exit(2) }
         args.fontDir = p
     default:
-        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout,monitor,fanout,ingest,durable] [--json FILE] [--font-dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout,monitor,fanout,ingest,durable,scrape] [--json FILE] [--font-dir DIR]\n".utf8))
         exit(2)
     }
 }
 
 /// Whether a group of figures is to be measured.
 @MainActor func wants(_ group: String) -> Bool { args.only?.contains(group) ?? true }
+
+// The default limits, set as wsserver sets its own before reading any spec: in a release
+// build that only reads `SessionLimits.current`, the read gave every limit as 0 (seen
+// with Swift 6.3.1: "a chart has at most 0 (limit axesPerChart ...)"), and setting it
+// first gives the defaults.
+SessionLimits.current = SessionLimits()
 
 // The chart font as the server loads it (DejaVu, fallbacks, HarfBuzz shaping).
 let measurer: TextMeasurer = {
@@ -483,6 +489,7 @@ func format(_ v: Double, _ unit: String) -> String {
 }
 /// A baseline's unit, from its name where it differs from its figure's.
 func unit(of name: String, otherwise: String) -> String {
+    if name.hasPrefix("fanout_viewers") { return "viewers" }
     if name.hasSuffix("_pct") { return "%" }
     if name.hasSuffix("_ms") { return "ms" }
     if name.hasSuffix("_mb") { return "MB" }

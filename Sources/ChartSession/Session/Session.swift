@@ -54,6 +54,13 @@ public final class Session {
         var pendingSince: Double?
         /// Frames sent and not yet acknowledged.
         var unacked = 0
+        /// Gesture-to-frame (`SessionObserver`): when its oldest gesture not yet shown
+        /// arrived (clock seconds); whether that gesture changed only its own
+        /// `modifier` layer (then the frame carrying that layer shows it), or else
+        /// whether a publication has since rendered what it changed.
+        var gestureAt: Double?
+        var gestureOwnLayerOnly = false
+        var gestureRendered = false
         /// Counted in `viewersOwed`: the last publication found it ready for a frame.
         var owed = false
         /// Its own `modifier` layer: the current version, the one before (to patch
@@ -129,6 +136,9 @@ public final class Session {
     /// Wall-clock milliseconds of the newest data (`noteChange`), sent in frame headers.
     public private(set) var dataTime: Double = 0
     public private(set) var stats = SessionStats()
+    /// Told of each frame's age and each gesture-to-frame time as frames leave (the
+    /// server's `/metrics`); nil: nobody.
+    public var observer: (any SessionObserver)?
     /// The spec the session was made from, with every patch since (nil: built in Swift).
     public internal(set) var specJSON: JSONValue?
     /// How InfluxDB line protocol feeds the chart (`write`); nil: it takes none.
@@ -191,8 +201,9 @@ public final class Session {
     private var liveSizes: Set<ViewerSize> { Set(viewers.values.filter { $0.view == nil }.compactMap(\.size)) }
 
     /// Handles one decoded message; returns the replies to send to that viewer (the
-    /// frames that follow are collected with `nextFrame`).
-    public func receive(_ message: ClientMessage, from viewerID: ViewerID) -> [Outgoing] {
+    /// frames that follow are collected with `nextFrame`). `now` (clock seconds, as
+    /// `nextFrame` is given) dates a gesture for the gesture-to-frame time; nil: untimed.
+    public func receive(_ message: ClientMessage, from viewerID: ViewerID, at now: Double? = nil) -> [Outgoing] {
         // (An acknowledgement changes only the viewer's count, which a render thread does
         // not read: it need not wait for views still rendering. Anything else may.)
         if message != .ack { finishRendering() }
@@ -231,6 +242,7 @@ public final class Session {
             let independent = viewMode == .independent && modifierFactory != nil
             if independent, input.mayStartSteering, seesShared(viewer) { enterView(viewer) }
             let s = surface(viewer)
+            let versionBefore = s.chart.version
             let layout = { s.cache.layout(s.chart, size: size, renderer: self.renderer) }
             let args = ModifierEventArgs(input: input, viewer: viewerID, source: s.chart,
                                          isInSourceBounds: layout().plotRect.contains(input.location), layout: layout)
@@ -250,6 +262,15 @@ public final class Session {
             viewer.modifierDirty = true
             if let view = viewer.view, Self.needsClock(view) { viewsNeedClock = true }
             collectOverlayInvalidations()
+            // Timed from the oldest gesture not yet shown to the frame that shows it.
+            if let now {
+                let changedChart = s.chart.version != versionBefore
+                // (A chart change after a gesture that touched only the viewer's own layer,
+                // a hover, is timed from itself.)
+                if viewer.gestureAt == nil || changedChart && viewer.gestureOwnLayerOnly {
+                    (viewer.gestureAt, viewer.gestureRendered, viewer.gestureOwnLayerOnly) = (now, false, !changedChart)
+                }
+            }
             // Back to the shared view once its own shows the same again (zoomed home), or
             // onto another viewer's view that shows the same.
             if let view = viewer.view, input.endsGesture, !view.chart.modifiers.contains(where: { $0.isEnabled && $0.needsClock }) {
@@ -510,9 +531,9 @@ public final class Session {
 
     /// Decodes and handles a text message; a message that cannot be decoded is
     /// answered with an error and changes nothing.
-    public func receive(json: JSONValue, from viewer: ViewerID) -> [Outgoing] {
+    public func receive(json: JSONValue, from viewer: ViewerID, at now: Double? = nil) -> [Outgoing] {
         do {
-            return receive(try ClientMessage.decode(json), from: viewer)
+            return receive(try ClientMessage.decode(json), from: viewer, at: now)
         } catch {
             return [.text(error.json)]
         }
@@ -618,12 +639,19 @@ public final class Session {
             noteOwed(v, changedAt: changedAt)
         }
         stats.publications += 1
+        observer?.published()
     }
 
     /// After a publication rendered what `v` sees: whether it now lacks layers (then it
     /// waits from the first change they show) and may be sent them now (it is owed).
     private func noteOwed(_ v: Viewer, changedAt: Double) {
-        guard v.sentSize != nil, lacksSharedLayers(v) else { return }
+        let lacks = v.sentSize != nil && lacksSharedLayers(v)
+        // A gesture that changed the chart shows in the frames of this publication; one
+        // whose change left this viewer's layers as they were shows in none.
+        if v.gestureAt != nil, !v.gestureOwnLayerOnly {
+            if lacks { v.gestureRendered = true } else { v.gestureAt = nil }
+        }
+        guard lacks else { return }
         if v.pendingSince == nil { v.pendingSince = changedAt }
         if v.unacked < window { v.owed = true; viewersOwed += 1 }
     }
@@ -899,6 +927,8 @@ public final class Session {
         refreshModifierLayer(v, layout: entry.layout)
         let held = v.sharedHeld
         let own = lackingModifierLayer(v)
+        // A gesture that changed only this viewer's own layer, and left it as it was.
+        if v.gestureAt != nil, v.gestureOwnLayerOnly, own == nil { v.gestureAt = nil }
         let out: Outgoing
         let sent: [FrameLayer]
         switch v.format {
@@ -923,11 +953,19 @@ public final class Session {
             sent = layers
         }
         for l in sent { v.held[l.id.index] = l.version }
-        if let since = v.pendingSince { stats.recordAge(now - since) }
+        let age = v.pendingSince.map { now - $0 }
+        if let age { stats.recordAge(age) }
         v.pendingSince = nil
+        if let at = v.gestureAt, v.gestureOwnLayerOnly ? own != nil : v.gestureRendered {
+            observer?.gestureToFrame(now - at)
+            v.gestureAt = nil
+        }
         v.unacked += 1
         stats.frames += 1
-        if case let .binary(b) = out { stats.bytes += b.count }
+        var bytes = 0
+        if case let .binary(b) = out { bytes = b.count }
+        stats.bytes += bytes
+        observer?.frameSent(bytes: bytes, age: age)
         return out
     }
 
@@ -1073,6 +1111,21 @@ public enum SessionError: Error, Equatable, CustomStringConvertible, Sendable {
     }
 }
 
+/// Told of a session's publications and frames as they happen, and of the time each
+/// gesture took to show: the server's `/metrics`. Called on the transport's thread for
+/// every frame (`nextFrame`): keep it cheap.
+public protocol SessionObserver: AnyObject {
+    /// A publication (`publish`).
+    func published()
+    /// A frame left for a viewer: its bytes (0: a JSON frame) and its age, from the
+    /// first change it shows to it leaving (seconds; nil: a viewer's first frames).
+    func frameSent(bytes: Int, age: Double?)
+    /// From a viewer's gesture (pointer, wheel, double click) arriving to the first frame
+    /// that shows what it changed leaving for that viewer (seconds). A gesture that
+    /// changed nothing the viewer sees is not timed.
+    func gestureToFrame(_ seconds: Double)
+}
+
 /// What a session has sent, for `GET /api/stats` and the benchmark.
 public struct SessionStats: Sendable {
     public var publications = 0
@@ -1086,21 +1139,9 @@ public struct SessionStats: Sendable {
     private var nextAge = 0
     public static let ageCapacity = 4096
 
-    /// Upper bounds (seconds) of the frame-age histogram (`GET /metrics`).
-    public static let ageBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
-    /// Every frame age recorded since the session began, by bucket: index i counts ages
-    /// up to `ageBounds[i]` (and above the bound before), the last those above all.
-    public private(set) var ageBuckets = [Int](repeating: 0, count: SessionStats.ageBounds.count + 1)
-    /// The sum of every frame age recorded (seconds).
-    public private(set) var ageSum = 0.0
-
     mutating func recordAge(_ age: Double) {
         if ages.count < Self.ageCapacity { ages.append(age) } else { ages[nextAge] = age }
         nextAge = (nextAge + 1) % Self.ageCapacity
-        var i = 0
-        while i < Self.ageBounds.count && age > Self.ageBounds[i] { i += 1 }
-        ageBuckets[i] += 1
-        ageSum += age
     }
 
     /// The `p`-quantile (0...1) of the recorded ages, nil when there are none.

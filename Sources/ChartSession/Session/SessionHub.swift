@@ -16,9 +16,16 @@ public final class SessionHub {
         didSet { for s in sessions { s.journal = journal } }
     }
 
+    /// Called with every session the hub takes (`add`, `replace`): the server gives
+    /// each its `/metrics` observer.
+    public var onAdd: ((Session) -> Void)? {
+        didSet { if let onAdd { for s in sessions { onAdd(s) } } }
+    }
+
     public func add(_ session: Session) {
         precondition(self.session(session.id) == nil, "duplicate session id \(session.id)")
         session.journal = journal
+        onAdd?(session)
         sessions.append(session)
         session.recordPoints()
         session.groupPeers = { [weak self, weak session] in
@@ -57,6 +64,7 @@ public final class SessionHub {
         session.journal = journal
         session.groupPeers = sessions[i].groupPeers
         sessions[i] = session
+        onAdd?(session)
     }
 
     /// Stops hosting a session; its viewers are told and disconnected by the transport
