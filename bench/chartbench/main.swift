@@ -41,12 +41,6 @@ while let a = it.next() {
 /// Whether a group of figures is to be measured.
 @MainActor func wants(_ group: String) -> Bool { args.only?.contains(group) ?? true }
 
-// The default limits, set as wsserver sets its own before reading any spec: in a release
-// build that only reads `SessionLimits.current`, the read gave every limit as 0 (seen
-// with Swift 6.3.1: "a chart has at most 0 (limit axesPerChart ...)"), and setting it
-// first gives the defaults.
-SessionLimits.current = SessionLimits()
-
 // The chart font as the server loads it (DejaVu, fallbacks, HarfBuzz shaping).
 let measurer: TextMeasurer = {
     do { return try ChartFonts.load(primaryDir: args.fontDir).measurer } catch {

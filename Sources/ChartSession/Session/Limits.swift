@@ -77,13 +77,21 @@ public struct SessionLimits: Equatable, Sendable {
         return l
     }
 
-    private static let shared = Mutex(SessionLimits())
+    /// The mutex lives in an object, not in the static itself: Swift 6.3.1's optimizer
+    /// folds `static let shared = Mutex(SessionLimits())` into a constant initializer
+    /// and a release build then reads every limit as 0 until something assigns
+    /// `current` (so a release program hosting charts refused every spec: "a chart has
+    /// at most 0 axes"). An object's stored property is initialized at run time.
+    private final class Shared: Sendable {
+        let limits = Mutex(SessionLimits())
+    }
+    private static let shared = Shared()
 
     /// The limits the server runs with (set once from the command line, before any
     /// session; tests change them and put them back).
     public static var current: SessionLimits {
-        get { shared.withLock { $0 } }
-        set { shared.withLock { $0 = newValue } }
+        get { shared.limits.withLock { $0 } }
+        set { shared.limits.withLock { $0 = newValue } }
     }
 }
 
