@@ -23,7 +23,26 @@ class Durability: SessionJournal {
     static let snapshotEntries = 20_000
     static let snapshotBytes = 16 << 20
 
-    init(store: any SessionStore) { self.store = store }
+    /// A session whose input this turn is at least this large (a bulk append, a large
+    /// line-protocol write) is snapshotted just before the turn's commit, in the same
+    /// transaction: its points go to the store once, as chunks. The store drops the log
+    /// entries the snapshot covers before writing them (`SQLiteStore.commit`), so they
+    /// are not written as a log entry and then again as a chunk.
+    static let snapshotAtCommitBytes = 1 << 20
+    /// Sessions to snapshot before the next commit, in the order their inputs came.
+    private var dueSnapshots: [String] = []
+    /// Only a store that keeps snapshots and chunks takes them (not the cluster's).
+    private let snapshotsLargeInputs: Bool
+    /// The hub whose sessions are snapshotted (set at start-up).
+    weak var snapshotHub: SessionHub?
+
+    init(store: any SessionStore) {
+        self.store = store
+        snapshotsLargeInputs = store is SQLiteStore || store is MemoryStore
+    }
+
+    /// Writes wait for a commit (a change, or a snapshot due before it).
+    var hasPending: Bool { store.hasPending || !dueSnapshots.isEmpty }
 
     // MARK: SessionJournal
 
@@ -39,7 +58,11 @@ class Durability: SessionJournal {
             runs[session] = nil
             store.remove(session)
         default:
-            store.append(session, kind: SessionCodec.kind(input), payload: SessionCodec.encode(input))
+            let payload = SessionCodec.encode(input)
+            store.append(session, kind: SessionCodec.kind(input), payload: payload)
+            if snapshotsLargeInputs, payload.count >= Self.snapshotAtCommitBytes, !dueSnapshots.contains(session) {
+                dueSnapshots.append(session)
+            }
         }
     }
 
@@ -54,6 +77,13 @@ class Durability: SessionJournal {
     /// Commits what is buffered. A store that cannot commit stops the server: what it
     /// answered must be on disk, and it can no longer promise that.
     func commitIfPending() {
+        if !dueSnapshots.isEmpty {
+            let due = dueSnapshots
+            dueSnapshots = []
+            for id in due where origins[id] != nil {
+                if let s = snapshotHub?.session(id) { snapshot(s) }
+            }
+        }
         guard store.hasPending else { return }
         do { try store.commit() } catch {
             FileHandle.standardError.write(Data("wsserver: storage failed, stopping: \(error.message)\n".utf8))
@@ -118,6 +148,7 @@ class Durability: SessionJournal {
     /// view, and the generators' progress. Config sessions no longer in the file are
     /// dropped from the store.
     func restore(into hub: SessionHub, configured: [Session], make: (SessionSpec) -> Session) throws(StartupError) {
+        snapshotHub = hub
         let stored: [StoredSession]
         do { stored = try store.loadAll() } catch { throw StartupError(message: "--data: \(error.message)") }
         let configIds = Set(configured.map(\.id))

@@ -536,7 +536,7 @@ extension LWSServer {
             if ex.method == "POST" || response.status >= 400 { logRequest(wsi, ex, response) }
             // A change is answered after it is committed, at the end of this loop turn, in
             // one transaction with every change that arrived in the turn (group commit).
-            if let durability, durability.store.hasPending {
+            if let durability, durability.hasPending {
                 ex.held = true
                 heldAnswers.append(wsi)
                 return 0

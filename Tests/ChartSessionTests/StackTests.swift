@@ -242,4 +242,49 @@ import TestSupport
         #expect(ColumnReducer.reduce(late.data, x: x, y: y, dpr: 1, plot: plot, stroke: "s", width: 1, dash: [])
                 == ColumnReducer.reduce(fresh.data, x: x, y: y, dpr: 1, plot: plot, stroke: "s", width: 1, dash: []))
     }
+
+    /// A stack with a `retention` evicts its stacked values with its points: what is
+    /// plotted is the running sums of the points kept, and no more of them.
+    @Test func retentionEvictsStackedValues() throws {
+        let series = (0..<2).map { k in
+            var s = Series(id: "s\(k)", name: "S\(k)", kind: .area, color: "#1f77b4", xAxisId: "x", yAxisId: "y")
+            s.stackIndex = 0
+            s.retention = 10
+            return s
+        }
+        let c = Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom)], yAxes: [AxisConfig(id: "y", alignment: .left)],
+                      series: series)
+        for start in stride(from: 0, to: 100, by: 7) {
+            let xs = (start..<start + 7).map(Double.init)
+            try c.append(seriesId: "s0", xs: xs, ys: xs.map { _ in 1 })
+            try c.append(seriesId: "s1", xs: xs, ys: xs.map { $0 })
+        }
+        for k in c.series.indices {
+            // (The last batch is x 98...104: x from 94 are kept.)
+            #expect(c.series[k].data.firstX == 94 && c.series[k].data.lastX == 104)
+            #expect(c.series[k].plotted.count == 11 && c.series[k].plotted.firstSequence == 94)
+        }
+        #expect((0..<11).map { c.series[1].plotted.y($0) } == (94...104).map { Double($0) + 1 })
+    }
+}
+
+/// `retention` in a spec: seconds above 0, the same for every series of a stack, and
+/// every value field of a series evicted alike.
+@Suite struct RetentionSpecTests {
+    func session(_ json: String) throws -> Session {
+        try ConfigSpec.decodeSession(foundationJSON(json), runtime: true).makeSession(measurer: TestFonts.measurer)
+    }
+
+    @Test func retentionIsCheckedAndAppliedToEveryField() throws {
+        #expect(throws: (any Error).self) { _ = try session(#"{"id": "a", "chart": {"series": [{"id": "s", "retention": 0}]}}"#) }
+        #expect(throws: (any Error).self) { _ = try session(#"{"id": "a", "chart": {"series": [{"id": "s", "retention": "1h"}]}}"#) }
+        #expect(throws: (any Error).self) {
+            _ = try session(#"{"id": "a", "chart": {"series": [{"id": "s", "stackIndex": 1, "retention": 5}, {"id": "t", "stackIndex": 1}]}}"#)
+        }
+        let s = try session(#"{"id": "a", "chart": {"series": [{"id": "b", "type": "band", "retention": 2.5, "data": {"x": [0, 1, 2, 3], "y": [0, 1, 2, 3], "y1": [5, 6, 7, 8]}}]}}"#)
+        let band = s.chart.series[0]
+        #expect(band.data.arrays.xs == [1, 2, 3] && band.values("y1")?.arrays.ys == [6, 7, 8])
+        _ = try s.append(seriesId: "b", xs: [10], values: [[10], [20]])
+        #expect(s.chart.series[0].data.arrays.xs == [10] && s.chart.series[0].values("y1")?.arrays.ys == [20])
+    }
 }

@@ -92,4 +92,29 @@ import SQLiteStore
             #expect(error.message.contains(SQLiteStore.fileName) && error.message.contains("move it aside"))
         }
     }
+
+    /// A log entry covered by a snapshot of its session in the same commit is never
+    /// written (a bulk append reaches the disk once, as chunks); chunks of every width
+    /// (x alone up to x and four value columns) come back column for column.
+    @Test func sqliteStoreSkipsLogEntriesItsSnapshotCoversAndKeepsEveryWidth() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(folder: dir, sync: .off)
+        store.define("a", origin: .runtime, spec: [1])
+        try store.commit()
+        let before = store.fileBytes
+        store.append("a", kind: 4, payload: [UInt8](repeating: 3, count: 8 << 20))
+        let columns = (0..<5).map { k in [UInt8](repeating: UInt8(k + 1), count: 16) }
+        store.snapshot("a", state: [5], chunks: ChunkWrites(add: (1...5).map { n in
+            StoredChunk(series: "w\(n)", first: 0, columns: Array(columns.prefix(n)))
+        }))
+        store.append("a", kind: 4, payload: [4, 7])   // after the snapshot: logged
+        try store.commit()
+        #expect(store.fileBytes - before < 2 << 20, "the covered 8 MB entry was written: \(store.fileBytes - before) bytes more")
+        let loaded = try store.loadAll()
+        #expect(loaded.first?.log.map(\.payload) == [[4, 7]] && loaded.first?.log.first?.seq == 2)
+        let chunks = try #require(loaded.first?.snapshot?.chunks)
+        #expect(chunks.map(\.series) == ["w1", "w2", "w3", "w4", "w5"])
+        for c in chunks { #expect(c.columns == Array(columns.prefix(c.columns.count)) && c.columns.count == Int(c.series.dropFirst())!) }
+    }
 }

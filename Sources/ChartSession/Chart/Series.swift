@@ -118,6 +118,11 @@ public struct Series: Sendable {
     /// capacity and min/max index as `data`: appends keep them in step.
     public private(set) var more: [XYData]
     public var generator: DataGenerator?
+    /// Keep only the points whose x lies within this much of the newest x (seconds on a
+    /// time axis, x units otherwise): after each append the older ones are evicted as a
+    /// FIFO evicts them (docs/persistence.md, "Retention"). Measured in the data's own
+    /// x, never the wall clock, so a replay of the same appends keeps the same points.
+    public var retention: Double?
     /// Not drawn, not in the legend, and left out of automatic ranges.
     public var isHidden = false
     /// Listed in the legend (when shown).
@@ -208,6 +213,8 @@ public struct Series: Sendable {
             if keepData { selectedPoints = old.selectedPoints }
         }
         if rotation { style.rotation = old.style.rotation }
+        // A retention given (or shortened) by the new spec applies to the points kept.
+        if keepData { applyRetention() }
     }
 
     /// The values named `field` (one of `kind.valueFields`).
@@ -342,6 +349,7 @@ public struct Series: Sendable {
     /// stored, or an error is thrown and nothing changes.
     public mutating func append(xs: [Double], values: [[Double]]) throws(AppendError) {
         try validate(xs: xs, values: values)
+        defer { applyRetention() }
         if follows(xs) {
             try! data.append(xs: xs, ys: values[0])
             for k in more.indices { try! more[k].append(xs: xs, ys: values[k + 1]) }
@@ -352,6 +360,16 @@ public struct Series: Sendable {
         let m = merged(xs: xs, values: values)
         try! data.replaceAll(xs: m.xs, ys: m.values[0])
         for k in more.indices { try! more[k].replaceAll(xs: m.xs, ys: m.values[k + 1]) }
+    }
+
+    /// Evicts the points older than `retention` before the newest x (every value field
+    /// alike). Returns how many went.
+    @discardableResult
+    mutating func applyRetention() -> Int {
+        guard let retention, let last = data.lastX else { return 0 }
+        let n = data.evict(before: last - retention)
+        for k in more.indices { more[k].evictOldest(n) }
+        return n
     }
 
     /// The extent of every value over `indices` (of `plotted`; NaN ignored).
