@@ -206,20 +206,20 @@ class Durability: SessionJournal {
                     guard let width = chunks.first?.columns.count ?? (r.count == 0 ? 0 : nil) else {
                         throw RebuildError(message: "series \"\(r.id)\" has no stored points")
                     }
-                    var columns = [[Double]](repeating: [], count: width)
-                    for k in columns.indices { columns[k].reserveCapacity(r.count + SQLiteStore.chunkPoints) }
                     var key = chunks.first?.first ?? r.first
                     for c in chunks {
-                        guard c.first == key, c.columns.count == width else { throw RebuildError(message: "the chunks of series \"\(r.id)\" have a gap at \(key)") }
-                        for k in c.columns.indices { try SessionCodec.appendColumn(c.columns[k], to: &columns[k]) }
+                        guard c.first == key, c.columns.count == width, c.columns.allSatisfy({ $0.count == c.columns[0].count && $0.count % 8 == 0 }) else {
+                            throw RebuildError(message: "the chunks of series \"\(r.id)\" have a gap at \(key)")
+                        }
                         key += c.points
                     }
                     let skip = r.first - (chunks.first?.first ?? r.first)
-                    guard skip >= 0, columns.allSatisfy({ $0.count >= skip + r.count }) else {
+                    guard skip >= 0, key - (chunks.first?.first ?? r.first) >= skip + r.count else {
                         throw RebuildError(message: "series \"\(r.id)\" lacks stored points")
                     }
-                    let whole = columns.allSatisfy { $0.count == skip + r.count } && skip == 0
-                    state.series.append(.init(id: r.id, columns: whole ? columns : columns.map { Array($0[skip..<skip + r.count]) }))
+                    // Read into the series a chunk at a time when restored (`Series.reload(chunks:)`).
+                    state.series.append(r.count == 0 ? .init(id: r.id, columns: [])
+                                                     : .init(id: r.id, chunks: chunks.map(\.columns), skip: skip, count: r.count))
                 }
                 snap = state
                 specJSON = state.spec

@@ -288,3 +288,29 @@ import TestSupport
         #expect(s.chart.series[0].data.arrays.xs == [10] && s.chart.series[0].values("y1")?.arrays.ys == [20])
     }
 }
+
+/// A series reloaded from a store's chunks (`Series.reload(chunks:skip:count:)`) holds
+/// what a reload of the same points as whole columns holds, every value field alike.
+@Suite struct ReloadChunksTests {
+    static func bytes(_ v: [Double]) -> [UInt8] { v.withUnsafeBytes { Array($0) } }
+
+    @Test func chunksEqualColumns() throws {
+        let xs = (0..<10_000).map { Double($0) * 0.5 }, lo = xs.map { $0.truncatingRemainder(dividingBy: 7) }, hi = lo.map { $0 + 3 }
+        // Chunks of 3000, 3000, 4000; the first 1234 and the last 766 are not the series'.
+        let cuts = [0, 3000, 6000, 10_000]
+        let chunks = (0..<3).map { k in [xs, lo, hi].map { Self.bytes(Array($0[cuts[k]..<cuts[k + 1]])) } }
+        var a = Series(id: "b", name: "B", kind: .band, color: "#000", xAxisId: "x", yAxisId: "y", data: XYData(capacity: 5000))
+        var b = a
+        try a.reload(chunks: chunks, skip: 1234, count: 8000)
+        try b.reload(xs: Array(xs[1234..<9234]), values: [Array(lo[1234..<9234]), Array(hi[1234..<9234])])
+        #expect(a.data.arrays.xs == b.data.arrays.xs && a.data.count == 5000)
+        #expect(a.values("y1")?.arrays.ys == b.values("y1")?.arrays.ys && a.data.arrays.ys == b.data.arrays.ys)
+        #expect(a.data.firstSequence == b.data.firstSequence && a.data.ySummary(0..<5000) == b.data.ySummary(0..<5000))
+        // Too few points stored, or a column cut short: refused, the series unchanged.
+        #expect(throws: AppendError.self) { try a.reload(chunks: chunks, skip: 5000, count: 8000) }
+        var cut = chunks
+        cut[1][2].removeLast(8)
+        #expect(throws: AppendError.self) { try a.reload(chunks: cut, skip: 0, count: 100) }
+        #expect(a.data.arrays.xs == b.data.arrays.xs)
+    }
+}

@@ -336,6 +336,47 @@ public struct Series: Sendable {
         for k in more.indices { try more[k].replaceAll(xs: xs, ys: values[k + 1]) }
     }
 
+    /// These points in place of all (a reload from a store): `chunks` in order, each
+    /// its columns as little-endian float64 bytes (x, then every value field), of which
+    /// the `count` points after the first `skip` are taken. Read a chunk at a time into
+    /// the series (no copy of the whole), checked as an append is.
+    public mutating func reload(chunks: [[[UInt8]]], skip: Int, count: Int) throws(AppendError) {
+        let width = kind.valueFields.count + 1
+        for chunk in chunks {
+            guard chunk.count == width, chunk.allSatisfy({ $0.count == chunk[0].count && $0.count % 8 == 0 }) else {
+                throw .wrongFields(kind: kind.rawValue, fields: kind.valueFields)
+            }
+        }
+        func load(_ column: Int, into d: inout XYData) throws(AppendError) {
+            var fresh = d.emptied()
+            var toSkip = skip, left = count
+            for chunk in chunks where left > 0 {
+                let n = chunk[0].count / 8
+                guard toSkip < n else { toSkip -= n; continue }
+                let take = min(n - toSkip, left)
+                // (Stored little-endian, as this machine's doubles are: SessionCodec.columnBytes.)
+                func doubles(_ bytes: [UInt8]) -> [Double] {
+                    [Double](unsafeUninitializedCapacity: take) { out, made in
+                        bytes.withUnsafeBytes { raw in
+                            UnsafeMutableRawBufferPointer(out).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[(8 * toSkip)..<(8 * (toSkip + take))]))
+                        }
+                        made = take
+                    }
+                }
+                try fresh.append(xs: doubles(chunk[0]), ys: doubles(chunk[column]))
+                left -= take
+                toSkip = 0
+            }
+            guard left == 0 else { throw .indexOutOfRange(index: count, count: count - left, inclusive: false) }
+            d = fresh
+        }
+        var newData = data, newMore = more
+        try load(1, into: &newData)
+        for k in newMore.indices { try load(k + 2, into: &newMore[k]) }
+        data = newData
+        more = newMore
+    }
+
     /// These points in place of all (a reload), in any x order (sorted here).
     public mutating func replaceAll(xs: [Double], values: [[Double]]) throws(AppendError) {
         try checkValues(count: xs.count, values: values)

@@ -229,6 +229,14 @@ public struct XYData: Sendable {
         self = d
     }
 
+    /// Empty, numbered from the same first sequence number, as a change other than an
+    /// append leaves it (`rebuild` with no points): to be filled by appends (a reload).
+    func emptied() -> XYData {
+        var d = XYData(capacity: capacity, firstSequence: firstSequence)
+        d.generation = generation + 1
+        return d
+    }
+
     /// Checks `newX`/`newY` as the whole of a series' points.
     static func check(xs newX: [Double], ys newY: [Double]) throws(AppendError) {
         try XYData().validate(xs: newX, ys: newY)
