@@ -78,6 +78,9 @@ public final class SQLiteStore: BufferedStore, SessionStore {
             // the database beside the commits (`Checkpointer`), so an answer waits for its
             // own commit's sync only, not for a checkpoint's writes and sync.
             try exec("PRAGMA wal_autocheckpoint=0")
+            // (A PASSIVE checkpoint never holds the writer's lock; should anything else,
+            // a commit waits for it rather than failing.)
+            sqlite3_busy_timeout(db, 5000)
             try exec("PRAGMA synchronous=\(sync.pragma)")
             // The WAL file shrinks back to this after a checkpoint (a large commit grows it).
             try exec("PRAGMA journal_size_limit=\(8 << 20)")

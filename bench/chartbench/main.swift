@@ -7,6 +7,11 @@ import TestSupport
 // chartbench: frame-build figures, each beside a baseline measured in the same run.
 // See docs/bench.md. `--quick` for a short run, `--json FILE` to also write figures.
 
+// The default limits, set as the server sets them at start-up: in a release build that
+// never set them, `SessionLimits.current` read zeros (every spec refused: "a chart has at
+// most 0 axes"), so chartbench crashed before its first figure.
+SessionLimits.current = SessionLimits()
+
 struct Args {
     var quick = false
     var live = true
