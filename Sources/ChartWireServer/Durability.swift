@@ -57,12 +57,45 @@ class Durability: SessionJournal {
             origins[session] = nil
             runs[session] = nil
             store.remove(session)
+        case let .append(_, xs, values) where deferrable(session, bytes: 8 * xs.count * (values.count + 1)):
+            // Snapshotted before this turn's commit, which then never writes this entry:
+            // it is logged without its bytes, encoded only if that snapshot does not come.
+            store.append(session, kind: SessionCodec.kind(input), payload: [])
+            if let seq = (store as? BufferedStore)?.nextSeq[session] { deferred.append((session, seq - 1, input)) }
+            if !dueSnapshots.contains(session) { dueSnapshots.append(session) }
         default:
             let payload = SessionCodec.encode(input)
             store.append(session, kind: SessionCodec.kind(input), payload: payload)
             if snapshotsLargeInputs, payload.count >= Self.snapshotAtCommitBytes, !dueSnapshots.contains(session) {
                 dueSnapshots.append(session)
             }
+        }
+    }
+
+    /// Bulk appends logged without their bytes this turn (`record`): session, sequence
+    /// number, the input.
+    private var deferred: [(session: String, seq: Int64, input: SessionInput)] = []
+
+    /// Whether an input of `bytes` to `session` will be covered by a snapshot in this
+    /// turn's commit: large, and the session one this journal snapshots.
+    private func deferrable(_ session: String, bytes: Int) -> Bool {
+        guard snapshotsLargeInputs, bytes >= Self.snapshotAtCommitBytes, store is BufferedStore, origins[session] != nil,
+              let s = snapshotHub?.session(session), s.specJSON != nil else { return false }
+        return true
+    }
+
+    /// Gives the deferred entries no snapshot covered their bytes (a session that
+    /// could not be snapshotted after all): the log then holds them whole.
+    private func encodeUncovered(snapshotted: Set<String>) {
+        guard !deferred.isEmpty else { return }
+        defer { deferred = [] }
+        guard let buffered = store as? BufferedStore else { return }
+        for d in deferred where !snapshotted.contains(d.session) {
+            guard let i = buffered.pending.firstIndex(where: {
+                if case let .append(id, seq, _, payload) = $0 { return id == d.session && seq == d.seq && payload.isEmpty }
+                return false
+            }), case let .append(id, seq, kind, _) = buffered.pending[i] else { continue }   // (withdrawn: refused)
+            buffered.pending[i] = .append(id, seq: seq, kind: kind, payload: SessionCodec.encode(d.input))
         }
     }
 
@@ -80,9 +113,11 @@ class Durability: SessionJournal {
         if !dueSnapshots.isEmpty {
             let due = dueSnapshots
             dueSnapshots = []
+            var taken = Set<String>()
             for id in due where origins[id] != nil {
-                if let s = snapshotHub?.session(id) { snapshot(s) }
+                if let s = snapshotHub?.session(id), snapshot(s) { taken.insert(id) }
             }
+            encodeUncovered(snapshotted: taken)
         }
         guard store.hasPending else { return }
         do { try store.commit() } catch {
@@ -102,8 +137,10 @@ class Durability: SessionJournal {
     }
 
     /// Snapshots a session: its state, and the chunks of points the store lacks.
-    func snapshot(_ s: Session) {
-        guard var snap = s.snapshot(points: false) else { return }
+    /// False when it cannot be (a session without a spec).
+    @discardableResult
+    func snapshot(_ s: Session) -> Bool {
+        guard var snap = s.snapshot(points: false) else { return false }
         var writes = ChunkWrites()
         let old = runs[s.id] ?? [:]
         var now: [String: StoredRun] = [:]
@@ -131,6 +168,7 @@ class Durability: SessionJournal {
         for id in old.keys where now[id] == nil { writes.clear.append(id) }
         runs[s.id] = now
         store.snapshot(s.id, state: SessionCodec.encodeState(snap), chunks: writes)
+        return true
     }
 
     /// Stored points and bytes of a session (`/api/stats`, `GET /api/sessions/{s}`).

@@ -114,6 +114,15 @@ import TestSupport
         let snap = try #require(store.committed["f"]?.snapshot)
         #expect(store.committed["f"]?.log.isEmpty == true)
         #expect(snap.chunks.filter { $0.series == "grow" }.map(\.points).reduce(0, +) == 100_010)
+        // A bulk append refused (an infinite x) leaves nothing behind.
+        var body = Array("CWA1".utf8)
+        withUnsafeBytes(of: UInt32(100_000).littleEndian) { body += $0 }
+        for v in [Double.infinity] + (1..<100_000).map({ Double(200_000 + $0) }) + [Double](repeating: 1, count: 100_000) {
+            withUnsafeBytes(of: v.bitPattern.littleEndian) { body += $0 }
+        }
+        #expect(router.handle(HTTPRequest(method: "POST", path: "/api/sessions/f/series/grow/append", query: [:], body: body)).status == 400)
+        d.commitIfPending()
+        #expect(store.committed["f"]?.log.isEmpty == true)
         let (hub2, _, _) = try server(store)
         let xs = hub2.session("f")!.chart.series[1].data.arrays.xs
         #expect(xs == hub.session("f")!.chart.series[1].data.arrays.xs && xs.count == 100_010)
