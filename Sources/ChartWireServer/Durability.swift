@@ -23,12 +23,12 @@ class Durability: SessionJournal {
     static let snapshotEntries = 20_000
     static let snapshotBytes = 16 << 20
 
-    /// A session whose input this turn is at least this large (a bulk append, a large
-    /// line-protocol write) is snapshotted just before the turn's commit, in the same
+    /// A session whose input this turn is at least this large (an append of 16,384
+    /// x/y points or more, a large line-protocol write) is snapshotted just before the turn's commit, in the same
     /// transaction: its points go to the store once, as chunks. The store drops the log
     /// entries the snapshot covers before writing them (`SQLiteStore.commit`), so they
     /// are not written as a log entry and then again as a chunk.
-    static let snapshotAtCommitBytes = 1 << 20
+    static let snapshotAtCommitBytes = 256 << 10
     /// Sessions to snapshot before the next commit, in the order their inputs came.
     private var dueSnapshots: [String] = []
     /// Only a store that keeps snapshots and chunks takes them (not the cluster's).

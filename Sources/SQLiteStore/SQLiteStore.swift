@@ -368,6 +368,14 @@ final class Checkpointer: @unchecked Sendable {
     }
 
     private func run() {
+        // The WAL a previous run left (a crash leaves up to a few commits' worth) is
+        // folded into the database and the file truncated, once, when no reader or
+        // writer is busy (tried a few times while start-up reads the database).
+        for _ in 0..<20 {
+            var log: Int32 = 0, done: Int32 = 0
+            if sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_TRUNCATE, &log, &done) == SQLITE_OK { break }
+            usleep(250_000)
+        }
         condition.lock()
         while !stopping {
             let due = (frames - checkpointed) * pageSize >= SQLiteStore.checkpointBytes

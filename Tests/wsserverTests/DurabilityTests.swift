@@ -98,7 +98,7 @@ import TestSupport
         #expect(store.committed.isEmpty && hub.sessions.isEmpty)
     }
 
-    /// A bulk append (an input of a megabyte or more) is snapshotted in its own commit:
+    /// A bulk append (an input of 256 kB or more) is snapshotted in its own commit:
     /// its points are stored as chunks, the log keeps nothing of it, and a restart
     /// rebuilds the same points.
     @Test func bulkAppendsAreSnapshottedInTheirCommit() throws {
