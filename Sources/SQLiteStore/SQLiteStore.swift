@@ -82,8 +82,11 @@ public final class SQLiteStore: BufferedStore, SessionStore {
             // a commit waits for it rather than failing.)
             sqlite3_busy_timeout(db, 5000)
             try exec("PRAGMA synchronous=\(sync.pragma)")
-            // The WAL file shrinks back to this after a checkpoint (a large commit grows it).
-            try exec("PRAGMA journal_size_limit=\(8 << 20)")
+            // The WAL file shrinks back to this after a checkpoint (a large commit grows
+            // it): twice the checkpoint threshold, so that a steady feed reuses the file
+            // without growing it (a sync that also changes the file's size costs the
+            // file system's journal too) and without truncating it again and again.
+            try exec("PRAGMA journal_size_limit=\(2 * Self.checkpointBytes)")
             try exec("""
                 CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, origin TEXT NOT NULL, spec BLOB NOT NULL, position INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS log(session TEXT NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, payload BLOB NOT NULL,
