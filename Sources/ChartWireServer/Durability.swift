@@ -23,7 +23,26 @@ class Durability: SessionJournal {
     static let snapshotEntries = 20_000
     static let snapshotBytes = 16 << 20
 
-    init(store: any SessionStore) { self.store = store }
+    /// A session whose input this turn is at least this large (an append of 16,384
+    /// x/y points or more, a large line-protocol write) is snapshotted just before the turn's commit, in the same
+    /// transaction: its points go to the store once, as chunks. The store drops the log
+    /// entries the snapshot covers before writing them (`SQLiteStore.commit`), so they
+    /// are not written as a log entry and then again as a chunk.
+    static let snapshotAtCommitBytes = 256 << 10
+    /// Sessions to snapshot before the next commit, in the order their inputs came.
+    private var dueSnapshots: [String] = []
+    /// Only a store that keeps snapshots and chunks takes them (not the cluster's).
+    private let snapshotsLargeInputs: Bool
+    /// The hub whose sessions are snapshotted (set at start-up).
+    weak var snapshotHub: SessionHub?
+
+    init(store: any SessionStore) {
+        self.store = store
+        snapshotsLargeInputs = store is SQLiteStore || store is MemoryStore
+    }
+
+    /// Writes wait for a commit (a change, or a snapshot due before it).
+    var hasPending: Bool { store.hasPending || !dueSnapshots.isEmpty }
 
     // MARK: SessionJournal
 
@@ -38,8 +57,45 @@ class Durability: SessionJournal {
             origins[session] = nil
             runs[session] = nil
             store.remove(session)
+        case let .append(_, xs, values) where deferrable(session, bytes: 8 * xs.count * (values.count + 1)):
+            // Snapshotted before this turn's commit, which then never writes this entry:
+            // it is logged without its bytes, encoded only if that snapshot does not come.
+            store.append(session, kind: SessionCodec.kind(input), payload: [])
+            if let seq = (store as? BufferedStore)?.nextSeq[session] { deferred.append((session, seq - 1, input)) }
+            if !dueSnapshots.contains(session) { dueSnapshots.append(session) }
         default:
-            store.append(session, kind: SessionCodec.kind(input), payload: SessionCodec.encode(input))
+            let payload = SessionCodec.encode(input)
+            store.append(session, kind: SessionCodec.kind(input), payload: payload)
+            if snapshotsLargeInputs, payload.count >= Self.snapshotAtCommitBytes, !dueSnapshots.contains(session) {
+                dueSnapshots.append(session)
+            }
+        }
+    }
+
+    /// Bulk appends logged without their bytes this turn (`record`): session, sequence
+    /// number, the input.
+    private var deferred: [(session: String, seq: Int64, input: SessionInput)] = []
+
+    /// Whether an input of `bytes` to `session` will be covered by a snapshot in this
+    /// turn's commit: large, and the session one this journal snapshots.
+    private func deferrable(_ session: String, bytes: Int) -> Bool {
+        guard snapshotsLargeInputs, bytes >= Self.snapshotAtCommitBytes, store is BufferedStore, origins[session] != nil,
+              let s = snapshotHub?.session(session), s.specJSON != nil else { return false }
+        return true
+    }
+
+    /// Gives the deferred entries no snapshot covered their bytes (a session that
+    /// could not be snapshotted after all): the log then holds them whole.
+    private func encodeUncovered(snapshotted: Set<String>) {
+        guard !deferred.isEmpty else { return }
+        defer { deferred = [] }
+        guard let buffered = store as? BufferedStore else { return }
+        for d in deferred where !snapshotted.contains(d.session) {
+            guard let i = buffered.pending.firstIndex(where: {
+                if case let .append(id, seq, _, payload) = $0 { return id == d.session && seq == d.seq && payload.isEmpty }
+                return false
+            }), case let .append(id, seq, kind, _) = buffered.pending[i] else { continue }   // (withdrawn: refused)
+            buffered.pending[i] = .append(id, seq: seq, kind: kind, payload: SessionCodec.encode(d.input))
         }
     }
 
@@ -54,6 +110,15 @@ class Durability: SessionJournal {
     /// Commits what is buffered. A store that cannot commit stops the server: what it
     /// answered must be on disk, and it can no longer promise that.
     func commitIfPending() {
+        if !dueSnapshots.isEmpty {
+            let due = dueSnapshots
+            dueSnapshots = []
+            var taken = Set<String>()
+            for id in due where origins[id] != nil {
+                if let s = snapshotHub?.session(id), snapshot(s) { taken.insert(id) }
+            }
+            encodeUncovered(snapshotted: taken)
+        }
         guard store.hasPending else { return }
         do { try store.commit() } catch {
             FileHandle.standardError.write(Data("wsserver: storage failed, stopping: \(error.message)\n".utf8))
@@ -72,8 +137,10 @@ class Durability: SessionJournal {
     }
 
     /// Snapshots a session: its state, and the chunks of points the store lacks.
-    func snapshot(_ s: Session) {
-        guard var snap = s.snapshot(points: false) else { return }
+    /// False when it cannot be (a session without a spec).
+    @discardableResult
+    func snapshot(_ s: Session) -> Bool {
+        guard var snap = s.snapshot(points: false) else { return false }
         var writes = ChunkWrites()
         let old = runs[s.id] ?? [:]
         var now: [String: StoredRun] = [:]
@@ -101,6 +168,7 @@ class Durability: SessionJournal {
         for id in old.keys where now[id] == nil { writes.clear.append(id) }
         runs[s.id] = now
         store.snapshot(s.id, state: SessionCodec.encodeState(snap), chunks: writes)
+        return true
     }
 
     /// Stored points and bytes of a session (`/api/stats`, `GET /api/sessions/{s}`).
@@ -118,6 +186,7 @@ class Durability: SessionJournal {
     /// view, and the generators' progress. Config sessions no longer in the file are
     /// dropped from the store.
     func restore(into hub: SessionHub, configured: [Session], make: (SessionSpec) -> Session) throws(StartupError) {
+        snapshotHub = hub
         let stored: [StoredSession]
         do { stored = try store.loadAll() } catch { throw StartupError(message: "--data: \(error.message)") }
         let configIds = Set(configured.map(\.id))
@@ -175,20 +244,20 @@ class Durability: SessionJournal {
                     guard let width = chunks.first?.columns.count ?? (r.count == 0 ? 0 : nil) else {
                         throw RebuildError(message: "series \"\(r.id)\" has no stored points")
                     }
-                    var columns = [[Double]](repeating: [], count: width)
-                    for k in columns.indices { columns[k].reserveCapacity(r.count + SQLiteStore.chunkPoints) }
                     var key = chunks.first?.first ?? r.first
                     for c in chunks {
-                        guard c.first == key, c.columns.count == width else { throw RebuildError(message: "the chunks of series \"\(r.id)\" have a gap at \(key)") }
-                        for k in c.columns.indices { try SessionCodec.appendColumn(c.columns[k], to: &columns[k]) }
+                        guard c.first == key, c.columns.count == width, c.columns.allSatisfy({ $0.count == c.columns[0].count && $0.count % 8 == 0 }) else {
+                            throw RebuildError(message: "the chunks of series \"\(r.id)\" have a gap at \(key)")
+                        }
                         key += c.points
                     }
                     let skip = r.first - (chunks.first?.first ?? r.first)
-                    guard skip >= 0, columns.allSatisfy({ $0.count >= skip + r.count }) else {
+                    guard skip >= 0, key - (chunks.first?.first ?? r.first) >= skip + r.count else {
                         throw RebuildError(message: "series \"\(r.id)\" lacks stored points")
                     }
-                    let whole = columns.allSatisfy { $0.count == skip + r.count } && skip == 0
-                    state.series.append(.init(id: r.id, columns: whole ? columns : columns.map { Array($0[skip..<skip + r.count]) }))
+                    // Read into the series a chunk at a time when restored (`Series.reload(chunks:)`).
+                    state.series.append(r.count == 0 ? .init(id: r.id, columns: [])
+                                                     : .init(id: r.id, chunks: chunks.map(\.columns), skip: skip, count: r.count))
                 }
                 snap = state
                 specJSON = state.spec

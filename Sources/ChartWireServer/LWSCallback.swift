@@ -55,7 +55,14 @@ extension LWSServer {
 
         case LWS_CALLBACK_HTTP_BODY:
             guard let ex = exchanges[wsi], ex.awaitingBody, let input else { return 0 }
-            if ex.body.count + len > Router.bodyLimit(method: ex.method, path: ex.path) {
+            if ex.bodyLimit == nil {
+                // Once a body: its limit, and room for the length it declared (checked
+                // against the limit and the bodies' budget in `screenHead`), so a large
+                // body is received without growing and copying its buffer again and again.
+                ex.bodyLimit = Router.bodyLimit(method: ex.method, path: ex.path)
+                if ex.reserved > 0 { ex.body.reserveCapacity(ex.reserved) }
+            }
+            if ex.body.count + len > ex.bodyLimit! {
                 ex.bodyTooLarge = true
                 ex.body = []
             } else if !ex.bodyTooLarge {
@@ -537,7 +544,7 @@ extension LWSServer {
             if ex.method == "POST" || response.status >= 400 { logRequest(wsi, ex, response) }
             // A change is answered after it is committed, at the end of this loop turn, in
             // one transaction with every change that arrived in the turn (group commit).
-            if let durability, durability.store.hasPending {
+            if let durability, durability.hasPending {
                 ex.held = true
                 heldAnswers.append(wsi)
                 return 0

@@ -484,6 +484,8 @@ final class HTTPExchange {
     var contentEncoding: String?
     var body: [UInt8] = []
     var bodyTooLarge = false
+    /// `Router.bodyLimit` for its method and path, found at its first body bytes.
+    var bodyLimit: Int?
     var response: HTTPResponse?
     var sent = 0
     /// When its head was in (system uptime), for the body timeout.

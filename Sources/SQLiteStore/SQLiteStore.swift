@@ -37,6 +37,9 @@ public final class SQLiteStore: BufferedStore, SessionStore {
     private var db: OpaquePointer?
     private var lockFD: Int32 = -1
     private var statements: [String: OpaquePointer] = [:]
+    private var checkpointer: Checkpointer?
+    /// The WAL is checkpointed (by the checkpointer thread) once it holds this much.
+    public static let checkpointBytes = 16 << 20
 
     /// Opens (creating when absent) the database in `folder`. Errors name the file and
     /// the fix, for the one line start-up prints.
@@ -71,11 +74,19 @@ public final class SQLiteStore: BufferedStore, SessionStore {
             try exec("PRAGMA page_size=65536")
             try exec("PRAGMA journal_mode=WAL")
             try exec("PRAGMA mmap_size=\(1 << 30)")
-            // Checkpoint every 16 MB of WAL (pages are 64 kB).
-            try exec("PRAGMA wal_autocheckpoint=256")
+            // No checkpoint inside a commit: the checkpointer thread copies the WAL into
+            // the database beside the commits (`Checkpointer`), so an answer waits for its
+            // own commit's sync only, not for a checkpoint's writes and sync.
+            try exec("PRAGMA wal_autocheckpoint=0")
+            // (A PASSIVE checkpoint never holds the writer's lock; should anything else,
+            // a commit waits for it rather than failing.)
+            sqlite3_busy_timeout(db, 5000)
             try exec("PRAGMA synchronous=\(sync.pragma)")
-            // The WAL file shrinks back to this after a checkpoint (a large commit grows it).
-            try exec("PRAGMA journal_size_limit=\(8 << 20)")
+            // The WAL file shrinks back to this after a checkpoint (a large commit grows
+            // it): twice the checkpoint threshold, so that a steady feed reuses the file
+            // without growing it (a sync that also changes the file's size costs the
+            // file system's journal too) and without truncating it again and again.
+            try exec("PRAGMA journal_size_limit=\(2 * Self.checkpointBytes)")
             try exec("""
                 CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, origin TEXT NOT NULL, spec BLOB NOT NULL, position INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS log(session TEXT NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, payload BLOB NOT NULL,
@@ -88,9 +99,16 @@ public final class SQLiteStore: BufferedStore, SessionStore {
         } catch {
             throw StoreError("\(path) is damaged or not a ChartWire database (\(error.message)); move it aside (or restore a backup) and start again, or pass --data none")
         }
+        var pageSize = 4096
+        try? query("PRAGMA page_size") { s in pageSize = Int(sqlite3_column_int64(s, 0)) }
+        checkpointer = Checkpointer(path: path, sync: sync, pageSize: pageSize)
+        if let checkpointer {
+            sqlite3_wal_hook(db, walHook, Unmanaged.passUnretained(checkpointer).toOpaque())
+        }
     }
 
     deinit {
+        checkpointer?.stop()
         for s in statements.values { sqlite3_finalize(s) }
         sqlite3_close_v2(db)
         if lockFD >= 0 { close(lockFD) }
@@ -136,9 +154,19 @@ public final class SQLiteStore: BufferedStore, SessionStore {
         guard !pending.isEmpty else { return }
         let writes = pending
         pending = []
+        // A log entry followed in this commit by a snapshot (or a redefinition, or the
+        // removal) of its session is deleted by it in this same transaction: it is not
+        // written at all (a bulk append goes to disk once, as the snapshot's chunks).
+        var covered = Set<String>(), skip = [Bool](repeating: false, count: writes.count)
+        for (i, w) in writes.enumerated().reversed() {
+            switch w {
+            case let .snapshot(id, _, _, _), let .define(id, _, _), let .remove(id): covered.insert(id)
+            case let .append(id, _, _, _): skip[i] = covered.contains(id)
+            }
+        }
         do {
             try exec("BEGIN IMMEDIATE")
-            for w in writes {
+            for (i, w) in writes.enumerated() where !skip[i] {
                 switch w {
                 case let .define(id, origin, spec):
                     try run("DELETE FROM log WHERE session=?1", id)
@@ -149,7 +177,8 @@ public final class SQLiteStore: BufferedStore, SessionStore {
                         ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, spec=excluded.spec
                         """, id, origin.rawValue, spec)
                 case let .append(id, seq, kind, payload):
-                    try run("INSERT INTO log(session, seq, kind, payload) VALUES(?1, ?2, ?3, ?4)", id, seq, Int64(kind), payload)
+                    try runBlobs("INSERT INTO log(session, seq, kind, payload) VALUES(?1, ?2, ?3, ?4)",
+                                 [.text(id), .int(seq), .int(Int64(kind))], blobs: [payload])
                 case let .remove(id):
                     for table in ["log", "snapshots", "chunks"] { try run("DELETE FROM \(table) WHERE session=?1", id) }
                     try run("DELETE FROM sessions WHERE id=?1", id)
@@ -161,8 +190,13 @@ public final class SQLiteStore: BufferedStore, SessionStore {
                     }
                     for c in writes.add {
                         var args: [SQLValue] = [.text(id), .text(c.series), .int(Int64(c.first))]
-                        for k in 0..<5 { args.append(k < c.columns.count ? .blob(c.columns[k]) : .null) }
-                        try runValues("INSERT OR REPLACE INTO chunks(session, series, first, x, v0, v1, v2, v3) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", args)
+                        for k in c.columns.count..<5 { args.append(.null) }
+                        // Named in the order bound: the columns left null, then the blobs.
+                        let names = ["x", "v0", "v1", "v2", "v3"]
+                        let sql = "INSERT OR REPLACE INTO chunks(session, series, first, "
+                            + (names.dropFirst(c.columns.count) + names.prefix(c.columns.count)).joined(separator: ", ")
+                            + ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                        try runBlobs(sql, args, blobs: c.columns)
                     }
                     try run("INSERT INTO snapshots(session, seq, state) VALUES(?1, ?2, ?3) ON CONFLICT(session) DO UPDATE SET seq=excluded.seq, state=excluded.state",
                             id, seq, state)
@@ -229,6 +263,25 @@ public final class SQLiteStore: BufferedStore, SessionStore {
         guard rc == SQLITE_DONE else { throw SQLError(message: String(cString: sqlite3_errmsg(db))) }
     }
 
+    /// Runs a statement with `args` bound first, then `blobs` bound in place (no copy:
+    /// the bytes stay valid until the step is done).
+    private func runBlobs(_ sql: String, _ args: [SQLValue], blobs: [[UInt8]]) throws(SQLError) {
+        let s = try prepared(sql)
+        bind(s, args)
+        func step(_ k: Int) -> Int32 {
+            guard k < blobs.count else { return sqlite3_step(s) }
+            return blobs[k].withUnsafeBytes { raw in
+                _ = sqlite3_bind_blob64(s, Int32(args.count + k + 1), raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                        sqlite3_uint64(raw.count), nil)
+                return step(k + 1)
+            }
+        }
+        let rc = step(0)
+        sqlite3_reset(s)
+        sqlite3_clear_bindings(s)
+        guard rc == SQLITE_DONE else { throw SQLError(message: String(cString: sqlite3_errmsg(db))) }
+    }
+
     private func run(_ sql: String, _ args: Any...) throws(SQLError) {
         try runValues(sql, args.map { a -> SQLValue in
             switch a {
@@ -266,4 +319,92 @@ private func blob(_ s: OpaquePointer, _ i: Int32) -> [UInt8] {
     let n = Int(sqlite3_column_bytes(s, i))
     guard n > 0, let p = sqlite3_column_blob(s, i) else { return [] }
     return [UInt8](UnsafeRawBufferPointer(start: p, count: n))
+}
+
+/// Copies the WAL into the database on a thread of its own, through a connection of its
+/// own (SQLite's PASSIVE checkpoint: it never blocks the writer, which goes on
+/// appending to the WAL meanwhile). The writer's WAL hook tells it how many frames the
+/// WAL holds after each commit; it checkpoints once `SQLiteStore.checkpointBytes` of
+/// them wait, or after a second without commits while some wait, so the WAL is reset
+/// and stays near that size. With `--fsync always` the checkpoint syncs the database
+/// file here, not on the server's thread.
+final class Checkpointer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var stopping = false
+    /// Frames in the WAL (the writer's last commit), and those already checkpointed.
+    private var frames = 0, checkpointed = 0
+    private let pageSize: Int
+    private var db: OpaquePointer?
+    private var thread: Thread?
+    private var finished = false
+
+    init?(path: String, sync: SQLiteStore.Sync, pageSize: Int) {
+        self.pageSize = max(pageSize, 512)
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+            sqlite3_close_v2(db)
+            return nil
+        }
+        sqlite3_exec(db, "PRAGMA synchronous=\(sync.pragma)", nil, nil, nil)
+        sqlite3_exec(db, "PRAGMA wal_autocheckpoint=0", nil, nil, nil)
+        sqlite3_busy_timeout(db, 100)
+        let t = Thread { [self] in run() }
+        t.name = "sqlite-checkpoint"
+        thread = t
+        t.start()
+    }
+
+    /// A commit left `frames` frames in the WAL (from the writer's WAL hook).
+    func committed(frames n: Int) {
+        condition.lock()
+        if n < frames { checkpointed = 0 }   // the WAL started again from its beginning
+        frames = n
+        if (frames - checkpointed) * pageSize >= SQLiteStore.checkpointBytes { condition.signal() }
+        condition.unlock()
+    }
+
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        // The WAL a previous run left (a crash leaves up to a few commits' worth) is
+        // folded into the database and the file truncated, once, when no reader or
+        // writer is busy (tried a few times while start-up reads the database).
+        for _ in 0..<20 {
+            var log: Int32 = 0, done: Int32 = 0
+            if sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_TRUNCATE, &log, &done) == SQLITE_OK { break }
+            usleep(250_000)
+        }
+        condition.lock()
+        while !stopping {
+            let due = (frames - checkpointed) * pageSize >= SQLiteStore.checkpointBytes
+            if !due {
+                let before = frames
+                // A second of quiet with frames waiting also checkpoints.
+                if condition.wait(until: Date().addingTimeInterval(1)) || frames != before || frames == checkpointed || stopping { continue }
+            }
+            condition.unlock()
+            var log: Int32 = 0, done: Int32 = 0
+            let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done)
+            condition.lock()
+            if rc == SQLITE_OK { checkpointed = Int(done) } else { _ = condition.wait(until: Date().addingTimeInterval(0.1)) }
+        }
+        sqlite3_close_v2(db)
+        db = nil
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// The writer connection's WAL hook: tells the checkpointer (its context) how many
+/// frames the WAL holds after a commit.
+private func walHook(_ context: UnsafeMutableRawPointer?, _ db: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ frames: Int32) -> Int32 {
+    guard let context else { return SQLITE_OK }
+    Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().committed(frames: Int(frames))
+    return SQLITE_OK
 }

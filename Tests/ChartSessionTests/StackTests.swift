@@ -242,4 +242,75 @@ import TestSupport
         #expect(ColumnReducer.reduce(late.data, x: x, y: y, dpr: 1, plot: plot, stroke: "s", width: 1, dash: [])
                 == ColumnReducer.reduce(fresh.data, x: x, y: y, dpr: 1, plot: plot, stroke: "s", width: 1, dash: []))
     }
+
+    /// A stack with a `retention` evicts its stacked values with its points: what is
+    /// plotted is the running sums of the points kept, and no more of them.
+    @Test func retentionEvictsStackedValues() throws {
+        let series = (0..<2).map { k in
+            var s = Series(id: "s\(k)", name: "S\(k)", kind: .area, color: "#1f77b4", xAxisId: "x", yAxisId: "y")
+            s.stackIndex = 0
+            s.retention = 10
+            return s
+        }
+        let c = Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom)], yAxes: [AxisConfig(id: "y", alignment: .left)],
+                      series: series)
+        for start in stride(from: 0, to: 100, by: 7) {
+            let xs = (start..<start + 7).map(Double.init)
+            try c.append(seriesId: "s0", xs: xs, ys: xs.map { _ in 1 })
+            try c.append(seriesId: "s1", xs: xs, ys: xs.map { $0 })
+        }
+        for k in c.series.indices {
+            // (The last batch is x 98...104: x from 94 are kept.)
+            #expect(c.series[k].data.firstX == 94 && c.series[k].data.lastX == 104)
+            #expect(c.series[k].plotted.count == 11 && c.series[k].plotted.firstSequence == 94)
+        }
+        #expect((0..<11).map { c.series[1].plotted.y($0) } == (94...104).map { Double($0) + 1 })
+    }
+}
+
+/// `retention` in a spec: seconds above 0, the same for every series of a stack, and
+/// every value field of a series evicted alike.
+@Suite struct RetentionSpecTests {
+    func session(_ json: String) throws -> Session {
+        try ConfigSpec.decodeSession(foundationJSON(json), runtime: true).makeSession(measurer: TestFonts.measurer)
+    }
+
+    @Test func retentionIsCheckedAndAppliedToEveryField() throws {
+        #expect(throws: (any Error).self) { _ = try session(#"{"id": "a", "chart": {"series": [{"id": "s", "retention": 0}]}}"#) }
+        #expect(throws: (any Error).self) { _ = try session(#"{"id": "a", "chart": {"series": [{"id": "s", "retention": "1h"}]}}"#) }
+        #expect(throws: (any Error).self) {
+            _ = try session(#"{"id": "a", "chart": {"series": [{"id": "s", "stackIndex": 1, "retention": 5}, {"id": "t", "stackIndex": 1}]}}"#)
+        }
+        let s = try session(#"{"id": "a", "chart": {"series": [{"id": "b", "type": "band", "retention": 2.5, "data": {"x": [0, 1, 2, 3], "y": [0, 1, 2, 3], "y1": [5, 6, 7, 8]}}]}}"#)
+        let band = s.chart.series[0]
+        #expect(band.data.arrays.xs == [1, 2, 3] && band.values("y1")?.arrays.ys == [6, 7, 8])
+        _ = try s.append(seriesId: "b", xs: [10], values: [[10], [20]])
+        #expect(s.chart.series[0].data.arrays.xs == [10] && s.chart.series[0].values("y1")?.arrays.ys == [20])
+    }
+}
+
+/// A series reloaded from a store's chunks (`Series.reload(chunks:skip:count:)`) holds
+/// what a reload of the same points as whole columns holds, every value field alike.
+@Suite struct ReloadChunksTests {
+    static func bytes(_ v: [Double]) -> [UInt8] { v.withUnsafeBytes { Array($0) } }
+
+    @Test func chunksEqualColumns() throws {
+        let xs = (0..<10_000).map { Double($0) * 0.5 }, lo = xs.map { $0.truncatingRemainder(dividingBy: 7) }, hi = lo.map { $0 + 3 }
+        // Chunks of 3000, 3000, 4000; the first 1234 and the last 766 are not the series'.
+        let cuts = [0, 3000, 6000, 10_000]
+        let chunks = (0..<3).map { k in [xs, lo, hi].map { Self.bytes(Array($0[cuts[k]..<cuts[k + 1]])) } }
+        var a = Series(id: "b", name: "B", kind: .band, color: "#000", xAxisId: "x", yAxisId: "y", data: XYData(capacity: 5000))
+        var b = a
+        try a.reload(chunks: chunks, skip: 1234, count: 8000)
+        try b.reload(xs: Array(xs[1234..<9234]), values: [Array(lo[1234..<9234]), Array(hi[1234..<9234])])
+        #expect(a.data.arrays.xs == b.data.arrays.xs && a.data.count == 5000)
+        #expect(a.values("y1")?.arrays.ys == b.values("y1")?.arrays.ys && a.data.arrays.ys == b.data.arrays.ys)
+        #expect(a.data.firstSequence == b.data.firstSequence && a.data.ySummary(0..<5000) == b.data.ySummary(0..<5000))
+        // Too few points stored, or a column cut short: refused, the series unchanged.
+        #expect(throws: AppendError.self) { try a.reload(chunks: chunks, skip: 5000, count: 8000) }
+        var cut = chunks
+        cut[1][2].removeLast(8)
+        #expect(throws: AppendError.self) { try a.reload(chunks: cut, skip: 0, count: 100) }
+        #expect(a.data.arrays.xs == b.data.arrays.xs)
+    }
 }

@@ -115,4 +115,48 @@ import TestSupport
         #expect(bulk.ySummary(0..<bulk.count) == single.ySummary(0..<single.count))
         bulk.checkInvariants()
     }
+
+    /// A full FIFO (`capacity`) takes a large batch a chunk at a time too, the oldest
+    /// points making room first: the same points, index and spacing as one by one.
+    @Test(arguments: [(5000, 3000), (10_000, 4096), (9000, 9000), (20_000, 300), (4096, 4000)])
+    func bulkIntoFullFifoEqualsPointByPoint(capacity: Int, batch: Int) throws {
+        var rng = SplitMix64(seed: UInt64(capacity &* 31 &+ batch))
+        var x = 0.0
+        var bulk = XYData(capacity: capacity), single = XYData(capacity: capacity)
+        for _ in 0..<6 {
+            var xs: [Double] = [], ys: [Double] = []
+            for _ in 0..<batch {
+                x += [0, 0.5, 1, 0.25][Int(rng.nextUnit() * 4)]
+                xs.append(x)
+                ys.append(rng.nextUnit() < 0.02 ? .nan : rng.nextUnit())
+            }
+            try bulk.append(xs: xs, ys: ys)
+            for i in xs.indices { try single.append(xs: [xs[i]], ys: [ys[i]]) }
+            bulk.checkInvariants()
+            #expect(bulk.count == single.count && bulk.firstSequence == single.firstSequence)
+            #expect(bulk.minSpacing == single.minSpacing)
+            #expect(bulk.arrays.xs == single.arrays.xs && bulk.arrays.ys.map(\.bitPattern) == single.arrays.ys.map(\.bitPattern))
+            for r in [0..<bulk.count, 3..<min(bulk.count, 4099), (bulk.count / 3)..<bulk.count, (bulk.count - 5)..<bulk.count] {
+                #expect(bulk.ySummary(r) == single.ySummary(r), "\(r)")
+            }
+        }
+    }
+
+    /// `evict(before:)` (a retention) drops the oldest points as a FIFO does: the run
+    /// and sequence numbers go on, the index answers for what is left.
+    @Test func evictBeforeKeepsTheRun() throws {
+        var d = XYData()
+        let xs = (0..<10_000).map(Double.init)
+        try d.append(xs: xs, ys: xs.map { $0.truncatingRemainder(dividingBy: 97) })
+        let lineage = d.lineage
+        #expect(d.evict(before: 5000.5) == 5001)
+        #expect(d.firstX == 5001 && d.count == 4999 && d.firstSequence == 5001 && d.lineage == lineage)
+        d.checkInvariants()
+        #expect(d.ySummary(0..<d.count) == XYData.YSummary(min: 0, max: 96))
+        #expect(d.evict(before: 1) == 0 && d.count == 4999)
+        #expect(d.evict(before: 1e9) == 4999 && d.isEmpty && d.endSequence == 10_000)
+        try d.append(xs: [2e9, 2e9 + 1], ys: [1, 2])
+        d.checkInvariants()
+        #expect(d.firstSequence == 10_000 && d.ySummary(0..<2) == XYData.YSummary(min: 1, max: 2))
+    }
 }

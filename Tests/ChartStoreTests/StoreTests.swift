@@ -92,4 +92,69 @@ import SQLiteStore
             #expect(error.message.contains(SQLiteStore.fileName) && error.message.contains("move it aside"))
         }
     }
+
+    /// A log entry covered by a snapshot of its session in the same commit is never
+    /// written (a bulk append reaches the disk once, as chunks); chunks of every width
+    /// (x alone up to x and four value columns) come back column for column.
+    @Test func sqliteStoreSkipsLogEntriesItsSnapshotCoversAndKeepsEveryWidth() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(folder: dir, sync: .off)
+        store.define("a", origin: .runtime, spec: [1])
+        try store.commit()
+        let before = store.fileBytes
+        store.append("a", kind: 4, payload: [UInt8](repeating: 3, count: 8 << 20))
+        let columns = (0..<5).map { k in [UInt8](repeating: UInt8(k + 1), count: 16) }
+        store.snapshot("a", state: [5], chunks: ChunkWrites(add: (1...5).map { n in
+            StoredChunk(series: "w\(n)", first: 0, columns: Array(columns.prefix(n)))
+        }))
+        store.append("a", kind: 4, payload: [4, 7])   // after the snapshot: logged
+        try store.commit()
+        #expect(store.fileBytes - before < 2 << 20, "the covered 8 MB entry was written: \(store.fileBytes - before) bytes more")
+        let loaded = try store.loadAll()
+        #expect(loaded.first?.log.map(\.payload) == [[4, 7]] && loaded.first?.log.first?.seq == 2)
+        let chunks = try #require(loaded.first?.snapshot?.chunks)
+        #expect(chunks.map(\.series) == ["w1", "w2", "w3", "w4", "w5"])
+        for c in chunks { #expect(c.columns == Array(columns.prefix(c.columns.count)) && c.columns.count == Int(c.series.dropFirst())!) }
+    }
+
+    /// The checkpointer thread copies the WAL into the database once enough of it
+    /// waits (no commit runs a checkpoint itself), and at start-up folds and truncates
+    /// the WAL a previous run left.
+    @Test func checkpointsRunBesideTheCommits() throws {
+        let dir = folder(), crashed = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: crashed) }
+        func size(_ name: String) -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: dir + "/" + name)[.size] as? Int) ?? nil) ?? 0
+        }
+        func waitFor(_ what: () -> Bool) -> Bool {
+            for _ in 0..<100 where !what() { usleep(50_000) }
+            return what()
+        }
+        let column = [UInt8](repeating: 5, count: 512 << 10)
+        do {
+            let store = try SQLiteStore(folder: dir, sync: .off)
+            store.define("a", origin: .runtime, spec: [1])
+            store.snapshot("a", state: [1], chunks: ChunkWrites(add: (0..<24).map { StoredChunk(series: "s", first: $0 * 65_536, columns: [column, column]) }))
+            try store.commit()
+            let wal = size(SQLiteStore.fileName + "-wal")
+            #expect(wal >= 24 << 20, "the commit went to the WAL")
+            #expect(waitFor { size(SQLiteStore.fileName) >= 24 << 20 }, "the checkpointer copied it into the database")
+            // The files as a crash leaves them (copied while the store is open: closing it
+            // would checkpoint and delete the WAL): a commit in the WAL.
+            store.snapshot("a", state: [2], chunks: ChunkWrites(add: [StoredChunk(series: "s", first: 24 * 65_536, columns: [column, column])]))
+            try store.commit()
+            try FileManager.default.createDirectory(atPath: crashed, withIntermediateDirectories: true)
+            for f in [SQLiteStore.fileName, SQLiteStore.fileName + "-wal"] {
+                try FileManager.default.copyItem(atPath: dir + "/" + f, toPath: crashed + "/" + f)
+            }
+        }
+        let walLeft = ((try? FileManager.default.attributesOfItem(atPath: crashed + "/" + SQLiteStore.fileName + "-wal")[.size] as? Int) ?? nil) ?? 0
+        #expect(walLeft > 0)
+        let reopened = try SQLiteStore(folder: crashed, sync: .off)
+        #expect(waitFor {
+            (((try? FileManager.default.attributesOfItem(atPath: crashed + "/" + SQLiteStore.fileName + "-wal")[.size] as? Int) ?? nil) ?? -1) == 0
+        }, "the WAL left by the last run is folded and truncated at start-up")
+        #expect(try reopened.loadAll().first?.snapshot?.chunks.count == 25)
+    }
 }

@@ -250,6 +250,45 @@ def test_config_sessions_take_the_files_spec_and_keep_matching_data(tmp_path):
         s.stop()
 
 
+def test_retention_keeps_recent_points_and_bulk_appends_survive_a_kill(tmp_path):
+    """`retention` (seconds of x behind the newest x) on a series without capacity:
+    older points go live and from the store; a bulk binary append (snapshotted in its
+    commit, not logged) is all there after SIGKILL."""
+    data_dir = str(tmp_path / "data")
+    spec = {"id": "r", "chart": {"series": [{"id": "w", "retention": 60}, {"id": "bulk"}]}}
+    s = Server("--no-demo", "--data", data_dir).start()
+    try:
+        assert request(s, "POST", "/api/sessions", json.dumps(spec).encode())[0] == 201
+        t0 = 1_800_000_000
+        for k in range(5):  # 5 batches of 50 s at 1 s a point: keeps the newest 61 s
+            xs = [float(t0 + 50 * k + i) for i in range(50)]
+            assert request(s, "POST", "/api/sessions/r/series/w/append", cwa1(xs, [1.0] * 50))[0] == 200
+        n = 200_000
+        xs = [float(i) for i in range(n)]
+        assert request(s, "POST", "/api/sessions/r/series/bulk/append", cwa1(xs, [i * 0.5 for i in xs]), timeout=30)[0] == 200
+        _, live = call(s, "GET", "/api/sessions/r/spec?data=1")
+        w = live["chart"]["series"][0]["data"]["x"]
+        assert w[0] == t0 + 249 - 60 and w[-1] == t0 + 249 and len(w) == 61
+        assert live["chart"]["series"][0]["retention"] == 60
+        s.proc.kill()  # SIGKILL right after the answers
+        s.proc.wait()
+        s = Server("--no-demo", "--data", data_dir).start()
+        _, after = call(s, "GET", "/api/sessions/r/spec?data=1")
+        assert after["chart"]["series"][0]["data"]["x"] == w
+        bulk = after["chart"]["series"][1]["data"]
+        assert bulk["x"] == xs and bulk["y"][-1] == (n - 1) * 0.5
+        # Retention is checked like every field.
+        bad = {"id": "bad", "chart": {"series": [{"id": "w", "retention": -1}]}}
+        status, body = None, b""
+        try:
+            request(s, "POST", "/api/sessions", json.dumps(bad).encode())
+        except urllib.error.HTTPError as e:
+            status, body = e.code, e.read()
+        assert status == 400 and b"retention" in body
+    finally:
+        s.stop()
+
+
 def test_a_damaged_data_folder_stops_start_up_with_one_line(tmp_path):
     import subprocess
     from conftest import ROOT, server_binary

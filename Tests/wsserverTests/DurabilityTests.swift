@@ -97,4 +97,55 @@ import TestSupport
         d.commitIfPending()
         #expect(store.committed.isEmpty && hub.sessions.isEmpty)
     }
+
+    /// A bulk append (an input of 256 kB or more) is snapshotted in its own commit:
+    /// its points are stored as chunks, the log keeps nothing of it, and a restart
+    /// rebuilds the same points.
+    @Test func bulkAppendsAreSnapshottedInTheirCommit() throws {
+        let store = MemoryStore()
+        let (hub, router, d) = try server(store)
+        #expect(post(router, "/api/sessions", Self.spec).status == 201)
+        append(router, "grow", from: 0, count: 10)          // small: logged
+        d.commitIfPending()
+        #expect(store.committed["f"]?.log.count == 1 && store.committed["f"]?.snapshot == nil)
+        append(router, "grow", from: 10, count: 100_000)    // 1.6 MB: snapshotted at the commit
+        #expect(d.hasPending)
+        d.commitIfPending()
+        let snap = try #require(store.committed["f"]?.snapshot)
+        #expect(store.committed["f"]?.log.isEmpty == true)
+        #expect(snap.chunks.filter { $0.series == "grow" }.map(\.points).reduce(0, +) == 100_010)
+        // A bulk append refused (an infinite x) leaves nothing behind.
+        var body = Array("CWA1".utf8)
+        withUnsafeBytes(of: UInt32(100_000).littleEndian) { body += $0 }
+        for v in [Double.infinity] + (1..<100_000).map({ Double(200_000 + $0) }) + [Double](repeating: 1, count: 100_000) {
+            withUnsafeBytes(of: v.bitPattern.littleEndian) { body += $0 }
+        }
+        #expect(router.handle(HTTPRequest(method: "POST", path: "/api/sessions/f/series/grow/append", query: [:], body: body)).status == 400)
+        d.commitIfPending()
+        #expect(store.committed["f"]?.log.isEmpty == true)
+        let (hub2, _, _) = try server(store)
+        let xs = hub2.session("f")!.chart.series[1].data.arrays.xs
+        #expect(xs == hub.session("f")!.chart.series[1].data.arrays.xs && xs.count == 100_010)
+    }
+
+    /// A series with a `retention` keeps the points within that many seconds of its
+    /// newest x, live and after a restart, and the store drops the chunks it evicted.
+    @Test func retentionEvictsByXAndTheStoreFollows() throws {
+        let store = MemoryStore()
+        let (hub, router, d) = try server(store)
+        let spec = #"{"id": "f", "chart": {"series": [{"id": "grow", "retention": 100000}, {"id": "fifo"}]}}"#
+        #expect(post(router, "/api/sessions", spec).status == 201)
+        append(router, "grow", from: 0, count: 150_000)      // x 0...149,999: keeps x >= 49,999
+        d.commitIfPending()
+        var data = hub.session("f")!.chart.series[0].data
+        #expect(data.firstX == 49_999 && data.lastX == 149_999 && data.count == 100_001)
+        append(router, "grow", from: 150_000, count: 100_000)
+        d.commitIfPending()
+        data = hub.session("f")!.chart.series[0].data
+        #expect(data.firstX == 149_999 && data.count == 100_001 && data.firstSequence == 149_999)
+        let stored = try #require(store.committed["f"]?.snapshot).chunks.filter { $0.series == "grow" }
+        #expect(stored.map(\.first).min()! >= 65_536, "chunks wholly before the retained points left the store")
+        let (hub2, _, _) = try server(store)
+        #expect(hub2.session("f")!.chart.series[0].data.arrays.xs == data.arrays.xs)
+    }
 }

@@ -585,6 +585,12 @@ public final class Chart {
                 }
             }
             stackMembers[group[0]] = (group, generations)
+            // A stack with a retention evicts its stacked values with its points.
+            for i in group where series[i].retention != nil {
+                if let made = series[i].stacked, made.firstSequence < start {
+                    series[i].stacked!.evictOldest(min(made.count, start - made.firstSequence))
+                }
+            }
             guard from < end else { continue }
             let percent = group.contains { series[$0].stackPercent }
             var sums = [Double](repeating: 0, count: group.count)
@@ -637,6 +643,7 @@ public final class Chart {
                 series[i].data.append(x: xs[k], y: ys[k])
                 added += 1
             }
+            series[i].applyRetention()
         }
         if added > 0 { updateStacks(); touch() }
         return added

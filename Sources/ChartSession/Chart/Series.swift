@@ -118,6 +118,11 @@ public struct Series: Sendable {
     /// capacity and min/max index as `data`: appends keep them in step.
     public private(set) var more: [XYData]
     public var generator: DataGenerator?
+    /// Keep only the points whose x lies within this much of the newest x (seconds on a
+    /// time axis, x units otherwise): after each append the older ones are evicted as a
+    /// FIFO evicts them (docs/persistence.md, "Retention"). Measured in the data's own
+    /// x, never the wall clock, so a replay of the same appends keeps the same points.
+    public var retention: Double?
     /// Not drawn, not in the legend, and left out of automatic ranges.
     public var isHidden = false
     /// Listed in the legend (when shown).
@@ -208,6 +213,8 @@ public struct Series: Sendable {
             if keepData { selectedPoints = old.selectedPoints }
         }
         if rotation { style.rotation = old.style.rotation }
+        // A retention given (or shortened) by the new spec applies to the points kept.
+        if keepData { applyRetention() }
     }
 
     /// The values named `field` (one of `kind.valueFields`).
@@ -329,6 +336,47 @@ public struct Series: Sendable {
         for k in more.indices { try more[k].replaceAll(xs: xs, ys: values[k + 1]) }
     }
 
+    /// These points in place of all (a reload from a store): `chunks` in order, each
+    /// its columns as little-endian float64 bytes (x, then every value field), of which
+    /// the `count` points after the first `skip` are taken. Read a chunk at a time into
+    /// the series (no copy of the whole), checked as an append is.
+    public mutating func reload(chunks: [[[UInt8]]], skip: Int, count: Int) throws(AppendError) {
+        let width = kind.valueFields.count + 1
+        for chunk in chunks {
+            guard chunk.count == width, chunk.allSatisfy({ $0.count == chunk[0].count && $0.count % 8 == 0 }) else {
+                throw .wrongFields(kind: kind.rawValue, fields: kind.valueFields)
+            }
+        }
+        func load(_ column: Int, into d: inout XYData) throws(AppendError) {
+            var fresh = d.emptied()
+            var toSkip = skip, left = count
+            for chunk in chunks where left > 0 {
+                let n = chunk[0].count / 8
+                guard toSkip < n else { toSkip -= n; continue }
+                let take = min(n - toSkip, left)
+                // (Stored little-endian, as this machine's doubles are: SessionCodec.columnBytes.)
+                func doubles(_ bytes: [UInt8]) -> [Double] {
+                    [Double](unsafeUninitializedCapacity: take) { out, made in
+                        bytes.withUnsafeBytes { raw in
+                            UnsafeMutableRawBufferPointer(out).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[(8 * toSkip)..<(8 * (toSkip + take))]))
+                        }
+                        made = take
+                    }
+                }
+                try fresh.append(xs: doubles(chunk[0]), ys: doubles(chunk[column]))
+                left -= take
+                toSkip = 0
+            }
+            guard left == 0 else { throw .indexOutOfRange(index: count, count: count - left, inclusive: false) }
+            d = fresh
+        }
+        var newData = data, newMore = more
+        try load(1, into: &newData)
+        for k in newMore.indices { try load(k + 2, into: &newMore[k]) }
+        data = newData
+        more = newMore
+    }
+
     /// These points in place of all (a reload), in any x order (sorted here).
     public mutating func replaceAll(xs: [Double], values: [[Double]]) throws(AppendError) {
         try checkValues(count: xs.count, values: values)
@@ -342,6 +390,7 @@ public struct Series: Sendable {
     /// stored, or an error is thrown and nothing changes.
     public mutating func append(xs: [Double], values: [[Double]]) throws(AppendError) {
         try validate(xs: xs, values: values)
+        defer { applyRetention() }
         if follows(xs) {
             try! data.append(xs: xs, ys: values[0])
             for k in more.indices { try! more[k].append(xs: xs, ys: values[k + 1]) }
@@ -352,6 +401,16 @@ public struct Series: Sendable {
         let m = merged(xs: xs, values: values)
         try! data.replaceAll(xs: m.xs, ys: m.values[0])
         for k in more.indices { try! more[k].replaceAll(xs: m.xs, ys: m.values[k + 1]) }
+    }
+
+    /// Evicts the points older than `retention` before the newest x (every value field
+    /// alike). Returns how many went.
+    @discardableResult
+    mutating func applyRetention() -> Int {
+        guard let retention, let last = data.lastX else { return 0 }
+        let n = data.evict(before: last - retention)
+        for k in more.indices { more[k].evictOldest(n) }
+        return n
     }
 
     /// The extent of every value over `indices` (of `plotted`; NaN ignored).

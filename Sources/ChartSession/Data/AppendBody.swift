@@ -24,14 +24,22 @@ public enum AppendBody {
         guard n <= limit else { throw DecodeError(message: "\(n) points in one append; at most \(limit) are accepted") }
         let need = headerSize + 16 * n
         guard body.count == need else { throw DecodeError(message: "\(n) points need \(need) bytes, got \(body.count)") }
-        var xs = [Double](repeating: 0, count: n), ys = [Double](repeating: 0, count: n)
-        body.withUnsafeBytes { raw in
-            for i in 0..<n {
-                xs[i] = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: headerSize + 8 * i, as: UInt64.self)))
-                ys[i] = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: headerSize + 8 * (n + i), as: UInt64.self)))
+        // Each column copied whole (a little-endian machine's doubles are the body's bytes),
+        // into arrays not filled with zeros first.
+        func column(_ at: Int) -> [Double] {
+            [Double](unsafeUninitializedCapacity: n) { out, made in
+                body.withUnsafeBytes { raw in
+                    let bytes = UnsafeRawBufferPointer(rebasing: raw[at..<(at + 8 * n)])
+                    #if _endian(little)
+                    UnsafeMutableRawBufferPointer(out).copyMemory(from: bytes)
+                    #else
+                    for i in 0..<n { out[i] = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self))) }
+                    #endif
+                }
+                made = n
             }
         }
-        return (xs, ys)
+        return (column(headerSize), column(headerSize + 8 * n))
     }
 
     /// Encodes columns (tests, Swift clients).

@@ -157,8 +157,11 @@ public struct XYData: Sendable {
             let skip = xs.count - capacity
             dropAll(passing: skip)
             for i in skip..<xs.count { store(xs[i], ys[i]) }
-        } else if xs.count >= Self.bulkMinimum, capacity.map({ count + xs.count <= $0 }) ?? true {
-            appendInBulk(xs, ys)
+        } else if xs.count >= Self.bulkMinimum {
+            // Points a full FIFO must let go make room first, whole chunks at once.
+            let last = lastX
+            if let capacity, count + xs.count > capacity { evictOldest(count + xs.count - capacity) }
+            appendInBulk(xs, ys, after: last)
         } else {
             for i in 0..<xs.count { store(xs[i], ys[i]) }
         }
@@ -167,11 +170,13 @@ public struct XYData: Sendable {
     /// Batches at least this long, evicting nothing, are stored a chunk at a time.
     static let bulkMinimum = 256
 
-    /// What `store` does point by point, for a checked batch that evicts nothing: the
-    /// chunks filled by whole stretches, then the index blocks completed on the way, in
-    /// the order `store` completes them (a series reloaded from storage, a large append).
-    private mutating func appendInBulk(_ xs: [Double], _ ys: [Double]) {
-        var last = lastX, spacing = minSpacing
+    /// What `store` does point by point, for a checked batch with room for it (a full
+    /// FIFO evicted first, `evictOldest`): the chunks filled by whole stretches, then the
+    /// index blocks completed on the way, in the order `store` completes them (a series
+    /// reloaded from storage, a large append). `after`: the x the series ended with
+    /// before any eviction made room.
+    private mutating func appendInBulk(_ xs: [Double], _ ys: [Double], after: Double?) {
+        var last = after, spacing = minSpacing
         for x in xs {
             if let l = last, x > l, x - l < spacing { spacing = x - l }
             last = x
@@ -222,6 +227,14 @@ public struct XYData: Sendable {
         try! d.append(xs: newX, ys: newY)
         d.generation = generation + 1
         self = d
+    }
+
+    /// Empty, numbered from the same first sequence number, as a change other than an
+    /// append leaves it (`rebuild` with no points): to be filled by appends (a reload).
+    func emptied() -> XYData {
+        var d = XYData(capacity: capacity, firstSequence: firstSequence)
+        d.generation = generation + 1
+        return d
     }
 
     /// Checks `newX`/`newY` as the whole of a series' points.
@@ -290,6 +303,35 @@ public struct XYData: Sendable {
     public mutating func append(x: Double, y: Double) {
         precondition(x.isFinite && !y.isInfinite && x >= (lastX ?? -.infinity), "invalid point")
         store(x, y)
+    }
+
+    /// Drops the oldest `n` live points (0...count) as a FIFO does: their sequence
+    /// numbers pass, whole chunks go, and the run (`lineage`) stays the same, so a store
+    /// holding the newer points keeps them (a full capacity making room for a batch, a
+    /// `retention` in x).
+    mutating func evictOldest(_ n: Int) {
+        precondition(n >= 0 && n <= count, "evicting more points than the series holds")
+        guard n > 0 else { return }
+        firstSequence += n
+        count -= n
+        let dead = (firstSequence - base) >> Self.chunkShift
+        if dead > 0 {
+            xc.removeFirst(dead); yc.removeFirst(dead)
+            base += dead << Self.chunkShift
+        }
+        if count == 0 { xc = []; yc = []; base = firstSequence }
+        var idx = index
+        index = YIndex()
+        idx.evict(upTo: firstSequence)
+        index = idx
+    }
+
+    /// Drops the points whose x is below `x` (a `retention`): how many went.
+    @discardableResult
+    public mutating func evict(before x: Double) -> Int {
+        let n = lowerBound(x)
+        evictOldest(n)
+        return n
     }
 
     /// Empties the series and advances the sequence numbers by `passing` points more

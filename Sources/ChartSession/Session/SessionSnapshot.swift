@@ -14,7 +14,15 @@ public struct SessionSnapshot: Sendable {
         public var id: String
         /// x, then the values in the order of the kind's value fields.
         public var columns: [[Double]]
+        /// Or the points as a store keeps them: chunks, each its columns as little-endian
+        /// float64 bytes (x, then the values), of which the `count` points after the first
+        /// `skip` are the series'. Restored a chunk at a time, with no copy of the whole.
+        public var chunks: [[[UInt8]]] = []
+        public var skip = 0, count = 0
         public init(id: String, columns: [[Double]]) { self.id = id; self.columns = columns }
+        public init(id: String, chunks: [[[UInt8]]], skip: Int, count: Int) {
+            self.id = id; self.columns = []; self.chunks = chunks; self.skip = skip; self.count = count
+        }
     }
     /// Where a series' points are in a store's chunks: `count` points from key `first`.
     public struct SeriesRange: Equatable, Sendable {
@@ -94,6 +102,16 @@ extension Session {
             for stored in snapshot.series {
                 guard let i = chart.seriesIndex(stored.id) else { continue }
                 let width = chart.series[i].kind.valueFields.count + 1
+                if !stored.chunks.isEmpty {
+                    guard stored.chunks.allSatisfy({ $0.count == width }) else { continue }
+                    do {
+                        try chart.change(seriesId: stored.id) { (s: inout Series) throws(AppendError) in
+                            try s.reload(chunks: stored.chunks, skip: stored.skip, count: stored.count)
+                        }
+                        taken.append(stored.id)
+                    } catch { continue }
+                    continue
+                }
                 // (No columns: a series stored empty.)
                 let columns = stored.columns.isEmpty ? [[Double]](repeating: [], count: width) : stored.columns
                 guard columns.count == width else { continue }

@@ -75,6 +75,8 @@ public struct SeriesSpec: Sendable {
     public var xAxis: String?
     public var yAxis: String?
     public var capacity: Int?
+    /// Seconds (x units) of points kept behind the newest x (`Series.retention`).
+    public var retention: Double?
     public var xs: [Double]
     /// Each point's values, in the order of `kind.valueFields`.
     public var values: [[Double]]
@@ -803,6 +805,8 @@ public enum ConfigSpec {
             capacity: try r.integer("capacity", min: 1, max: 100_000_000) ?? (generator != nil ? SessionLimits.current.generatorCapacity : nil),
             xs: xs, values: values, generator: generator,
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
+        spec.retention = try r.number("retention", min: 0)
+        if spec.retention == 0 { throw JSONReadError(path: "\(r.path).retention", message: "expected a number of seconds above 0") }
         spec.style = try readStyle(&r, kind: kind)
         spec.selected = try r.bool("selected") ?? false
         if try r.has("selectedStyle") {
@@ -873,6 +877,9 @@ public enum ConfigSpec {
             }
             if f.capacity != s.capacity {
                 throw JSONReadError(path: "\(p).capacity", message: "the series of a stack keep the same number of points; \"\(f.id)\" has another capacity")
+            }
+            if f.retention != s.retention {
+                throw JSONReadError(path: "\(p).retention", message: "the series of a stack keep the same points; \"\(f.id)\" has another retention")
             }
             if f.stackPercent != s.stackPercent {
                 throw JSONReadError(path: "\(p).stackPercent", message: "stackPercent is the same for every series of a stack; \"\(f.id)\" differs")
@@ -1113,6 +1120,7 @@ extension SessionSpec {
             var series = Series(id: s.id, name: s.name, kind: s.kind, color: s.color ?? palette[i % palette.count],
                                 style: s.style, xAxisId: s.xAxis ?? chart.xAxes[0].id,
                                 yAxisId: s.yAxis ?? chart.yAxes[0].id, data: XYData(capacity: s.capacity), generator: s.generator)
+            series.retention = s.retention
             try! series.append(xs: s.xs, values: s.values)  // checked while decoding
             series.isHidden = s.hidden
             series.showInLegend = s.showInLegend
