@@ -154,7 +154,20 @@ def send_raw(host, request):
     with socket.create_connection((addr, int(port)), timeout=10) as c:
         c.sendall(request)
         answer = b""
-        while b"\r\n\r\n" not in answer:
+
+        def whole(a):
+            # The head, then as many body bytes as its Content-Length says (the head and
+            # the body may arrive in separate reads).
+            if b"\r\n\r\n" not in a:
+                return False
+            head, body = a.split(b"\r\n\r\n", 1)
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    return len(body) >= int(value.strip())
+            return True
+
+        while not whole(answer):
             chunk = c.recv(65536)
             if not chunk:
                 break

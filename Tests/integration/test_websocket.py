@@ -35,6 +35,9 @@ def next_frame(ws, timeout=5, ack=True):
             if ack:
                 ws.send(json.dumps({"type": "ack"}))
             return frame, texts
+        if op == websocket.ABNF.OPCODE_CLOSE:
+            code = int.from_bytes(data[:2], "big") if len(data) >= 2 else None
+            raise AssertionError(f"the server closed the connection ({code}) before a frame")
         texts.append(json.loads(data))
     raise AssertionError("no frame arrived")
 
