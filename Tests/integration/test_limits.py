@@ -264,8 +264,9 @@ def test_memory_of_departed_viewers_with_distinct_canvases_is_returned():
         base = rss_mb(srv)
         socks = []
         for i in range(80):
-            ws = connect(srv, "heavy")
-            ws.settimeout(60)
+            # A debug build on a loaded machine may take seconds to answer while it lays
+            # out the canvases before: the handshake waits as the frames do.
+            ws = connect(srv, "heavy", timeout=60)
             hello(ws, width=400 + 3 * i, height=300 + (i % 5))
             next_frame(ws)
             socks.append(ws)

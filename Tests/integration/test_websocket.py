@@ -9,8 +9,8 @@ import websocket
 import cwframe
 
 
-def connect(server, session="static"):
-    return websocket.create_connection(f"{server.ws}/ws/{session}", subprotocols=["chartwire.v1"], timeout=5)
+def connect(server, session="static", timeout=5):
+    return websocket.create_connection(f"{server.ws}/ws/{session}", subprotocols=["chartwire.v1"], timeout=timeout)
 
 
 def hello(ws, width=800, height=500, dpr=1, **extra):
