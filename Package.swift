@@ -118,11 +118,12 @@ let package = Package(
             name: "ChartSessionTests", dependencies: ["ChartSession", "LayoutEngine", "TestSupport"],
             exclude: ["Golden"]  // stored display lists, read by GoldenTests
         ),
-        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartSession", "TestSupport", "FuzzHarness"]),
-        // What each fuzz target runs on its bytes (fuzz/, docs/fuzzing.md); the tests
-        // replay the corpus and the regressions through it.
-        .target(name: "FuzzHarness", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack"],
-                path: "fuzz/Harness"),
+        // Its FuzzHarness.swift is a link to fuzz/Harness/Harness.swift (what each fuzz
+        // target runs on its bytes): the tests replay the corpus and the regressions
+        // through it. The harness reaches the server's internals (`@testable`), so it is
+        // compiled into the tests rather than built as a target of its own, which a plain
+        // `swift build -c release` (no -enable-testing) could not compile.
+        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
         .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "ChartSession", "LayoutEngine", "TestSupport"]),
     ]
 )
@@ -132,6 +133,8 @@ let package = Package(
 // LLVMFuzzerTestOneInput and starts libFuzzer, so the ordinary build must not see them. What they
 // run is FuzzHarness, which the unit tests use to replay the corpus and every crash found.
 if Context.environment["CHARTWIRE_FUZZ"] != nil {
+    package.targets.append(.target(name: "FuzzHarness", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack"],
+                                   path: "fuzz/Harness"))
     package.targets.append(.target(name: "CFuzzDriver", path: "fuzz/CFuzzDriver"))
     for name in ["json-spec", "client-message", "append-body", "points", "line-protocol", "router", "frame"] {
         package.targets.append(.executableTarget(

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import FuzzHarness
 
 /// Every input the fuzzers crashed on (fuzz/regressions/<target>/) and every seed of
 /// their corpus (fuzz/corpus/<target>/), replayed through the code each target runs

@@ -1,0 +1,1 @@
+../../fuzz/Harness/Harness.swift
