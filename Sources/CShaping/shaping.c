@@ -8,10 +8,10 @@ struct cw_face {
     unsigned upem;
 };
 
-cw_face *cw_face_create(const uint8_t *bytes, size_t length, unsigned index) {
-    if (bytes == NULL || length == 0 || length > UINT32_MAX) return NULL;
-    // HB_MEMORY_MODE_DUPLICATE: HarfBuzz keeps its own copy, the caller's bytes may go.
-    hb_blob_t *blob = hb_blob_create((const char *)bytes, (unsigned)length, HB_MEMORY_MODE_DUPLICATE, NULL, NULL);
+// A face from a blob (which it references, not copies); NULL when the blob holds no
+// usable face `index`. Consumes the caller's reference to `blob`.
+static cw_face *face_from_blob(hb_blob_t *blob, unsigned index) {
+    if (blob == NULL) return NULL;
     if (index >= hb_face_count(blob)) { hb_blob_destroy(blob); return NULL; }
     hb_face_t *face = hb_face_create(blob, index);
     hb_blob_destroy(blob);
@@ -27,6 +27,35 @@ cw_face *cw_face_create(const uint8_t *bytes, size_t length, unsigned index) {
     out->font = font;
     out->upem = upem;
     return out;
+}
+
+cw_face *cw_face_create(const uint8_t *bytes, size_t length, unsigned index) {
+    if (bytes == NULL || length == 0 || length > UINT32_MAX) return NULL;
+    // HB_MEMORY_MODE_DUPLICATE: HarfBuzz keeps its own copy, the caller's bytes may go.
+    return face_from_blob(hb_blob_create((const char *)bytes, (unsigned)length, HB_MEMORY_MODE_DUPLICATE, NULL, NULL),
+                          index);
+}
+
+cw_face *cw_face_create_from_file(const char *path, unsigned index) {
+    if (path == NULL) return NULL;
+    // Maps the file read-only (mmap): only the pages HarfBuzz touches become resident,
+    // and they are the page cache's, not a copy.
+    return face_from_blob(hb_blob_create_from_file_or_fail(path), index);
+}
+
+int64_t cw_font_file_probe(const char *path, unsigned index) {
+    if (path == NULL) return -1;
+    hb_blob_t *blob = hb_blob_create_from_file_or_fail(path);
+    if (blob == NULL) return -1;
+    int64_t length = hb_blob_get_length(blob);
+    int ok = 0;
+    if (length > 0 && index < hb_face_count(blob)) {
+        hb_face_t *face = hb_face_create(blob, index);
+        ok = hb_face_get_glyph_count(face) > 0 && hb_face_get_upem(face) > 0;
+        hb_face_destroy(face);
+    }
+    hb_blob_destroy(blob);
+    return ok ? length : -1;
 }
 
 void cw_face_destroy(cw_face *face) {

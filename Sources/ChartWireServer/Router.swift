@@ -197,7 +197,7 @@ struct Router {
             }))]))
         case 2 where parts[0] == "fonts":
             // Subsets named by content hash: they never change under a name.
-            guard let bytes = webFonts.files[parts[1]] else { return .error(404, "no font \(parts[1])") }
+            guard let bytes = webFonts.file(parts[1]) else { return .error(404, "no font \(parts[1])") }
             return HTTPResponse(status: 200, contentType: "font/woff2", body: bytes,
                                 cacheControl: "public, max-age=31536000, immutable")
         case 2 where parts[0] == "font":

@@ -16,9 +16,12 @@ struct WebFonts {
         var unicodeRange: String
     }
 
-    /// The subsets, by file name (empty: the TTFs are served instead).
+    /// The subsets, by file name (empty: the TTFs are served instead). The chart font's
+    /// (a few hundred KB) are held; the fallback fonts' (about 20 MB, mostly CJK, that
+    /// most pages never ask for) are read from `fallbackFiles` when asked for.
     var faces: [Face] = []
     var files: [String: [UInt8]] = [:]
+    var fallbackFiles: [String: String] = [:]
     /// Why the subsets are not used, for the start-up log (nil when they are).
     var warning: String?
     /// The fallback fonts' subsets, and why any fallback has none (start-up log).
@@ -104,22 +107,29 @@ struct WebFonts {
                                         + "measured with (run scripts/make-fonts --fallbacks): not served")
                 continue
             }
-            var subsets: [Face] = [], bytes: [String: [UInt8]] = [:]
+            var subsets: [Face] = [], paths: [String: String] = [:]
             for item in list where item["font"]?.stringValue == font.name {
                 guard let file = item["file"]?.stringValue, let weight = item["weight"]?.doubleValue,
                       let unicodeRange = item["unicodeRange"]?.stringValue,
-                      file.hasSuffix(".woff2"), !file.contains("/"), files[file] == nil,
-                      let data = FileManager.default.contents(atPath: dir + "/" + file) else {
+                      file.hasSuffix(".woff2"), !file.contains("/"), files[file] == nil, fallbackFiles[file] == nil,
+                      FileManager.default.isReadableFile(atPath: dir + "/" + file) else {
                     fallbackWarnings.append("\(font.name): \(dir)/manifest.json names a file that cannot be read: not served")
                     subsets = []
                     break
                 }
                 subsets.append(Face(file: file, weight: Int(weight), range: font.name, unicodeRange: unicodeRange))
-                bytes[file] = [UInt8](data)
+                paths[file] = dir + "/" + file
             }
             fallbackFaces += subsets
-            files.merge(bytes) { a, _ in a }
+            fallbackFiles.merge(paths) { a, _ in a }
         }
+    }
+
+    /// The bytes of the subset named `name` (nil: no such subset, or it can no longer be
+    /// read).
+    func file(_ name: String) -> [UInt8]? {
+        if let bytes = files[name] { return bytes }
+        return fallbackFiles[name].flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) }
     }
 
     /// The `head` table's checkSumAdjustment of a TrueType file (its identity).

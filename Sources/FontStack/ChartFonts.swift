@@ -35,12 +35,17 @@ public struct FontLoadError: Error, CustomStringConvertible {
 
 /// The chart font as the server measures it: DejaVu Sans (regular and bold) read from
 /// a folder, the fallback fonts that are installed, and the measurer over them all.
-/// This is where font files are read; measuring is I/O-free afterwards.
+///
+/// Memory follows the text: DejaVu's two files are read once (for the metrics and for
+/// serving them) while HarfBuzz maps them; each fallback file is only checked here (its
+/// header, through a mapping dropped at once) and mapped for HarfBuzz when a string
+/// first has a character no face before it covers (`LazyFace`), so a chart whose text is
+/// all Latin never makes the CJK faces. Measuring does no I/O but that first mapping.
 public struct ChartFonts: Sendable {
     /// The primary TTFs' bytes (served to the page when there are no subsets).
     public let regular: [UInt8]
     public let bold: [UInt8]
-    /// The fallbacks found, with the size of each file read (for matching web subsets).
+    /// The fallbacks found, with the size of each file (for matching web subsets).
     public let fallbacks: [(font: FallbackFont, regularSize: Int, boldSize: Int?)]
     /// One line per fallback font that is not installed (the start-up log shows them).
     public let missing: [String]
@@ -48,10 +53,14 @@ public struct ChartFonts: Sendable {
 
     public static let family = "ChartWire Sans"
 
+    /// The shaper behind `measurer` (what says which faces are made).
+    public var shaper: FallbackShaper { measurer.shaper as! FallbackShaper }
+
     public static func load(primaryDir: String, fallbacks: [FallbackFont] = FallbackFont.debian)
         throws(FontLoadError) -> ChartFonts {
         func read(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
-        guard let regular = read(primaryDir + "/DejaVuSans.ttf"), let bold = read(primaryDir + "/DejaVuSans-Bold.ttf") else {
+        let regularPath = primaryDir + "/DejaVuSans.ttf", boldPath = primaryDir + "/DejaVuSans-Bold.ttf"
+        guard let regular = read(regularPath), let bold = read(boldPath) else {
             throw FontLoadError(message: "cannot read DejaVuSans.ttf and DejaVuSans-Bold.ttf in \(primaryDir) "
                                 + "(install fonts-dejavu-core, or pass --font-dir)")
         }
@@ -62,26 +71,27 @@ public struct ChartFonts: Sendable {
         } catch {
             throw FontLoadError(message: "\(primaryDir): \(error)")
         }
-        guard let primary = ShapedFace(bytes: regular), let primaryBold = ShapedFace(bytes: bold) else {
+        // HarfBuzz maps the same files rather than copying the bytes read above.
+        guard let primary = ShapedFace(path: regularPath), let primaryBold = ShapedFace(path: boldPath) else {
             throw FontLoadError(message: "\(primaryDir): HarfBuzz cannot read DejaVuSans.ttf or DejaVuSans-Bold.ttf")
         }
-        var regularFaces = [primary], boldFaces = [primaryBold]
+        var regularFaces = [LazyFace(primary)], boldFaces = [LazyFace(primaryBold)]
         var found: [(font: FallbackFont, regularSize: Int, boldSize: Int?)] = [], missing: [String] = []
         for font in fallbacks {
-            guard let bytes = read(font.regular) else {
+            guard FileManager.default.isReadableFile(atPath: font.regular) else {
                 missing.append("\(font.name): \(font.regular) is not installed (labels in its script are measured "
                                + "with DejaVu's .notdef)")
                 continue
             }
-            guard let face = ShapedFace(bytes: bytes, index: font.index) else {
+            guard let size = ShapedFace.probe(path: font.regular, index: font.index) else {
                 missing.append("\(font.name): \(font.regular) has no face \(font.index)")
                 continue
             }
-            let boldBytes = font.bold.flatMap(read)
-            let boldFace = boldBytes.flatMap { ShapedFace(bytes: $0, index: font.index) }
+            let boldSize = font.bold.flatMap { ShapedFace.probe(path: $0, index: font.index) }
+            let face = LazyFace(path: font.regular, index: font.index)
             regularFaces.append(face)
-            boldFaces.append(boldFace ?? face)
-            found.append((font, bytes.count, boldFace == nil ? nil : boldBytes?.count))
+            boldFaces.append(boldSize == nil ? face : font.bold.map { LazyFace(path: $0, index: font.index) } ?? face)
+            found.append((font, size, boldSize))
         }
         let shaper = FallbackShaper(regular: regularFaces, bold: boldFaces)
         return ChartFonts(regular: regular, bold: bold, fallbacks: found, missing: missing,

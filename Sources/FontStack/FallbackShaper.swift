@@ -26,16 +26,33 @@ public struct FallbackShaper: TextShaper {
         }
     }
 
-    public let regularFaces: [ShapedFace]
-    public let boldFaces: [ShapedFace]
+    /// Faces in order of preference, the primary first; fallbacks are made when first
+    /// needed (`LazyFace`).
+    public let regularFaces: [LazyFace]
+    public let boldFaces: [LazyFace]
+    private let primary: ShapedFace, primaryBold: ShapedFace
     private let cache = WidthCache()
 
-    /// Faces in order of preference, the primary first. `bold` may be empty (the
-    /// regular faces are used).
-    public init(regular: [ShapedFace], bold: [ShapedFace]) {
+    /// Faces in order of preference, the primary first (made already: it is always
+    /// needed). `bold` may be empty (the regular faces are used).
+    public init(regular: [LazyFace], bold: [LazyFace]) {
         precondition(!regular.isEmpty, "a font stack needs a primary face")
+        guard let first = regular[0].face else { preconditionFailure("the primary face must be made") }
         regularFaces = regular
         boldFaces = bold.isEmpty ? regular : bold
+        primary = first
+        primaryBold = boldFaces[0].face ?? first
+    }
+
+    /// Faces already made, in order of preference, the primary first.
+    public init(regular: [ShapedFace], bold: [ShapedFace]) {
+        self.init(regular: regular.map(LazyFace.init), bold: bold.map(LazyFace.init))
+    }
+
+    /// How many distinct faces have been made so far, the primary ones included (a
+    /// Latin-only chart leaves every fallback unmade).
+    public var loadedFaceCount: Int {
+        Set((regularFaces + boldFaces).filter(\.isLoaded).map(ObjectIdentifier.init)).count
     }
 
     public func emWidth(of text: String, bold: Bool) -> Double {
@@ -45,7 +62,9 @@ public struct FallbackShaper: TextShaper {
         let scalars = text.unicodeScalars.map(\.value)
         var units = 0.0
         for run in runs(of: text, bold: bold) {
-            let face = faces[run.face]
+            // A run's face covered its characters, so it is made; a face that failed to
+            // load covers nothing and is never a run's.
+            let face = faces[run.face].face ?? (bold ? primaryBold : primary)
             units += Double(face.advance(of: scalars, range: run.range, script: run.script)) / face.unitsPerEm
         }
         cache.store(units, for: text, bold: bold)

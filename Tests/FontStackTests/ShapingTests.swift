@@ -1,5 +1,7 @@
+import Foundation
 import FontStack
 import Testing
+import Synchronization
 import TestSupport
 @testable import LayoutEngine
 
@@ -99,6 +101,86 @@ import TestSupport
         let fresh = FallbackShaper(regular: shaper.regularFaces, bold: shaper.boldFaces)
         #expect(fresh.emWidth(of: text, bold: true) == first)
         #expect(shaper.emWidth(of: text, bold: true) == first)
+    }
+
+    /// A fresh font stack (the shared one has made faces other tests needed).
+    static func freshFonts() throws -> ChartFonts { try ChartFonts.load(primaryDir: TestFonts.dir) }
+
+    @Test func aLatinChartLeavesEveryFallbackFaceUnmade() throws {
+        let fonts = try Self.freshFonts()
+        let shaper = fonts.shaper
+        // The two DejaVu faces only.
+        #expect(shaper.loadedFaceCount == 2)
+        let engine = ChartLayoutEngine(measurer: fonts.measurer)
+        let layout = engine.layout(ChartLayoutSpec(size: Size(width: 800, height: 500), title: "Random walk (°C)", axes: [
+            AxisSpec(id: "x", alignment: .bottom, visibleRange: DoubleRange(0, 20), title: "Time (s)"),
+            AxisSpec(id: "y", alignment: .left, visibleRange: DoubleRange(-1.2, 1.2), title: "Überschrift – Value"),
+        ]))
+        #expect(layout.axis("y")?.ticks.isEmpty == false)
+        #expect(fonts.measurer.width(of: "Temperature", style: TextStyle(size: 16, bold: true)) > 0)
+        #expect(shaper.loadedFaceCount == 2)
+        #expect(shaper.regularFaces.dropFirst().allSatisfy { !$0.isLoaded })
+        #expect(shaper.boldFaces.dropFirst().allSatisfy { !$0.isLoaded })
+        #expect(shaper.regularFaces[1].path == FallbackFont.debian[0].regular)
+
+        // CJK text makes the CJK face, and only it (Devanagari stays unmade); bold makes
+        // the bold collection's.
+        _ = fonts.measurer.width(of: "温度 (°C)", style: TextStyle(size: 12))
+        #expect(shaper.regularFaces[1].isLoaded && !shaper.regularFaces[2].isLoaded && !shaper.boldFaces[1].isLoaded)
+        #expect(shaper.loadedFaceCount == 3)
+        _ = fonts.measurer.width(of: "温度", style: TextStyle(size: 12, bold: true))
+        #expect(shaper.boldFaces[1].isLoaded && shaper.loadedFaceCount == 4)
+    }
+
+    /// The faces made lazily from mapped files measure exactly what faces made at once
+    /// from the bytes read whole (the way the server loaded them before) measure.
+    @Test func mappedLazyFacesMeasureAsTheReadOnes() throws {
+        func read(_ path: String) throws -> [UInt8] { try #require(FileManager.default.contents(atPath: path).map { [UInt8]($0) }) }
+        func face(_ path: String, _ index: Int) throws -> ShapedFace { try #require(ShapedFace(bytes: read(path), index: index)) }
+        var regular = [try face(TestFonts.dir + "/DejaVuSans.ttf", 0)], bold = [try face(TestFonts.dir + "/DejaVuSans-Bold.ttf", 0)]
+        for font in FallbackFont.debian {
+            regular.append(try face(font.regular, font.index))
+            bold.append(try face(try #require(font.bold), font.index))
+        }
+        let read = FallbackShaper(regular: regular, bold: bold)
+        let mapped = try Self.freshFonts().shaper
+        let texts = ["Time (s)", "AVAWAY To", "温度 (°C)", "東京の気温", "तापमान क्ष", "درجة الحرارة", "עברית 12",
+                     "ภาษาไทย", "Überschrift 温度 तापमान", "e\u{0301} \u{10FFFD}", "12.5", "😀 emoji"]
+        for text in texts {
+            for isBold in [false, true] {
+                #expect(mapped.emWidth(of: text, bold: isBold) == read.emWidth(of: text, bold: isBold), "\(text)")
+                #expect(mapped.runs(of: text, bold: isBold) == read.runs(of: text, bold: isBold), "\(text)")
+            }
+        }
+    }
+
+    @Test func firstUseFromManyThreadsMakesOneFace() throws {
+        let fonts = try Self.freshFonts()
+        @Sendable func text(_ i: Int) -> String { "東京の気温 (°C)" + String(repeating: "x", count: i) }
+        let expected = (0..<16).map { TestFonts.measurer.width(of: text($0), style: TextStyle(size: 13)) }
+        let widths = Mutex<[Int: Double]>([:])
+        DispatchQueue.concurrentPerform(iterations: 16) { i in
+            // Different strings, so the width cache does not answer for the face.
+            let w = fonts.measurer.width(of: text(i), style: TextStyle(size: 13))
+            widths.withLock { $0[i] = w }
+        }
+        #expect(fonts.shaper.loadedFaceCount == 3)
+        #expect(widths.withLock { $0 } == Dictionary(uniqueKeysWithValues: expected.enumerated().map { ($0, $1) }))
+        #expect(Set(expected).count == 16)
+    }
+
+    @Test func fontFilesAreProbedAndMapped() {
+        let path = TestFonts.dir + "/DejaVuSans.ttf"
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
+        #expect(ShapedFace.probe(path: path) == size)
+        #expect(ShapedFace.probe(path: path, index: 1) == nil)
+        #expect(ShapedFace.probe(path: "/nonexistent.ttf") == nil)
+        #expect(ShapedFace(path: "/nonexistent.ttf") == nil)
+        #expect(ShapedFace(path: path, index: 1) == nil)
+        #expect(ShapedFace(path: FallbackFont.debian[0].regular, index: 0)?.unitsPerEm == 1000)
+        // A face whose file went away after start-up covers nothing (the primary draws).
+        let gone = LazyFace(path: "/nonexistent.ttf")
+        #expect(!gone.isLoaded && !gone.covers(0x6E29) && gone.isLoaded && gone.face == nil)
     }
 
     @Test func metricsAreSane() {

@@ -57,6 +57,13 @@ def test_font_routes(static_server):
     with urllib.request.urlopen(f"{static_server.http}/s/static") as r:
         page = r.read().decode()
     assert f'rel="preload" href="../fonts/{latin}"' in page and "unicode-range" in page
+    # The fallback subsets (read from disk when asked for, not held): the same bytes.
+    fallback = json.loads((FONTS / "fallback" / "manifest.json").read_text())
+    cjk = next(f["file"] for f in fallback["files"] if f["font"] == "Noto Sans CJK JP" and f["weight"] == 700)
+    assert f"url(../fonts/{cjk})" in page
+    with urllib.request.urlopen(f"{static_server.http}/fonts/{cjk}") as r:
+        assert r.headers["content-type"] == "font/woff2" and "immutable" in r.headers["cache-control"]
+        assert r.read() == (FONTS / "fallback" / cjk).read_bytes()
     with urllib.request.urlopen(f"{static_server.http}/font/regular.ttf") as r:   # still there for other tools
         assert r.read() == pathlib.Path(TTF["regular"]).read_bytes()
 

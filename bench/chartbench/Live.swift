@@ -191,8 +191,9 @@ final class Scenario {
 /// The live groups: `monitor` (the monitoring chart, bulk ingest, gestures), `fanout`
 /// (fan-out and the slow viewer), `ingest` (ingest while watched, independent views),
 /// `durable` (with a data folder), `scrape` (the live and fan-out figures with
-/// `/metrics` scraped once a second, beside them unscraped).
-let liveGroups: Set<String> = ["monitor", "fanout", "ingest", "durable", "scrape"]
+/// `/metrics` scraped once a second, beside them unscraped), `memory` (the server's
+/// resident memory beside the bytes of the data it holds).
+let liveGroups: Set<String> = ["monitor", "fanout", "ingest", "durable", "scrape", "memory"]
 
 /// The live monitoring scenario, the fan-out scenarios and the ingest ones (`groups`:
 /// those of `liveGroups` to run). Throws when the binaries are missing or a process
@@ -206,6 +207,7 @@ func runLive(binDir: String, quick: Bool, groups: Set<String> = liveGroups) thro
     if groups.contains("monitor") { figures.rows += try runMonitor(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
     if groups.contains("durable") { figures.rows += try runDurable(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
     if groups.contains("scrape") { figures.rows += try runScrape(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
+    if groups.contains("memory") { figures.rows += try runMemory(binDir: binDir, dir: dir, quick: quick, seconds: seconds, warmup: warmup).rows }
     if groups.contains("fanout") {
         // Fan-out and a slow viewer, on the scrolling chart.
         let scrolling = try Scenario(binDir: binDir, dir: dir, name: "scrolling", spec: scrollingSpec, warmup: warmup)
@@ -274,6 +276,54 @@ func runMonitor(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
     figures.rows.append(("rollover_overlay_bytes", number(hover, "bytes", "p50"),
                          ("wheel_frame_bytes_1e6", number(wheel, "bytes", "p50")), "B"))
     live.server.stop()
+    return figures
+}
+
+// MARK: Memory (`--only memory`)
+
+/// One 10^7-point line, nothing else.
+let lineSpec1e7 = """
+{"sessions":[{"id":"line","title":"Line","chart":{"title":"Line",
+ "xAxes":[{"id":"x","alignment":"bottom","title":"Time (s)","mode":"extents"}],
+ "yAxes":[{"id":"y","alignment":"left","title":"Value","mode":"visible"}],
+ "series":[{"id":"l","name":"Signal","capacity":10000000}]}}]}
+"""
+
+/// The server's resident memory (VmRSS) while one viewer (1600x900) watches: the
+/// monitoring chart filled (4 x 250,000 points) and fed, and, on a server of its own,
+/// one line of 10^7 points. Beside each: the raw bytes of the data held (x and y as
+/// two Float64s, 16 bytes a point), what a store "within a few percent" comes to.
+func runMemory(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: Double) throws -> LiveFigures {
+    var figures = LiveFigures()
+    let mb = 1024.0 * 1024
+    /// The largest VmRSS seen twice a second while `viewer` runs.
+    func peakRSS(_ server: LiveServer, while viewer: Load) throws -> Double {
+        var peak = 0.0
+        while viewer.process.isRunning {
+            peak = max(peak, server.residentMB)
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        _ = try viewer.result()
+        return peak
+    }
+    let live = try Scenario(binDir: binDir, dir: dir, name: "memory-monitor", spec: monitorSpec, warmup: warmup)
+    defer { live.server.stop() }
+    let feed = try live.feed(seconds)
+    let viewer = try live.load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
+                                "--duration", String(seconds), "--warmup", String(warmup)])
+    let rssLive = try peakRSS(live.server, while: viewer)
+    _ = try feed.result()
+    live.server.stop()
+    figures.rows.append(("server_rss_mb_live", rssLive, ("data_raw_mb_live", 4 * 250_000 * 16 / mb), "MB"))
+
+    let line = try Scenario(binDir: binDir, dir: dir, name: "memory-line", spec: lineSpec1e7, warmup: warmup, history: [])
+    defer { line.server.stop() }
+    _ = try line.load(["ingest", "--series", "l", "--points", "10000000", "--batch", "1000000", "--binary"],
+                      session: "line").result()
+    let lineViewer = try line.load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
+                                    "--duration", String(seconds / 2), "--warmup", String(warmup)], session: "line")
+    let rss1e7 = try peakRSS(line.server, while: lineViewer)
+    figures.rows.append(("server_rss_mb_1e7", rss1e7, ("data_raw_mb_1e7", 10_000_000 * 16 / mb), "MB"))
     return figures
 }
 

@@ -33,7 +33,7 @@ while let a = it.next() {
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --font-dir needs a folder\n".utf8)); exit(2) }
         args.fontDir = p
     default:
-        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout,monitor,fanout,ingest,durable,scrape] [--json FILE] [--font-dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout,monitor,fanout,ingest,durable,scrape,memory] [--json FILE] [--font-dir DIR]\n".utf8))
         exit(2)
     }
 }

@@ -11,6 +11,13 @@ typedef struct cw_face cw_face;
 /// A face from the bytes of a TrueType/OpenType font or collection (`index` picks the
 /// face in a collection). The bytes are copied. NULL when they hold no such face.
 cw_face *cw_face_create(const uint8_t *bytes, size_t length, unsigned index);
+/// A face of the font file or collection at `path`, mapped, not read: HarfBuzz maps the
+/// file read-only, so only the pages it uses become resident, shared with the page
+/// cache. NULL when the file cannot be opened or holds no such face.
+cw_face *cw_face_create_from_file(const char *path, unsigned index);
+/// The size in bytes of the font file at `path` if it holds a usable face `index`, else
+/// -1. Maps the file, reads its header, `head` and `maxp`, and unmaps it again.
+int64_t cw_font_file_probe(const char *path, unsigned index);
 void cw_face_destroy(cw_face *face);
 
 /// The face's design units per em (what advances are measured in).
