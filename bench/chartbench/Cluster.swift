@@ -9,13 +9,15 @@ import TestSupport
 
 /// One session that moves on every point (`skew`: a 20 s window following its data, a
 /// point every 0.1 s is 8 px at 1600 px), one for bulk data (`bulk`, 10^7 points), one
-/// a viewer watches while its node is killed (`fail`).
+/// a viewer watches while its node is killed (`fail`), and the fan-out chart (`scroll`:
+/// the monitoring chart's four series scrolling through 20 s, as `fanout_viewers_30fps`).
 let clusterSpec = """
 {"sessions":[
  {"id":"skew","title":"Skew","chart":{"xAxes":[{"id":"t","alignment":"bottom","mode":"follow","window":20}],
   "yAxes":[{"id":"v","alignment":"left","mode":"extents"}],"series":[{"id":"s","name":"Signal","capacity":100000}]}},
  {"id":"bulk","title":"Bulk","chart":{"series":[{"id":"b","name":"Bulk","capacity":10000000}]}},
- {"id":"fail","title":"Failover","chart":{"series":[{"id":"f","name":"Signal","capacity":1000}]}}]}
+ {"id":"fail","title":"Failover","chart":{"series":[{"id":"f","name":"Signal","capacity":1000}]}},
+ {"id":"scroll","title":"Monitor","chart":\(monitorChart.replacingOccurrences(of: #""mode":"extents""#, with: #""mode":"follow","window":20"#))}]}
 """
 
 /// A free loopback TCP port (bound and released).
@@ -141,6 +143,28 @@ func runCluster(binDir: String, quick: Bool) throws -> LiveFigures {
     guard number(clusterIngest, "accepted") == Double(points) else { throw BenchError("cluster ingest: \(clusterIngest)") }
     figures.rows.append(("cluster_ingest_points_per_s", number(clusterIngest, "points_per_s"),
                          ("single_durable_ingest_points_per_s", number(singleIngest, "points_per_s")), "/s"))
+
+    // Fan-out: the most viewers (of those tried) that each get >= 30 frames/s on node 2
+    //    while the feed goes through node 1, beside the same on the single node.
+    func fanout(feedPort: Int, viewPort: Int, label: String) throws -> Double {
+        let seconds = quick ? 4.0 : 8.0, warmup = 2.0
+        var best = 0.0
+        for count in quick ? [200, 1000] : [250, 500, 1000, 1500, 2000] {
+            let f = try cwload(feedPort, "scroll", ["feed", "--series", "s0,s1,s2,s3", "--rate", "50",
+                                                    "--duration", String(Double(count) / 500 + seconds + 3), "--warmup", String(warmup)])
+            let r = try cwload(viewPort, "scroll", ["viewers", "--count", String(count), "--duration", String(seconds),
+                                                    "--warmup", String(warmup + 1)]).result()
+            _ = try f.result()
+            let connected = number(r, "connected"), minFps = number(r, "fps", "min")
+            FileHandle.standardError.write(Data("fan-out, \(label), \(count): connected \(connected), fps min \(minFps) median \(number(r, "fps", "median"))\n".utf8))
+            guard connected == Double(count), minFps >= 30 else { break }
+            best = Double(count)
+        }
+        return best
+    }
+    let clusterFanout = try fanout(feedPort: nodes[0].port, viewPort: nodes[1].port, label: "cluster")
+    let singleFanout = try fanout(feedPort: single.port, viewPort: single.port, label: "single node")
+    figures.rows.append(("cluster_fanout_viewers_30fps_per_node", clusterFanout, ("fanout_viewers_30fps_single_node", singleFanout), "viewers"))
 
     // 3. Catch-up: a new node started on the same Redis, from its start to the first
     //    frame of the bulk session it serves (`frame.json`, 1600x900); beside it the single
