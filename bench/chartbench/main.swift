@@ -12,7 +12,8 @@ struct Args {
     var live = true
     var jsonPath: String? = nil
     /// Only these groups of figures (`--only lines,series`): lines, series, demo, layout; and of
-    /// the live figures monitor, fanout, ingest (none named: all of them, unless --no-live).
+    /// the live figures monitor, fanout, ingest, durable, scrape, cluster (none named: all of
+    /// them, unless --no-live).
     var only: Set<String>? = nil
     var fontDir = "/usr/share/fonts/truetype/dejavu"
 }
@@ -33,7 +34,7 @@ while let a = it.next() {
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --font-dir needs a folder\n".utf8)); exit(2) }
         args.fontDir = p
     default:
-        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout,monitor,fanout,ingest,durable,scrape,memory] [--json FILE] [--font-dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout,monitor,fanout,ingest,durable,scrape,memory,cluster] [--json FILE] [--font-dir DIR]\n".utf8))
         exit(2)
     }
 }
@@ -458,14 +459,28 @@ if args.live {
         try? build.run()
         build.waitUntilExit()
     }
-    do {
-        // `--only` naming live groups (monitor, fanout, ingest) runs only those; otherwise all.
-        let groups = args.only.map { $0.intersection(liveGroups) }.flatMap { $0.isEmpty ? nil : $0 } ?? liveGroups
-        for row in try runLive(binDir: binDir, quick: args.quick, groups: groups).rows {
-            record(row.0, row.1, baseline: row.2, unit: row.3)
+    // `--only` naming live groups (monitor, fanout, ingest, ...) runs only those; naming
+    // only the cluster, none of them; otherwise all.
+    let named = args.only.map { $0.intersection(liveGroups) } ?? liveGroups
+    let groups = named.isEmpty && !wants("cluster") ? liveGroups : named
+    if !groups.isEmpty {
+        do {
+            for row in try runLive(binDir: binDir, quick: args.quick, groups: groups).rows {
+                record(row.0, row.1, baseline: row.2, unit: row.3)
+            }
+        } catch {
+            FileHandle.standardError.write(Data("chartbench: live figures left out: \(error)\n".utf8))
         }
-    } catch {
-        FileHandle.standardError.write(Data("chartbench: live figures left out: \(error)\n".utf8))
+    }
+    // The cluster (Redis, three nodes, nginx: Cluster.swift), a group of its own.
+    if wants("cluster") {
+        do {
+            for row in try runCluster(binDir: binDir, quick: args.quick).rows {
+                record(row.0, row.1, baseline: row.2, unit: row.3)
+            }
+        } catch {
+            FileHandle.standardError.write(Data("chartbench: cluster figures left out: \(error)\n".utf8))
+        }
     }
 }
 

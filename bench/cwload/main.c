@@ -71,6 +71,23 @@
 //   cwload get --port P --session S --series /api/stats
 //       Prints the body of a GET (the path goes in --series).
 //
+//   cwload skew --port A --port2 B --session S --series ID --count N [--rate PER_S] [--start X --step DX]
+//       A cluster's frame skew (docs/cluster.md): one viewer on node A, one on node B,
+//       and N binary appends of one point to ID through node A (one at a time, --rate a
+//       second, x = X, X+DX, ...; the chart must move on every point). For each append,
+//       the two viewers' first frames read after the append was written: prints
+//       {"appends","answered","skew_ms":{"p50","p90","p99","max"},"a_ms":{"p50","p99"},
+//        "b_ms":{"p50","p99"},"errors"}: |t_A - t_B|, and each viewer's time from the
+//       append written to its frame. --port2 equal to --port: both viewers on one node.
+//
+//   cwload failover --port P --session S [--duration S]
+//       One viewer through a balancer at P. After its first frame it prints
+//       {"ready":1,...} and waits; when its connection breaks (its node killed) it
+//       reconnects as the page does (first after 0.5 s, then doubling, at most 10 s)
+//       until it draws a frame again, and prints {"lost_at","frame_at","reconnects",
+//       "first_frame_ms"}: Unix times (s) of the break seen and of the first frame
+//       after it, and the connect-to-first-frame time of the first connection.
+//
 // The binary append body is "CWA1", u32 count, count little-endian f64 x, then y.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -111,7 +128,7 @@ static void die(const char *msg) {
 
 typedef struct {
     const char *host, *session, *series;
-    int port, count, width, height, ack, binary, batch, inflight, hosts, cpus, has_duration, has_points;
+    int port, port2, count, width, height, ack, binary, batch, inflight, hosts, cpus, has_duration, has_points;
     char zoom;                                   // viewers --zoom: 'x', 'y' or 0
     double duration, warmup, throttle, connect_rate, rate, dpr, start, step, jump, revert;
     long points;
@@ -128,6 +145,7 @@ static Options parse(int argc, char **argv) {
 #define ARG(name) (strcmp(a, name) == 0 && (v || (die("missing value for " name), 0)) && ++i)
         if (ARG("--host")) o.host = v;
         else if (ARG("--port")) o.port = atoi(v);
+        else if (ARG("--port2")) o.port2 = atoi(v);
         else if (ARG("--session")) o.session = v;
         else if (ARG("--series")) o.series = v;
         else if (ARG("--count")) o.count = atoi(v);
@@ -995,7 +1013,150 @@ static int gestures(const Options *o) {
     return answered == n ? 0 : 1;
 }
 
+/// Opens a viewer (blocking socket) on `port` and sends its upgrade; `consume` takes the
+/// answer and says hello.
+static void viewer_connect(Viewer *v, const Options *o, int port) {
+    Options p = *o;
+    p.port = port;
+    v->fd = open_socket(&p, 0, 0);
+    if (v->fd < 0) { v->state = DEAD; return; }
+    new_key(v);
+    char req[512];
+    int m = snprintf(req, sizeof req,
+                     "GET /ws/%s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: chartwire.v1\r\n\r\n",
+                     o->session, o->host, port, v->key);
+    v->in_len = 0; v->msg_len = 0; v->out_len = 0;
+    v->state = write_all(v->fd, req, (size_t)m) < 0 ? DEAD : HANDSHAKE;
+}
+
+/// Reads what is there (one read) and handles it; 0 when the connection ended.
+static int viewer_read(Viewer *v, const Options *o) {
+    grow(&v->in, &v->in_cap, v->in_len + 65536);
+    ssize_t r = read(v->fd, v->in + v->in_len, 65536);
+    if (r <= 0) { v->state = DEAD; return 0; }
+    v->in_len += (size_t)r;
+    consume(v, 1, o);
+    flush(v);
+    return v->state != DEAD;
+}
+
+static int skew(const Options *o) {
+    if (!o->series || o->port2 <= 0) die("skew needs --series and --port2");
+    Viewer va = {0}, vb = {0};
+    viewer_connect(&va, o, o->port);
+    viewer_connect(&vb, o, o->port2);
+    struct timeval wait = {.tv_sec = 5};
+    setsockopt(va.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    setsockopt(vb.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    if (!await_frames(&va, 1, o) || !await_frames(&vb, 1, o)) die("no first frame");
+    // Let the first frames' aftermath settle.
+    double settle = now_s() + 0.5;
+    Viewer *both[2] = {&va, &vb};
+    while (now_s() < settle) {
+        struct pollfd pf[2] = {{.fd = va.fd, .events = POLLIN}, {.fd = vb.fd, .events = POLLIN}};
+        if (poll(pf, 2, 50) > 0) for (int k = 0; k < 2; k++) if (pf[k].revents) viewer_read(both[k], o);
+    }
+    int http = open_socket(o, 0, 0);
+    if (http < 0) die("cannot connect");
+    int n = o->count, answered = 0;
+    double *sk = calloc((size_t)n, sizeof *sk), *la = calloc((size_t)n, sizeof *la), *lb = calloc((size_t)n, sizeof *lb);
+    Buf body = {0};
+    char path[512], head[512], resp[8192];
+    snprintf(path, sizeof path, "/api/sessions/%s/series/%s/append", o->session, o->series);
+    Options bin = *o;
+    bin.binary = 1;
+    double start = now_s();
+    for (int i = 0; i < n; i++) {
+        while (now_s() < start + i / o->rate) usleep(1000);
+        double x = o->start + i * o->step, y = (i % 2) ? 1.0 : -1.0;
+        body_for(&body, &bin, &x, &y, 1);
+        int m = snprintf(head, sizeof head, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/octet-stream\r\n"
+                         "Content-Length: %zu\r\n\r\n", path, o->host, body.n);
+        long fa = va.frames, fb = vb.frames;
+        double sent = now_s(), ta = -1, tb = -1;
+        if (write_all(http, head, (size_t)m) < 0 || write_all(http, body.p, body.n) < 0) die("append failed");
+        size_t have = 0;
+        int answeredHTTP = 0;
+        while ((ta < 0 || tb < 0 || !answeredHTTP) && now_s() - sent < 2) {
+            struct pollfd pf[3] = {{.fd = va.fd, .events = POLLIN}, {.fd = vb.fd, .events = POLLIN}, {.fd = http, .events = POLLIN}};
+            if (poll(pf, 3, 100) <= 0) continue;
+            double at = now_s();
+            if (pf[0].revents && viewer_read(&va, o) && va.frames > fa && ta < 0) ta = at;
+            if (pf[1].revents && viewer_read(&vb, o) && vb.frames > fb && tb < 0) tb = at;
+            if (pf[2].revents) {
+                ssize_t r = read(http, resp + have, sizeof resp - 1 - have);
+                if (r <= 0) die("the append connection closed");
+                have += (size_t)r;
+                resp[have] = 0;
+                char *end = strstr(resp, "\r\n\r\n");
+                char *cl = strcasestr(resp, "content-length:");
+                if (end && (size_t)(resp + have - (end + 4)) >= (cl ? (size_t)atol(cl + 15) : 0)) {
+                    if (atoi(resp + 9) != 200) { errors++; fprintf(stderr, "cwload: append answered %.40s\n", resp); }
+                    answeredHTTP = 1;
+                }
+            }
+        }
+        if (va.state == DEAD || vb.state == DEAD) die("a viewer's connection closed");
+        if (ta >= 0 && tb >= 0) {
+            sk[answered] = fabs(ta - tb) * 1000;
+            la[answered] = (ta - sent) * 1000;
+            lb[answered] = (tb - sent) * 1000;
+            answered++;
+        }
+    }
+    qsort(sk, (size_t)answered, sizeof *sk, cmp_double);
+    qsort(la, (size_t)answered, sizeof *la, cmp_double);
+    qsort(lb, (size_t)answered, sizeof *lb, cmp_double);
+#define Q(a, p) (answered ? (a)[(int)((answered - 1) * (p))] : 0)
+    printf("{\"appends\":%d,\"answered\":%d,\"skew_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f},"
+           "\"a_ms\":{\"p50\":%.3f,\"p99\":%.3f},\"b_ms\":{\"p50\":%.3f,\"p99\":%.3f},\"errors\":%ld}\n",
+           n, answered, Q(sk, 0.5), Q(sk, 0.9), Q(sk, 0.99), Q(sk, 1.0), Q(la, 0.5), Q(la, 0.99), Q(lb, 0.5), Q(lb, 0.99), errors);
+#undef Q
+    return answered == n ? 0 : 1;
+}
+
+static int failover(const Options *o) {
+    Viewer v = {0};
+    double t0 = now_s();
+    viewer_connect(&v, o, o->port);
+    struct timeval wait = {.tv_sec = 5};
+    setsockopt(v.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    if (v.state == DEAD || !await_frames(&v, 1, o)) die("no first frame");
+    double first = (now_s() - t0) * 1000;
+    printf("{\"ready\":1,\"first_frame_ms\":%.3f}\n", first);
+    fflush(stdout);
+    // Draw until the connection breaks (frames may pause: poll, no receive timeout).
+    double deadline = now_s() + o->duration;
+    while (v.state != DEAD && now_s() < deadline) {
+        struct pollfd pf = {.fd = v.fd, .events = POLLIN};
+        if (poll(&pf, 1, 100) > 0) viewer_read(&v, o);
+    }
+    if (v.state != DEAD) die("the connection never broke");
+    double lost = wall_s();
+    close(v.fd);
+    double backoff = 0.5;
+    int reconnects = 0;
+    while (now_s() < deadline) {
+        usleep((useconds_t)(backoff * 1e6));
+        backoff = fmin(backoff * 2, 10);
+        reconnects++;
+        Viewer w = {0};
+        viewer_connect(&w, o, o->port);
+        if (w.state == DEAD) continue;
+        setsockopt(w.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+        if (await_frames(&w, 1, o)) {
+            printf("{\"lost_at\":%.6f,\"frame_at\":%.6f,\"reconnects\":%d,\"first_frame_ms\":%.3f}\n", lost, wall_s(), reconnects, first);
+            return 0;
+        }
+        close(w.fd);
+    }
+    die("no frame again before --duration ran out");
+    return 1;
+}
+
 int main(int argc, char **argv) {
+
     if (argc < 2) die("usage: cwload viewers|feed|ingest|gestures|get|publish|lines --port P --session S ... (see the top of bench/cwload/main.c)");
     Options o = parse(argc, argv);
     if (strcmp(argv[1], "viewers") == 0) return viewers(&o);
@@ -1005,5 +1166,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "gestures") == 0) return gestures(&o);   // --series carries the path
     if (strcmp(argv[1], "publish") == 0) return publish(&o);
     if (strcmp(argv[1], "lines") == 0) return lines(&o);
-    die("the first argument is viewers, feed, ingest, gestures, get, publish or lines");
+    if (strcmp(argv[1], "skew") == 0) return skew(&o);
+    if (strcmp(argv[1], "failover") == 0) return failover(&o);
+    die("the first argument is viewers, feed, ingest, gestures, get, publish, lines, skew or failover");
 }
