@@ -588,15 +588,45 @@ public struct ChartRenderer: Sendable {
                     out.append(.image(x: Float(min(p.0, q.0)), y: Float(min(p.1, q.1)), w: Float(abs(q.0 - p.0)),
                                       h: Float(abs(q.1 - p.1)), src: src))
                 } else {
-                    // Centred on the point at a fixed screen size.
-                    let aspect = Double(image.width) / Double(image.height)
-                    let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
-                    let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
-                    out.append(.image(x: Float(p.0 - w / 2), y: Float(p.1 - h / 2), w: Float(w), h: Float(h), src: src))
+                    // Centred on the point at a fixed screen size (made smaller on a small plot or
+                    // over a marker, `fixedImageRect`).
+                    let r = fixedImageRect(chart, a, image, at: p, layout: layout)
+                    out.append(.image(x: Float(r.minX), y: Float(r.minY), w: Float(r.width), h: Float(r.height), src: src))
                 }
             }
         }
         return out
+    }
+
+    /// Most of the plot's width and height an image annotation of fixed size takes.
+    static let imageShareOfPlot = 1.0 / 3
+    /// Smallest scale an image is shrunk to, to keep clear of a marker.
+    static let smallestImageScale = 0.5
+
+    /// Where an image annotation of fixed screen size is drawn, centred on its point
+    /// `p`: at its size, smaller (proportions kept) where that would take more than
+    /// `imageShareOfPlot` of the plot's width or height (a tile-sized chart), and
+    /// smaller still, down to `smallestImageScale`, where it would cover a marker
+    /// annotation (its reach), so the marker shows beside it.
+    func fixedImageRect(_ chart: Chart, _ a: Annotation, _ image: ChartImage, at p: (Double, Double), layout: ChartLayout) -> Rect {
+        let aspect = Double(image.width) / Double(image.height)
+        let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
+        let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
+        let plot = layout.plotRect
+        var scale = min(1, plot.width * Self.imageShareOfPlot / w, plot.height * Self.imageShareOfPlot / h)
+        let floor = scale * Self.smallestImageScale
+        for m in chart.annotations where m.kind == .marker {
+            guard let x = m.x, let y = m.y, let xl = layout.axis(m.xAxisId), let yl = layout.axis(m.yAxisId) else { continue }
+            let q = xl.alignment.isHorizontal ? (xl.calculator.pixel(x), yl.calculator.pixel(y)) : (yl.calculator.pixel(y), xl.calculator.pixel(x))
+            let r = (m.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
+            let dx = abs(q.0 - p.0) - r, dy = abs(q.1 - p.1) - r
+            // Clear of it when either half-size stays inside the gap on its side.
+            guard w * scale / 2 > dx, h * scale / 2 > dy else { continue }
+            let fits = max(dx > 0 ? 2 * dx / w : 0, dy > 0 ? 2 * dy / h : 0)
+            scale = max(floor, min(scale, fits))
+        }
+        let sw = w * scale, sh = h * scale
+        return Rect(x: p.0 - sw / 2, y: p.1 - sh / 2, width: sw, height: sh)
     }
 
     /// Where an annotation's label is drawn: its baseline's anchor and alignment.
@@ -637,10 +667,7 @@ public struct ChartRenderer: Sendable {
                 if let x2 = a.x2, let y2 = a.y2, let q = screen(a, x2, y2) {
                     taken.append(Rect(x: min(p.0, q.0), y: min(p.1, q.1), width: abs(q.0 - p.0), height: abs(q.1 - p.1)))
                 } else {
-                    let aspect = Double(image.width) / Double(image.height)
-                    let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
-                    let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
-                    taken.append(Rect(x: p.0 - w / 2, y: p.1 - h / 2, width: w, height: h))
+                    taken.append(fixedImageRect(chart, a, image, at: p, layout: layout))
                 }
             case .horizontalLine, .verticalLine, .box: continue
             }
