@@ -280,4 +280,102 @@ import TestSupport
         let plot = s.layout(size: size).plotRect
         #expect(box.maxX < plot.midX)                        // it went to a free corner on the left
     }
+
+    /// A chart on fixed axes (0 to 100 both ways) whose series `wall` has the value `v`
+    /// at x = `at` (index `at`): the live point that moves.
+    static func moving(_ legend: String, wall: [Double], extra: String = "") -> String {
+        let xs = (0..<wall.count).map { String($0) }.joined(separator: ",")
+        let ys = wall.map { String($0) }.joined(separator: ",")
+        return #"{"legend":"# + legend + #","xAxes":[{"id":"x","mode":"fixed","range":[0,100]}],"#
+            + #""yAxes":[{"id":"y","mode":"fixed","range":[0,100]}],"series":[{"id":"wall","name":"Wall","#
+            + #""data":{"x":["# + xs + #"],"y":["# + ys + "]}}" + extra + "]}"
+    }
+
+    /// The value between `lo` and `hi` where `flips` turns true (it is false at `lo`,
+    /// true at `hi`), to a thousandth.
+    static func threshold(_ lo0: Double, _ hi0: Double, _ flips: (Double) throws -> Bool) rethrows -> Double {
+        var lo = lo0, hi = hi0
+        while hi - lo > 0.001 { let m = (lo + hi) / 2; if try flips(m) { hi = m } else { lo = m } }
+        return hi
+    }
+
+    /// Issue 31: a live point moving a pixel either way across the edge of the legend's
+    /// place moved the legend at every frame. Now it moves once and stays where it went
+    /// while that place is clear (the place last shown is the chart's state, kept per size).
+    @Test func aLiveLegendDoesNotJumpBetweenPlacesAsItsDataJitters() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        // Low everywhere; the point at x = 3 rises towards the top-left corner.
+        func wall(_ v: Double) -> [Double] { (0...100).map { $0 == 3 ? v : 10 } }
+        func onLeft(_ s: Session) throws -> Bool {
+            let box = try #require(legendBox(s, size))
+            return box.midX < s.layout(size: size).plotRect.midX
+        }
+        // Where a fresh chart (nothing shown yet) starts leaving the corner.
+        let v = try Self.threshold(10, 100) { try !onLeft(try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall($0)))) }
+        #expect(v > 20 && v < 99)
+        let s = try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall(v - 0.5)))
+        var sides: [Bool] = []
+        for frame in 0..<12 {
+            try s.submit(.update(series: "wall", index: 3, values: [[frame % 2 == 0 ? v + 0.5 : v - 0.5]]))
+            sides.append(try onLeft(s))
+        }
+        // It went right at the first frame that covered the corner, and stayed.
+        #expect(sides == Array(repeating: false, count: 12))
+        // Data under the right-hand place moves it again (back to the clear left corner).
+        try s.submit(.update(series: "wall", index: 3, values: [[10]]))
+        try s.submit(.update(series: "wall", index: 97, values: [[99]]))
+        #expect(try onLeft(s))
+    }
+
+    /// The same for a legend that goes outside the plot when no place inside is clear:
+    /// it came back in, and the plot widened, at every other frame.
+    @Test func aLiveLegendDoesNotJumpInAndOutOfThePlotAsItsDataJitters() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        // A zigzag over x 0 to 70 covers the left and middle places; right of it a line at
+        // 50 (the middle right) and one at 10 (the bottom right): the top right is the one
+        // clear place, until the point at x = 90 rises into it.
+        func wall(_ v: Double) -> [Double] { (0...100).map { $0 == 90 ? v : $0 <= 70 ? ($0 % 2 == 0 ? 0 : 100) : 50 } }
+        let floor = #",{"id":"floor","name":"Floor","data":{"x":[70,80,90,100],"y":[10,10,10,10]}}"#
+        func outside(_ s: Session) -> Bool {
+            _ = s.displayList(size: size)
+            return s.layout(size: size).legendArea != nil
+        }
+        let v = try Self.threshold(50, 100) { outside(try session(Self.moving("{}", wall: wall($0), extra: floor))) }
+        #expect(v > 55 && v < 99)
+        let s = try session(Self.moving("{}", wall: wall(v - 0.5), extra: floor))
+        #expect(!outside(s))
+        var out: [Bool] = [], widths: Set<Double> = []
+        for frame in 0..<12 {
+            try s.submit(.update(series: "wall", index: 90, values: [[frame % 2 == 0 ? v + 0.5 : v - 0.5]]))
+            out.append(outside(s))
+            widths.insert(s.layout(size: size).plotRect.width)
+        }
+        #expect(out == Array(repeating: true, count: 12))
+        #expect(widths.count == 1)
+        // Clear of the corner by more than the return clearance, it comes back in.
+        try s.submit(.update(series: "wall", index: 90, values: [[50]]))
+        #expect(!outside(s))
+    }
+
+    /// Issue 31: the demo's y axis ran -5 to 1.5 for data between -3.3 and 1. A dip had
+    /// widened the range, and after it scrolled out the range was kept, all its slack
+    /// below the data (at most 1.3 times the data's span, wherever it lay). Now each
+    /// side may keep 15 % of the span free at most: the range lets go of the dip.
+    @Test func aLiveAutoRangeLetsGoOfADipThatHasScrolledOut() throws {
+        let s = try session(#"{"xAxes":[{"id":"t","mode":"follow","window":20}],"#
+            + #""yAxes":[{"id":"v","mode":"visible","growBy":[0.1,0.1]}],"#
+            + #""series":[{"id":"w","name":"W","data":{"x":[],"y":[]}}]}"#)
+        // 60 s at 10 points a second between -3.3 and 1, but for a dip to -4 at 5 s.
+        for second in 0..<60 {
+            let xs = (0..<10).map { Double(second) + Double($0) / 10 }
+            let ys = xs.map { x in x >= 5 && x < 6 ? -4.0 : -1.15 + 2.15 * sin(x) }
+            try s.submit(.append(series: "w", xs: xs, values: [ys]))
+            s.publish(now: Double(second + 1))
+        }
+        let r = try #require(s.chart.resolvedRanges()["v"])
+        // The data of the last 20 s, padded by growBy: about -3.73 to 1.43 (span 5.16).
+        #expect(r.min <= -3.3 && r.max >= 1)
+        #expect(r.min > -3.73 - 0.15 * 5.16 - 0.01 && r.max < 1.43 + 0.15 * 5.16 + 0.01, "\(r)")
+        #expect(r.min > -4.0)                                // not -5 as the dip left it
+    }
 }

@@ -86,6 +86,31 @@ import LayoutEngine
         #expect(abs(Double(w) - plot.width) < 0.01 && abs(Double(h) - plot.height) < 0.01, "it fills the plot: the corners are the range's")
     }
 
+    /// Issue 31: at tile size the gallery's image took most of the plot, over a marker.
+    /// A fixed-size image keeps to a third of the plot each way, and shrinks (to half at
+    /// most) to leave a marker annotation beside it uncovered; its proportions stay.
+    @Test func aFixedSizeImageKeepsToAThirdOfThePlotAndOffAMarker() throws {
+        func image(_ annotations: String, _ size: ViewerSize) throws -> (Rect, Rect) {
+            let session = try ConfigSpec.decode(parseJSON(Self.spec(annotations)))[0].makeSession(measurer: TestFonts.measurer)
+            let cmd = try #require(session.displayList(size: size).layers.flatMap(\.commands).first { $0.op == "image" })
+            guard case let .image(x, y, w, h, _) = cmd else { throw CancellationError() }
+            return (Rect(x: Double(x), y: Double(y), width: Double(w), height: Double(h)), session.layout(size: size).plotRect)
+        }
+        let big = ViewerSize(width: 600, height: 400, dpr: 1)
+        let alone = try image(#"{"type":"image","image":"logo","x":5,"y":5}"#, big).0
+        #expect(alone.width == 100 && alone.height == 50)
+        // A marker 0.8 to the right: about 43 px from the centre, under the 100 px image.
+        let (beside, plot) = try image(#"{"type":"image","image":"logo","x":5,"y":5},{"type":"marker","x":5.8,"y":5}"#, big)
+        let mx = plot.minX + 0.58 * plot.width, reach = 4.0
+        #expect(beside.width < 100 && beside.maxX <= mx - reach + 0.01, "\(beside) \(mx)")
+        #expect(abs(beside.width / beside.height - 2) < 1e-9)
+        #expect(abs(beside.midX - alone.midX) < 0.01 && abs(beside.midY - alone.midY) < 0.01)
+        // A tile: a third of the plot's height at most.
+        let (tile, tilePlot) = try image(#"{"type":"image","image":"logo","x":5,"y":5}"#, ViewerSize(width: 300, height: 160, dpr: 1))
+        #expect(tile.height <= tilePlot.height / 3 + 0.01 && tile.width <= tilePlot.width / 3 + 0.01 && tile.height < 50)
+        #expect(abs(tile.width / tile.height - 2) < 1e-9)
+    }
+
     @Test func specErrorsNameThePath() {
         func error(_ text: String) -> JSONReadError? {
             do { _ = try ConfigSpec.decode(parseJSON(text)); return nil } catch { return error }

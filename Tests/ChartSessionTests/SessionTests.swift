@@ -375,7 +375,7 @@ import TestSupport
             + ys.map { "\($0)" }.joined(separator: ",") + "]}}]}}]}"
         let s = try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
         let layout = s.layout(size: Fixtures.size)
-        #expect(layout.axis("y")!.ticks.map(\.label) == ["1", "10", "100", "1000", "10000", "100000"])
+        #expect(layout.axis("y")!.ticks.map(\.label) == ["1", "10", "100", "1000", "10K", "100K"])
         let list = s.displayList(size: Fixtures.size)
         let line = try #require(list.layers.first { $0.id == .series }?.commands.compactMap { cmd -> ColumnLine? in
             if case let .columns(c) = cmd { return c } else { return nil }

@@ -198,12 +198,15 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
     }
 
     @Test func decadesAreLabelledExactly() throws {
-        #expect(try #require(ticks(DoubleRange(1, 1e6), length: 500)).map(\.label) == ["1", "10", "100", "1000", "10000", "100000", "1M"])
+        #expect(try #require(ticks(DoubleRange(1, 1e6), length: 500)).map(\.label) == ["1", "10", "100", "1000", "10K", "100K", "1M"])
         #expect(try #require(ticks(DoubleRange(1e-3, 1), length: 300)).map(\.label) == ["0.001", "0.01", "0.1", "1"])
         #expect(try #require(ticks(DoubleRange(1, 1e12), length: 200)).map(\.label) == ["1", "1000", "1M", "1G", "1T"])
         #expect(try #require(ticks(DoubleRange(1, 1024), length: 500, base: 2)).map(\.label).first == "1")
-        // Less than a decade: nice linear steps.
+        // Less than a decade: nice linear steps (suffixed from ten thousand, as the powers are).
         #expect(try #require(ticks(DoubleRange(2, 8), length: 400)).map(\.label) == ["2", "3", "4", "5", "6", "7", "8"])
+        #expect(try #require(ticks(DoubleRange(20_000, 80_000), length: 400)).map(\.label).first == "20K")
+        // A linear axis keeps plain digits below a million.
+        #expect(TickLabelFormatter.labels(indices: [1, 2], step: TickStep(factor: 1, power: 4), format: .auto) == ["10000", "20000"])
     }
 
     /// Over random positive ranges and sizes: ticks in range and in order, labels apart,

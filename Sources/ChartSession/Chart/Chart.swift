@@ -33,7 +33,8 @@ public final class Chart {
     public var title: String? { didSet { if title != oldValue { touch() } } }
     public private(set) var axes: [Axis]
     public private(set) var series: [Series]
-    public var legend: LegendConfig? { didSet { if legend != oldValue { touch() } } }
+    /// (A new legend configuration is placed afresh: where the old one stood is forgotten.)
+    public var legend: LegendConfig? { didSet { if legend != oldValue { shownLegends.removeAll(); touch() } } }
     public var theme: Theme { didSet { if theme != oldValue { touch() } } }
     /// The modifiers, in the order they receive events (SciChart's modifier
     /// collection). Setting the list attaches the new ones and detaches those removed.
@@ -961,6 +962,29 @@ public final class Chart {
     /// The narrowest and widest labels each axis has shown (by axis id), for its
     /// `labelSpace`. Not a change of the chart: it follows what was drawn.
     public private(set) var presentedLabelExtents: [String: ClosedRange<Double>] = [:]
+
+    /// Where the legend was shown at each canvas size: `ChartRenderer` keeps it there
+    /// while it stays clear of data (hysteresis: a live chart's legend does not jump
+    /// between places, nor in and out of the plot, as its data moves). Like
+    /// `presentedLabelExtents` it follows what was drawn, not a change of the chart, so
+    /// it follows from the inputs and the moments they were published: a replay
+    /// published at the same moments places the legend alike (no clock is read).
+    public struct ShownLegend: Equatable, Sendable {
+        /// Moved out of the plot, into its band, for want of a place inside clear of data.
+        public var outside: Bool
+        /// Where inside the plot it stood (nil: outside, or not drawn).
+        public var position: LegendPosition?
+        public init(outside: Bool, position: LegendPosition?) { self.outside = outside; self.position = position }
+    }
+    public private(set) var shownLegends: [Size: ShownLegend] = [:]
+    /// Sizes whose legend placement is remembered, at most (then the others are forgotten).
+    static let shownLegendSizes = 64
+
+    /// Records where the legend is shown at `size` (nil: no legend).
+    public func noteShownLegend(_ shown: ShownLegend?, at size: Size) {
+        if shownLegends[size] == nil, shownLegends.count >= Self.shownLegendSizes { shownLegends.removeAll() }
+        shownLegends[size] = shown
+    }
 
     /// Records the label extents of a layout that is being shown.
     public func notePresented(_ layout: ChartLayout) {

@@ -16,6 +16,8 @@ public struct ChartRenderer: Sendable {
     public struct Output: Sendable {
         public var layout: ChartLayout
         public var layers: [LayerID: [DrawCommand]]
+        /// Where the legend went (nil: none), for `Chart.noteShownLegend` once shown.
+        public var legend: Chart.ShownLegend? = nil
     }
 
     /// The layout at a canvas size. An X axis that follows its data scrolls by whole
@@ -31,7 +33,7 @@ public struct ChartRenderer: Sendable {
         let plan = legendBands(chart, size: size)
         let first = layout(chart, size: size, dpr: dpr, resolved: resolved, band: plan.fixed,
                            earlierTicks: earlierTicks, sharedTicks: sharedTicks)
-        guard let band = plan.moved, !legendFitsInside(chart, layout: first) else { return first }
+        guard let band = plan.moved, legendMovesOut(chart, layout: first) else { return first }
         return layout(chart, size: size, dpr: dpr, resolved: resolved, band: band, earlierTicks: earlierTicks, sharedTicks: sharedTicks)
     }
 
@@ -115,14 +117,20 @@ public struct ChartRenderer: Sendable {
         var (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
         // A legend free to move that covers data wherever it goes inside the plot goes
         // to its band outside (the same choice `layout` makes).
-        if let band = plan.moved, !legendFitsInside(chart, layout: layout) {
+        var movedOut = false
+        if let band = plan.moved, legendMovesOut(chart, layout: layout) {
             key.band = band
+            movedOut = true
             (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
         }
+        let overlay = overlayCommands(chart, layout: layout, memo: &memo.legend, fonts: &memo.fonts)
+        let shown = chart.legend == nil || memo.legend == nil ? nil
+            : Chart.ShownLegend(outside: movedOut, position: layout.legendArea == nil ? memo.legend?.position : nil)
         return Output(layout: layout,
                       layers: [.background: background,
                                .series: seriesCommands(chart, layout: layout, dpr: dpr, caches: &memo.reductions),
-                               .overlay: overlayCommands(chart, layout: layout, memo: &memo.legend, fonts: &memo.fonts)])
+                               .overlay: overlay],
+                      legend: shown)
     }
 
     /// The layout and background for `key`, from `memo` when it holds them (it keeps
@@ -580,15 +588,45 @@ public struct ChartRenderer: Sendable {
                     out.append(.image(x: Float(min(p.0, q.0)), y: Float(min(p.1, q.1)), w: Float(abs(q.0 - p.0)),
                                       h: Float(abs(q.1 - p.1)), src: src))
                 } else {
-                    // Centred on the point at a fixed screen size.
-                    let aspect = Double(image.width) / Double(image.height)
-                    let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
-                    let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
-                    out.append(.image(x: Float(p.0 - w / 2), y: Float(p.1 - h / 2), w: Float(w), h: Float(h), src: src))
+                    // Centred on the point at a fixed screen size (made smaller on a small plot or
+                    // over a marker, `fixedImageRect`).
+                    let r = fixedImageRect(chart, a, image, at: p, layout: layout)
+                    out.append(.image(x: Float(r.minX), y: Float(r.minY), w: Float(r.width), h: Float(r.height), src: src))
                 }
             }
         }
         return out
+    }
+
+    /// Most of the plot's width and height an image annotation of fixed size takes.
+    static let imageShareOfPlot = 1.0 / 3
+    /// Smallest scale an image is shrunk to, to keep clear of a marker.
+    static let smallestImageScale = 0.5
+
+    /// Where an image annotation of fixed screen size is drawn, centred on its point
+    /// `p`: at its size, smaller (proportions kept) where that would take more than
+    /// `imageShareOfPlot` of the plot's width or height (a tile-sized chart), and
+    /// smaller still, down to `smallestImageScale`, where it would cover a marker
+    /// annotation (its reach), so the marker shows beside it.
+    func fixedImageRect(_ chart: Chart, _ a: Annotation, _ image: ChartImage, at p: (Double, Double), layout: ChartLayout) -> Rect {
+        let aspect = Double(image.width) / Double(image.height)
+        let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
+        let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
+        let plot = layout.plotRect
+        var scale = min(1, plot.width * Self.imageShareOfPlot / w, plot.height * Self.imageShareOfPlot / h)
+        let floor = scale * Self.smallestImageScale
+        for m in chart.annotations where m.kind == .marker {
+            guard let x = m.x, let y = m.y, let xl = layout.axis(m.xAxisId), let yl = layout.axis(m.yAxisId) else { continue }
+            let q = xl.alignment.isHorizontal ? (xl.calculator.pixel(x), yl.calculator.pixel(y)) : (yl.calculator.pixel(y), xl.calculator.pixel(x))
+            let r = (m.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
+            let dx = abs(q.0 - p.0) - r, dy = abs(q.1 - p.1) - r
+            // Clear of it when either half-size stays inside the gap on its side.
+            guard w * scale / 2 > dx, h * scale / 2 > dy else { continue }
+            let fits = max(dx > 0 ? 2 * dx / w : 0, dy > 0 ? 2 * dy / h : 0)
+            scale = max(floor, min(scale, fits))
+        }
+        let sw = w * scale, sh = h * scale
+        return Rect(x: p.0 - sw / 2, y: p.1 - sh / 2, width: sw, height: sh)
     }
 
     /// Where an annotation's label is drawn: its baseline's anchor and alignment.
@@ -629,10 +667,7 @@ public struct ChartRenderer: Sendable {
                 if let x2 = a.x2, let y2 = a.y2, let q = screen(a, x2, y2) {
                     taken.append(Rect(x: min(p.0, q.0), y: min(p.1, q.1), width: abs(q.0 - p.0), height: abs(q.1 - p.1)))
                 } else {
-                    let aspect = Double(image.width) / Double(image.height)
-                    let w = a.width ?? a.height.map { $0 * aspect } ?? Double(image.width)
-                    let h = a.height ?? a.width.map { $0 / aspect } ?? Double(image.height)
-                    taken.append(Rect(x: p.0 - w / 2, y: p.1 - h / 2, width: w, height: h))
+                    taken.append(fixedImageRect(chart, a, image, at: p, layout: layout))
                 }
             case .horizontalLine, .verticalLine, .box: continue
             }
@@ -1003,34 +1038,67 @@ public struct ChartRenderer: Sendable {
         return spec
     }
 
-    /// Whether some place inside `layout`'s plot holds the legend clear of data.
-    func legendFitsInside(_ chart: Chart, layout: ChartLayout) -> Bool {
+    /// Whether some place inside `layout`'s plot holds the legend clear of data, and
+    /// by `clearance` pixels on every side (within the plot) when asked.
+    func legendFitsInside(_ chart: Chart, layout: ChartLayout, clearance: Double = 0) -> Bool {
         guard let spec = legendSpec(chart), let size = LegendLayout.size(spec, measurer: measurer) else { return true }
         let probes = legendProbes(chart, layout: layout)
+        let plot = layout.plotRect
         for position in LegendPosition.allCases {
-            guard let box = LegendLayout.box(spec, size: size, at: position, in: layout.plotRect) else { continue }
+            guard var box = LegendLayout.box(spec, size: size, at: position, in: plot) else { continue }
+            if clearance > 0 {
+                let x0 = max(plot.minX, box.minX - clearance), y0 = max(plot.minY, box.minY - clearance)
+                let x1 = min(plot.maxX, box.maxX + clearance), y1 = min(plot.maxY, box.maxY + clearance)
+                box = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            }
             if !coversData(chart, box: box, layout: layout, probes: probes) { return true }
         }
         return false
     }
 
-    /// Where the legend goes: outside, in its band at the chart's edge; inside, at its
-    /// position, or when data lies under that, at the first other position free of data
-    /// (corners first), staying put when none is.
+    /// How far data must stay from a place inside the plot (px, every side) for a legend
+    /// that moved out of the plot to come back to it.
+    static let legendReturnClearance = 16.0
+
+    /// Whether a legend free to move goes to its band outside the plot, `layout` being
+    /// the layout with it inside. With hysteresis, from where the chart last showed it
+    /// at this size (`Chart.shownLegends`): an inside legend goes out when no place
+    /// inside is clear of data; an outside one comes back only when a place is clear by
+    /// `legendReturnClearance`, so data moving by a pixel or two near a place's edge
+    /// does not move the legend, and the plot's width with it, at every frame.
+    func legendMovesOut(_ chart: Chart, layout: ChartLayout) -> Bool {
+        if chart.shownLegends[layout.size]?.outside == true {
+            return !legendFitsInside(chart, layout: layout, clearance: Self.legendReturnClearance)
+        }
+        return !legendFitsInside(chart, layout: layout)
+    }
+
+    /// Where the legend goes: outside, in its band at the chart's edge; inside, where
+    /// the chart last showed it at this size (`Chart.shownLegends`) while that place
+    /// stays free of data (hysteresis: it moves only when data comes under it), else at
+    /// its position, or when data lies under that, at the first other position free of
+    /// data (corners first), staying put when none is.
     func legendBox(_ chart: Chart, spec: LegendSpec, layout: ChartLayout) -> Rect? {
+        legendPlace(chart, spec: spec, layout: layout)?.box
+    }
+
+    /// The legend's box and, inside the plot, the position it takes (see `legendBox`).
+    func legendPlace(_ chart: Chart, spec: LegendSpec, layout: ChartLayout) -> (box: Rect, position: LegendPosition?)? {
         guard let size = LegendLayout.size(spec, measurer: measurer) else { return nil }
-        if let area = layout.legendArea { return LegendLayout.box(spec, size: size, at: spec.position, in: area) }
+        if let area = layout.legendArea { return LegendLayout.box(spec, size: size, at: spec.position, in: area).map { ($0, nil) } }
         let plot = layout.plotRect
-        // A fixed order, so the frame follows from the chart's state alone (every viewer,
-        // and a late joiner, sees the legend in the same place).
-        let order = [spec.position] + [LegendPosition.topLeft, .topRight, .bottomLeft, .bottomRight, .topMiddle, .bottomMiddle,
-                                       .middleLeft, .middleRight].filter { $0 != spec.position }
+        // A fixed order after the place last shown, so the frame follows from the chart's
+        // state alone (every viewer of a size sees the legend in the same place).
+        let shown = chart.shownLegends[layout.size]?.position
+        let order = (shown.map { [$0] } ?? []) + ([spec.position] + [LegendPosition.topLeft, .topRight, .bottomLeft, .bottomRight,
+                                                   .topMiddle, .bottomMiddle, .middleLeft, .middleRight].filter { $0 != spec.position })
+            .filter { $0 != shown }
         let probes = legendProbes(chart, layout: layout)
         for position in order {
             guard let box = LegendLayout.box(spec, size: size, at: position, in: plot) else { continue }
-            if !coversData(chart, box: box, layout: layout, probes: probes) { return box }
+            if !coversData(chart, box: box, layout: layout, probes: probes) { return (box, position) }
         }
-        return LegendLayout.box(spec, size: size, at: spec.position, in: plot)
+        return LegendLayout.box(spec, size: size, at: spec.position, in: plot).map { ($0, spec.position) }
     }
 
     /// What `coversData` reads of a visible series, gathered once for every box the
@@ -1109,7 +1177,12 @@ public struct ChartRenderer: Sendable {
             // (Columns and candles reach half a column past their x.)
             let lo = min(v1, v2) + s.half, hi = max(v1, v2) - s.half
             var start = s.data.lowerBound(lo), end = s.data.upperBound(hi)
-            if s.isLine { start = max(0, start - 1); end = min(s.data.count, end + 1) }
+            // (A line's segment reaches in from a neighbour outside only where a point lies
+            // on the box's far side of it: past the last point, or before the first, none does.)
+            if s.isLine {
+                if start < s.data.count { start = max(0, start - 1) }
+                if end > 0 { end = min(s.data.count, end + 1) }
+            }
             guard start < end else { continue }
             // (The series' own extent, `Series.valueRange` and `yExtent`, read from the probe
             // where its values are the plotted data's alone.)
@@ -1152,6 +1225,8 @@ public struct ChartRenderer: Sendable {
     struct LegendMemo: Sendable {
         var entries: [LegendEntry], spec: LegendSpec, box: Rect, theme: Theme
         var commands: [DrawCommand]
+        /// The position inside the plot the box is at (nil: outside).
+        var position: LegendPosition?
     }
 
     /// The overlay layer: the legend. Where it stays as it was (its entries, box and
@@ -1207,9 +1282,12 @@ public struct ChartRenderer: Sendable {
     func legendCommands(_ chart: Chart, layout: ChartLayout, memo: inout LegendMemo?, fonts: inout FontNames) -> [DrawCommand] {
         let listed = legendEntries(chart)
         guard let spec = placedLegendSpec(chart, entries: listed, layout: layout),
-              let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
+              let (box, position) = legendPlace(chart, spec: spec, layout: layout) else { memo = nil; return [] }
         let theme = chart.theme
-        if let m = memo, m.box == box, m.spec == spec, m.entries == listed, m.theme == theme { return m.commands }
+        if let m = memo, m.box == box, m.spec == spec, m.entries == listed, m.theme == theme {
+            memo?.position = position
+            return m.commands
+        }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
         let b = placed.box
         var out: [DrawCommand] = [
@@ -1272,7 +1350,7 @@ public struct ChartRenderer: Sendable {
             }
             out.append(text(row.label, fill: theme.legendText, theme: theme, fonts: &fonts))
         }
-        memo = LegendMemo(entries: listed, spec: spec, box: box, theme: theme, commands: out)
+        memo = LegendMemo(entries: listed, spec: spec, box: box, theme: theme, commands: out, position: position)
         return out
     }
 }

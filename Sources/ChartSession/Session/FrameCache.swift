@@ -69,6 +69,7 @@ struct FrameCache {
         let output = renderer.render(chart, size: Size(width: Double(size.width), height: Double(size.height)),
                                      dpr: size.dpr, memo: &memo, shared: sharedTicks)
         chart.notePresented(output.layout)
+        chart.noteShownLegend(output.legend, at: output.layout.size)
         let e = entry ?? RenderedSize(chartVersion: 0, dataTime: 0, layout: output.layout)
         e.memo = memo
         e.chartVersion = chart.version

@@ -64,13 +64,17 @@ extension DoubleRange {
     /// chart's axes (and everything drawn against them) stay still between frames.
     ///
     /// `self` is the range the data asks for. `previous`, the range shown so far, is
-    /// kept while it still holds the data and is at most `slack` times wider than it.
+    /// kept while it still holds the data and leaves at most `(slack - 1) / 2` of its
+    /// span free on either side (so it is at most `slack` times as wide, and the slack is
+    /// never all on one side: a range a spike widened lets go of it once the spike has
+    /// scrolled out, instead of keeping the data in two thirds of the plot).
     /// Otherwise the data range is rounded outward to a quantum of 1/20 to 1/200 of
     /// its span, with 5 % headroom on a side that outgrew `previous`, so that a trend
     /// moves the range now and then rather than on every tick.
     public func stabilized(previous: DoubleRange?, slack: Double = 1.3) -> DoubleRange {
         guard isValid, !isEmpty, span.isFinite, span >= DoubleRange.minSpan else { return self }
-        if let p = previous, p.isValid, p.min <= min, p.max >= max, p.span <= span * slack { return p }
+        let free = span * (slack - 1) / 2
+        if let p = previous, p.isValid, p.min <= min, p.max >= max, min - p.min <= free, p.max - max <= free { return p }
         var lo = min, hi = max
         if let p = previous, p.isValid {
             if hi > p.max { hi = (hi + span * 0.05).clampedFinite }

@@ -47,7 +47,8 @@ public enum LogTickGenerator {
         for _ in 0..<64 {
             if let indices = step.indices(in: r, limit: policy.maxTicks + 1), indices.count <= policy.maxTicks {
                 let values = Array(indices)
-                let labels = TickLabelFormatter.labels(indices: values, step: step, format: format)
+                let labels = TickLabelFormatter.labels(indices: values, step: step, format: format,
+                                                       autoSIFrom: TickLabelFormatter.logAutoSIFrom)
                 let ticks = zip(values, labels).map { i, label in
                     Tick(value: step.value(at: i), pixel: calc.pixel(step.value(at: i)), label: label, labelSize: measure(label))
                 }
@@ -58,11 +59,13 @@ public enum LogTickGenerator {
         return nil
     }
 
-    /// The label of `base`^`power`: exact digits for base 10 ("0.001", "1000" or "1K"
-    /// as `format` says), the value to six significant digits for other bases.
+    /// The label of `base`^`power`: exact digits for base 10 ("0.001", "1000", "10K" or
+    /// "1K" as `format` says: `auto` suffixes from ten thousand, `TickLabelFormatter.logAutoSIFrom`),
+    /// the value to six significant digits for other bases.
     public static func label(power: Int, base: Double, value: Double, format: NumberLabelFormat) -> String {
         if base == 10, abs(power) <= 300 {
-            return TickLabelFormatter.labels(indices: [1], step: TickStep(factor: 1, power: power), format: format)[0]
+            return TickLabelFormatter.labels(indices: [1], step: TickStep(factor: 1, power: power), format: format,
+                                             autoSIFrom: TickLabelFormatter.logAutoSIFrom)[0]
         }
         return TickLabelFormatter.general(value)
     }

@@ -9,8 +9,8 @@ public enum NumberLabelFormat: String, CaseIterable, Sendable {
     case decimal
     /// With an SI suffix from a thousand up ("120M", "2.5K").
     case si
-    /// Plain below a million; from a million up, SI suffixes where they make the labels
-    /// shorter (the default).
+    /// Plain below a million (on a logarithmic axis, below ten thousand); from there up,
+    /// SI suffixes where they make the labels shorter (the default).
     case auto
 }
 
@@ -72,14 +72,18 @@ public enum TickLabelFormatter {
     /// takes the suffix only where it makes the longest label shorter and leaves at most
     /// `maxSIDigits` significant digits: Unix seconds every minute stay "1790000040",
     /// not "1.7900000G".
-    public static func labels(indices: [Int64], step: TickStep, format: NumberLabelFormat) -> [String] {
+    ///
+    /// `autoSIFrom`: the largest tick from which `auto` considers suffixes (a million;
+    /// a logarithmic axis passes `logAutoSIFrom`).
+    public static func labels(indices: [Int64], step: TickStep, format: NumberLabelFormat,
+                              autoSIFrom: Double = 1e6) -> [String] {
         let largest = indices.map { Double($0.magnitude) * step.value }.max() ?? 0
         let group = largest >= 1000 ? min(18, Int((largest.log10Value / 3).rounded(.down)) * 3) : 0
         let useSI: Bool
         switch format {
         case .decimal: useSI = false
         case .si: useSI = group > 0
-        case .auto: useSI = group >= 6
+        case .auto: useSI = group > 0 && largest >= autoSIFrom
         }
         let plain = { indices.map { label(index: $0, step: step) } }
         guard useSI else { return plain() }
@@ -92,6 +96,12 @@ public enum TickLabelFormatter {
         let p = plain()
         return longest(si) < longest(p) && si.allSatisfy({ significantDigits($0) <= maxSIDigits }) ? si : p
     }
+
+    /// Where `auto` starts suffixes on a logarithmic axis: ten thousand ("10K", "100K",
+    /// "1M"). A linear axis' labels are read against their neighbours a step apart
+    /// ("250000, 500000, 750000"), a log axis' each alone a decade from the next, where
+    /// "100000" must be counted; "1000" still reads at a glance, and stays.
+    public static let logAutoSIFrom = 1e4
 
     /// `auto` takes a suffix only for labels of at most this many significant digits
     /// (120M, 1.5M, 2.025G): past that the digits are an offset's, and plain digits
