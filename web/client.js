@@ -706,9 +706,35 @@
     const msg = { type: "pointer", phase, x: p.x, y: p.y, button: ev.button, buttons: ev.buttons,
                   pointerId: ev.pointerId, pointerType: ev.pointerType || "mouse",
                   shift: ev.shiftKey, ctrl: ev.ctrlKey, alt: ev.altKey, time: Math.round(ev.timeStamp) };
-    // A drag's moves expect a frame (a press alone changes nothing, a hover neither).
-    if (phase === "move" && ev.buttons) sendInput(msg, ev); else send(msg);
+    if (phase === "move") return sendMove(msg, ev);
+    // A press, a release or a cancel goes after the move it follows, and starts the
+    // count afresh: a drag's first move is not held back by a hover earlier in the frame.
+    flushMove();
+    moveSentThisFrame = false;
+    send(msg);
   }
+
+  // Pointer moves: at most one message per animation frame, and the first of a frame
+  // leaves at once (not on the next animation frame: that would add up to a frame of
+  // delay to every drag step). Moves that come after it in the same frame are held,
+  // the newest replacing the older, and sent when the next animation frame begins.
+  let heldMove = null, moveSentThisFrame = false, moveFrameAsked = false;
+  function sendMove(msg, ev) {
+    if (moveSentThisFrame) { heldMove = [msg, ev]; return; }
+    moveSentThisFrame = true;
+    sendMoveNow(msg, ev);
+    if (!moveFrameAsked) { moveFrameAsked = true; requestAnimationFrame(nextMoveFrame); }
+  }
+  function nextMoveFrame() {
+    moveFrameAsked = false;
+    moveSentThisFrame = false;
+    if (heldMove) { const [msg, ev] = heldMove; heldMove = null; sendMove(msg, ev); }
+  }
+  function flushMove() {
+    if (heldMove) { const [msg, ev] = heldMove; heldMove = null; sendMoveNow(msg, ev); }
+  }
+  // A drag's moves expect a frame (a press alone changes nothing, a hover neither).
+  function sendMoveNow(msg, ev) { if (ev.buttons) sendInput(msg, ev); else send(msg); }
 
   input.addEventListener("pointerdown", (ev) => { input.setPointerCapture(ev.pointerId); pointer("down", ev); });
   input.addEventListener("pointermove", (ev) => pointer("move", ev));

@@ -75,6 +75,36 @@ def test_frames_are_coalesced_to_the_sessions_max_fps():
         server.stop()
 
 
+def test_a_gestures_frame_leaves_before_the_publication_slot():
+    """Input first: with maxFps 2, data frames come at most twice a second, and a
+    wheel's answer leaves at once instead of on the next slot (up to 0.5 s away)."""
+    server = Server("--config", str(FIXTURES / "input_first.json")).start()
+    try:
+        ws = connect(server, "paced")
+        hello(ws)
+        next_frame(ws)
+        start, n = time.time(), 0
+        while time.time() - start < 2.0:
+            next_frame(ws)
+            n += 1
+        rate = n / (time.time() - start)
+        assert rate <= 2.6, f"{rate:.1f} data frames/s at maxFps 2"
+        waits = []
+        for k in range(4):
+            next_frame(ws)            # a data publication just went: the next slot is 0.5 s away
+            sent = time.time()
+            ws.send(json.dumps({"type": "wheel", "x": 400, "y": 250, "deltaX": 0, "deltaY": -120 if k % 2 else 120}))
+            next_frame(ws)
+            waits.append(time.time() - sent)
+            # Back to the extents, so the data moves the chart (and makes frames) again.
+            ws.send(json.dumps({"type": "dblclick", "x": 400, "y": 250}))
+            next_frame(ws)
+        assert max(waits) < 0.2, f"wheel to frame: {[round(w, 3) for w in waits]} s"
+        ws.close()
+    finally:
+        server.stop()
+
+
 def test_patched_frames_rebuild_the_full_display_list(static_server):
     """Appends to a chart a viewer watches: it is sent patches, and what it holds after
     applying them is the full display list (frame.json) command for command."""

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Browser benchmark: what a person feels, measured in the page (headless Chromium).
 
-  python3 bench/browser/latency.py [--seconds 10] [--quick]
+  python3 bench/browser/latency.py [--seconds 10] [--quick] [--only first|live|gestures] [--gestures N]
 
 Starts its own wsserver (release build: `swift build -c release` first) and prints:
 
@@ -12,7 +12,9 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
 - live_page_bytes_per_s: frame bytes the page received per second.
 - gesture_to_paint_p50/p95_ms_1e7: on a one-series chart of 10^7 points, from a wheel
   zoom or drag event in the page to the paint of the frame answering it, the first
-  gesture in a fresh page included.
+  gesture in a fresh page included; zoom_ and pan_to_paint: the wheels and the drags
+  of those apart; drag_step_to_paint: the steps of a continuous drag, each move sent
+  as soon as the frame answering the one before is drawn (20 a page).
 - first_draw_ms: navigation start to the first painted frame, on the demo.
 
 Not a test: a table of figures for docs/bench.md and the issue notes.
@@ -143,6 +145,7 @@ def gestures(count, tmp, rows):
                 ys.append(round(y, 2))
             post(conn, "/api/sessions/big/series/s/append", json_points(xs, ys))
         lat, arrival, delay = [], [], []
+        zoom, pan, drag_steps = [], [], []
         for page in range(max(1, count // 10)):
             d = browser(1600, 940)
             try:
@@ -165,9 +168,27 @@ def gestures(count, tmp, rows):
                         mouse(d, "mouseMoved", x - 40, y, button="left", buttons=1)
                         mouse(d, "mouseReleased", x - 40, y, button="left", buttons=0, clickCount=1)
                     wait_for(d, f"return window.chartwire.inputLog.length > {before}", timeout=10, message="the frame answering a gesture")
-                    time.sleep(0.1)
-                logs = d.execute_script("const c = window.chartwire; return [c.inputLog, c.inputArrivalLog, c.inputDelayLog, c.drawMsLog]")
+                    # Long enough for a wheel's zoom animation to end: a drag made while it
+                    # runs can be overtaken by it and left without a frame of its own.
+                    time.sleep(0.5)
+                # A continuous drag: each move goes as soon as the frame answering the
+                # one before it is drawn (a hand dragging steadily), 20 steps a page.
+                x, y = box[0] + 200, box[1]
+                mouse(d, "mouseMoved", x, y)
+                mouse(d, "mousePressed", x, y, button="left", buttons=1, clickCount=1)
+                steps_from = d.execute_script("return window.chartwire.inputLog.length")
+                for k in range(20):
+                    before = d.execute_script("return window.chartwire.inputLog.length")
+                    x -= 10
+                    mouse(d, "mouseMoved", x, y, button="left", buttons=1)
+                    wait_for(d, f"return window.chartwire.inputLog.length > {before}", timeout=10, message="the frame answering a drag step")
+                mouse(d, "mouseReleased", x, y, button="left", buttons=0, clickCount=1)
+                drag_steps += d.execute_script(f"return window.chartwire.inputLog.slice({steps_from})")
+                logs = d.execute_script("const c = window.chartwire; return [c.inputLog.slice(0, 10), c.inputArrivalLog.slice(0, 10), c.inputDelayLog.slice(0, 10), c.drawMsLog]")
                 print("draw_ms", [round(v, 1) for v in logs[3]], file=sys.stderr)
+                # One entry a gesture, in order: wheels at even places, drags at odd.
+                zoom += logs[0][0::2]
+                pan += logs[0][1::2]
                 lat += logs[0]
                 arrival += logs[1]
                 delay += logs[2]
@@ -176,8 +197,15 @@ def gestures(count, tmp, rows):
         rows.append(("gesture_to_paint_p50_ms_1e7", pct(lat, 0.5), "ms"))
         rows.append(("gesture_to_paint_p95_ms_1e7", pct(lat, 0.95), "ms"))
         rows.append(("gestures_measured", len(lat), ""))
+        rows.append(("zoom_to_paint_p50_ms", pct(zoom, 0.5), "ms"))
+        rows.append(("zoom_to_paint_p95_ms", pct(zoom, 0.95), "ms"))
+        rows.append(("pan_to_paint_p50_ms", pct(pan, 0.5), "ms"))
+        rows.append(("pan_to_paint_p95_ms", pct(pan, 0.95), "ms"))
         # Where that time goes: the browser handing the event to the page, and the
         # frame answering it arriving (the rest is drawing it).
+        rows.append(("drag_step_to_paint_p50_ms", pct(drag_steps, 0.5), "ms"))
+        rows.append(("drag_step_to_paint_p95_ms", pct(drag_steps, 0.95), "ms"))
+        rows.append(("drag_steps_measured", len(drag_steps), ""))
         rows.append(("gesture_dispatch_p50_ms", pct(delay, 0.5), "ms"))
         rows.append(("gesture_dispatch_p95_ms", pct(delay, 0.95), "ms"))
         rows.append(("gesture_to_frame_arrival_p50_ms", pct(arrival, 0.5), "ms"))
@@ -212,13 +240,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", choices=["first", "live", "gestures"], help="run one part")
+    ap.add_argument("--gestures", type=int, help="gestures to measure (10 a fresh page; default 30, 10 with --quick)")
     args = ap.parse_args()
     tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
     tmp.mkdir(exist_ok=True)
     rows = []
-    first_draw(tmp, rows)
-    live(3 if args.quick else args.seconds, tmp, rows)
-    gestures(10 if args.quick else 30, tmp, rows)
+    if args.only in (None, "first"):
+        first_draw(tmp, rows)
+    if args.only in (None, "live"):
+        live(3 if args.quick else args.seconds, tmp, rows)
+    if args.only in (None, "gestures"):
+        gestures(args.gestures or (10 if args.quick else 30), tmp, rows)
     print(f"{'figure':36} {'value':>12}")
     print("-" * 50)
     for name, v, unit in rows:

@@ -262,9 +262,11 @@ public final class Session {
             viewer.modifierDirty = true
             if let view = viewer.view, Self.needsClock(view) { viewsNeedClock = true }
             collectOverlayInvalidations()
+            let changedChart = s.chart.version != versionBefore
+            // Its answer is published at once, not on the next `maxFps` slot (`publishDue`).
+            if changedChart { gestureWaiting = true }
             // Timed from the oldest gesture not yet shown to the frame that shows it.
             if let now {
-                let changedChart = s.chart.version != versionBefore
                 // (A chart change after a gesture that touched only the viewer's own layer,
                 // a hover, is timed from itself.)
                 if viewer.gestureAt == nil || changedChart && viewer.gestureOwnLayerOnly {
@@ -353,6 +355,8 @@ public final class Session {
         guard let id = chart.xAxes.first?.id else { return }
         if let range { chart.setUserRange(id, range) } else { chart.resetUserRange(id) }
         noteViewChange()
+        // A viewer's gesture moved it: published as that viewer's own chart is.
+        gestureWaiting = true
     }
 
     /// Where a pointer event of `viewer` falls on this chart as a group shares it: the
@@ -575,6 +579,10 @@ public final class Session {
         guard chart.version != main.publishedVersion
                 || viewers.values.contains(where: { v in v.view.map { $0.chart.version != $0.publishedVersion } ?? false })
         else { return nil }
+        // A viewer's gesture changed the chart: its answer goes now (at most one
+        // publication per `minGestureGap`), not on the next slot, nor held for the viewers
+        // the last publication has not reached yet.
+        if gestureWaiting { return max(now, lastPublish + Self.minGestureGap) }
         let due = lastPublish + 1 / maxFps
         return max(now, viewersOwed > 0 ? max(due, lastPublish + Self.maxHold) : due)
     }
@@ -586,6 +594,13 @@ public final class Session {
     /// next, and viewers keep getting `maxFps` frames a second; one later than this
     /// (the server cannot keep up) starts the grid afresh, so lateness never piles up.
     static let lateShare = 0.25
+
+    /// A gesture changed the chart (the session's, a view's, or a linked chart's) since
+    /// the last publication: the next is due at once (`publishDue`).
+    private var gestureWaiting = false
+    /// Shortest time between two publications a gesture makes due (a client sending
+    /// moves faster than the display shows them costs no more than 240 renders a second).
+    public static let minGestureGap = 1.0 / 240
 
     /// Longest a publication waits for the previous one to reach its viewers.
     public static let maxHold = 0.1
@@ -610,8 +625,11 @@ public final class Session {
         // little late, or when the last one's frames are out: count it on the pacing grid
         // (`lateShare`), so the lateness does not add up from one frame to the next
         // (input at maxFps then locks to the grid instead of waiting longer and longer).
+        // A publication a gesture made due, off the grid, starts it afresh from itself: the
+        // data it carries is not published again a moment later on the old grid.
         let step = 1 / maxFps
-        lastPublish = now - lastPublish < step * (1 + Self.lateShare) ? lastPublish + step : now
+        lastPublish = !gestureWaiting && now - lastPublish < step * (1 + Self.lateShare) ? lastPublish + step : now
+        gestureWaiting = false
 
         chart.emit(.renderStarted)
         // The session's chart and its views have the same axes (a view keeps its own
