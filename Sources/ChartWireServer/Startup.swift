@@ -42,6 +42,8 @@ struct ServerResources {
         var specs: [SessionSpec] = []
         /// Each spec document with its name, for its dashboards.
         var documents: [(text: String, source: String)] = []
+        /// The cluster's Redis: `--redis`, else the config file's `server.redis`.
+        var redis = options.redis
         if options.demo && options.configFile == nil {
             specs += try decodeSpec(DemoSpec.json, source: "embedded demo spec")
             specs += try decodeSpec(GallerySpec.json, source: "embedded axis gallery")
@@ -61,6 +63,13 @@ struct ServerResources {
                 try loadTokens(path, into: &fromFile[i].access, session: fromFile[i].id)
             }
             specs += fromFile
+            // The file's `server` settings, where the command line gives none.
+            if redis == nil, let url = try serverSettings(String(decoding: data, as: UTF8.self), source: file).redis {
+                guard let address = RedisAddress.parse(url) else {
+                    throw StartupError(message: "\(file): $.server.redis: \"\(url)\" is not redis://HOST:PORT")
+                }
+                redis = address
+            }
         }
         let hub = SessionHub()
         for spec in specs {
@@ -70,7 +79,7 @@ struct ServerResources {
             hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
         }
         var durability: Durability? = nil
-        if let address = options.redis {
+        if let address = redis {
             // A cluster node: Redis holds the sessions (docs/cluster.md).
             let cluster = ClusterDurability(redis: RedisStore(address))
             // (Sessions made from Redis later, made elsewhere or reloaded, get the
@@ -141,6 +150,12 @@ struct ServerResources {
         let json: JSONValue
         do { json = try Jansson.parse(text, maxValues: nil) } catch { throw StartupError(message: "\(source): \(error)") }
         do { return try ConfigSpec.decode(json) } catch { throw StartupError(message: "\(source): \(error)") }
+    }
+
+    static func serverSettings(_ text: String, source: String) throws(StartupError) -> ConfigSpec.ServerSettings {
+        let json: JSONValue
+        do { json = try Jansson.parse(text, maxValues: nil) } catch { throw StartupError(message: "\(source): \(error)") }
+        do { return try ConfigSpec.decodeServer(json) } catch { throw StartupError(message: "\(source): \(error)") }
     }
 
     /// `--web DIR`, else `web/` in the working directory, else the package's `web/`

@@ -7,6 +7,17 @@ import LayoutEngine
 func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
 
 @Suite struct SpecTests {
+    /// A spec file's `server` settings: read with the sessions, checked like them.
+    @Test func serverSettingsAreReadAndChecked() throws {
+        let spec = parseJSON(#"{"server": {"redis": "redis://10.0.0.5:6380"}, "sessions": []}"#)
+        #expect(try ConfigSpec.decode(spec).isEmpty)
+        #expect(try ConfigSpec.decodeServer(spec).redis == "redis://10.0.0.5:6380")
+        #expect(try ConfigSpec.decodeServer(parseJSON(#"{"sessions": []}"#)).redis == nil)
+        let misspelt = parseJSON(#"{"server": {"reddis": "redis://h:1"}, "sessions": []}"#)
+        #expect(throws: JSONReadError(path: "$.server.reddis", message: "unknown field")) { try ConfigSpec.decode(misspelt) }
+        #expect(throws: JSONReadError.self) { try ConfigSpec.decodeServer(parseJSON(#"{"server": {"redis": 6379}}"#)) }
+    }
+
     @Test func demoSpecDecodesAndMatchesTheExampleFile() throws {
         let specs = try ConfigSpec.decode(parseJSON(DemoSpec.json))
         #expect(specs.map(\.id) == ["demo", "monitor", "axes", "servers", "queue"])

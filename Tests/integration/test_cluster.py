@@ -311,3 +311,22 @@ def test_readyz_says_when_redis_is_unreachable(cluster):
     assert request(a, "GET", "/healthz")[0] == 200
     redis.start()
     eventually(lambda: request(a, "GET", "/readyz")[0] == 200, timeout=10.0)
+
+
+def test_redis_from_the_config_file(tmp_path):
+    """`"server": {"redis": ...}` in the --config file makes the process a node as --redis
+    does: with nothing listening there, the one line names that Redis (exit code 2); a
+    malformed address is refused with its JSON path."""
+    port = free_port()
+    spec = {"server": {"redis": f"redis://127.0.0.1:{port}"},
+            "sessions": [{"id": "a", "chart": {"series": [{"id": "s"}]}}]}
+    (tmp_path / "node.json").write_text(json.dumps(spec))
+    proc = subprocess.run(Server("--config", str(tmp_path / "node.json")).args, capture_output=True, text=True, timeout=20)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "redis" in lines[0].lower() and str(port) in lines[0], proc.stderr
+
+    spec["server"]["redis"] = "http://127.0.0.1:6379"
+    (tmp_path / "bad.json").write_text(json.dumps(spec))
+    proc = subprocess.run(Server("--config", str(tmp_path / "bad.json")).args, capture_output=True, text=True, timeout=20)
+    assert proc.returncode == 2 and "$.server.redis" in proc.stderr and "redis://HOST:PORT" in proc.stderr, proc.stderr

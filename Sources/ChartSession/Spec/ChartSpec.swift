@@ -156,6 +156,7 @@ public enum ConfigSpec {
             var r = JSONReader(json)
             let sessions = try r.objects("sessions", readSession) ?? []
             _ = try r.has("dashboards")   // read by decodeDashboards, once every session is known
+            _ = try r.object("server") { try readServer(&$0) }
             try r.finish()
             var seen: Set<String> = []
             for (i, s) in sessions.enumerated() where !seen.insert(s.id).inserted {
@@ -166,6 +167,32 @@ public enum ConfigSpec {
             throw e
         } catch {
             throw JSONReadError(path: "$", message: "\(error)")
+        }
+    }
+
+    /// Settings of the server process a spec file may carry (`"server"`), beside the
+    /// command line's, which win where both give one.
+    public struct ServerSettings: Equatable, Sendable {
+        /// `redis://HOST:PORT`: run as a node of a cluster (as `--redis`).
+        public var redis: String? = nil
+        public init() {}
+    }
+
+    static func readServer(_ r: inout JSONReader) throws -> ServerSettings {
+        var out = ServerSettings()
+        out.redis = try r.string("redis")
+        return out
+    }
+
+    /// The `server` settings of a whole spec (none: every field nil).
+    public static func decodeServer(_ json: JSONValue) throws(JSONReadError) -> ServerSettings {
+        do {
+            var r = JSONReader(json)
+            return try r.object("server") { try readServer(&$0) } ?? ServerSettings()
+        } catch let e as JSONReadError {
+            throw e
+        } catch {
+            throw JSONReadError(path: "$.server", message: "\(error)")
         }
     }
 
