@@ -53,8 +53,10 @@ struct ServerResources {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw StartupError(message: "--config: cannot read \(file)")
             }
-            documents.append((String(decoding: data, as: UTF8.self), file))
-            var fromFile = try decodeSpec(String(decoding: data, as: UTF8.self), source: file)
+            let text = String(decoding: data, as: UTF8.self)
+            documents.append((text, file))
+            let json = try parseSpec(text, source: file)
+            var fromFile = try decodeSpec(json, source: file)
             // Token files are named relative to the config file.
             let dir = (file as NSString).deletingLastPathComponent
             for i in fromFile.indices {
@@ -64,7 +66,8 @@ struct ServerResources {
             }
             specs += fromFile
             // The file's `server` settings, where the command line gives none.
-            if redis == nil, let url = try serverSettings(String(decoding: data, as: UTF8.self), source: file).redis {
+            // (`decodeSpec` has checked them: reading them again cannot fail.)
+            if redis == nil, let url = (try? ConfigSpec.decodeServer(json))?.redis {
                 guard let address = RedisAddress.parse(url) else {
                     throw StartupError(message: "\(file): $.server.redis: \"\(url)\" is not redis://HOST:PORT")
                 }
@@ -147,15 +150,15 @@ struct ServerResources {
     }
 
     static func decodeSpec(_ text: String, source: String) throws(StartupError) -> [SessionSpec] {
-        let json: JSONValue
-        do { json = try Jansson.parse(text, maxValues: nil) } catch { throw StartupError(message: "\(source): \(error)") }
-        do { return try ConfigSpec.decode(json) } catch { throw StartupError(message: "\(source): \(error)") }
+        try decodeSpec(parseSpec(text, source: source), source: source)
     }
 
-    static func serverSettings(_ text: String, source: String) throws(StartupError) -> ConfigSpec.ServerSettings {
-        let json: JSONValue
-        do { json = try Jansson.parse(text, maxValues: nil) } catch { throw StartupError(message: "\(source): \(error)") }
-        do { return try ConfigSpec.decodeServer(json) } catch { throw StartupError(message: "\(source): \(error)") }
+    static func parseSpec(_ text: String, source: String) throws(StartupError) -> JSONValue {
+        do { return try Jansson.parse(text, maxValues: nil) } catch { throw StartupError(message: "\(source): \(error)") }
+    }
+
+    static func decodeSpec(_ json: JSONValue, source: String) throws(StartupError) -> [SessionSpec] {
+        do { return try ConfigSpec.decode(json) } catch { throw StartupError(message: "\(source): \(error)") }
     }
 
     /// `--web DIR`, else `web/` in the working directory, else the package's `web/`
