@@ -147,6 +147,7 @@
       state.errors.push(msg);
       console.warn("chartwire:", msg.code, msg.message);
       if (msg.code === "session_removed") setStatus("removed", "reconnecting");
+      report(true);
     } else if (msg.type === "frame") {
       onFrame(jsonFrame(msg));
     }   // "heartbeat": nothing to do; its arrival was noted
