@@ -235,6 +235,31 @@ def test_pages_refuse_frames_by_default_and_e_needs_a_session(demo_server):
     assert e.value.code == 404 and json.loads(e.value.read()) == {"error": 'no session "nothing"'}
 
 
+def test_allow_origin_flag_replaces_the_config_files_list(tmp_path):
+    config = tmp_path / "embed.json"
+    config.write_text(json.dumps(spec(["https://file.example"])))
+    s = Server("--config", str(config)).start()
+    try:
+        assert headers(f"{s.http}/e/line")["content-security-policy"] == "frame-ancestors 'self' https://file.example"
+    finally:
+        s.stop()
+    s = Server("--config", str(config), "--allow-origin", "https://flag.example").start()
+    try:
+        assert headers(f"{s.http}/e/line")["content-security-policy"] == "frame-ancestors 'self' https://flag.example"
+        with pytest.raises(websocket.WebSocketBadStatusException) as e:
+            websocket.create_connection(f"{s.ws}/ws/line", subprotocols=["chartwire.v1"], origin="https://file.example",
+                                        timeout=5)
+        assert e.value.status_code == 403
+    finally:
+        s.stop()
+    # A bad entry in the file stops the start with its path and why.
+    config.write_text(json.dumps(spec(["https://portal.example/dash"])))
+    bad = Server("--config", str(config))
+    with pytest.raises(RuntimeError) as e:
+        bad.start()
+    assert '$.server.allowOrigins[0]: "https://portal.example/dash" is not an origin: an origin has no path' in str(e.value)
+
+
 def test_element_loads_its_frame_again_when_the_server_comes_up_late(tmp_path):
     site = HostSite(tmp_path)
     port = free_port()

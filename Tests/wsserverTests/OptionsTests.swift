@@ -101,6 +101,19 @@ import Testing
         #expect(named.hostAllowed("charts.example:80") && !named.hostAllowed("evil.example"))
     }
 
+    /// Who may frame the pages: 'self' and the allow-list; X-Frame-Options only when the
+    /// list is empty (it cannot name other origins); `*` lets any page frame them.
+    @Test func frameAncestors() throws {
+        #expect(try policy([]).pageHeaders == ["Content-Security-Policy": "frame-ancestors 'self'", "X-Frame-Options": "SAMEORIGIN"])
+        #expect(try policy(["--allow-origin", "https://b.example", "--allow-origin", "HTTP://A.example:80"]).pageHeaders
+                == ["Content-Security-Policy": "frame-ancestors 'self' http://a.example https://b.example"])
+        #expect(try policy(["--allow-origin", "*", "--allow-origin", "https://b.example"]).pageHeaders
+                == ["Content-Security-Policy": "frame-ancestors *"])
+        // The same list opens WebSockets: an origin that may frame the pages may connect.
+        let p = try policy(["--allow-origin", "http://127.0.0.1:9000"])
+        #expect(p.originAllowed("http://127.0.0.1:9000", host: "127.0.0.1:8080") && !p.originAllowed("http://127.0.0.1:9001", host: "127.0.0.1:8080"))
+    }
+
     @Test func origins() throws {
         let p = try policy(["--allow-origin", "https://app.example"])
         #expect(p.originAllowed(nil, host: "127.0.0.1:8080"))
