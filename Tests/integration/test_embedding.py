@@ -148,6 +148,13 @@ def test_embedded_from_an_allowed_origin_draws_through_element_and_iframe(sites,
         element = last(d, "element")
         assert element["title"] == "Line" and element["status"] == "live" and element["size"]["width"] == 480 \
             and element["size"]["height"] == 320, element
+        # The element's CSS box sizes the chart (a dashboard tile made larger).
+        d.execute_script("const e = document.getElementById('element'); e.style.width = '400px'; e.style.height = '360px';")
+        wait_for(d, "const s = document.getElementById('element').chartwire.size; return s.width === 400 && s.height === 360",
+                 timeout=10, message="the element's chart to follow its box")
+        d.execute_script("const e = document.getElementById('element'); e.style.width = ''; e.style.height = '';")
+        wait_for(d, "const s = document.getElementById('element').chartwire.size; return s.width === 480 && s.height === 320",
+                 timeout=10, message="the element's chart back at 480x320")
         # A session that needs a token still needs it when embedded.
         wait_for(d, "const r = window.reports.notoken || []; return r.some(x => (x.errors || []).includes('unauthorized'))",
                  timeout=20, message="the token-less element to be refused")

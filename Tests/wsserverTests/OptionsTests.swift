@@ -114,6 +114,16 @@ import Testing
         #expect(p.originAllowed("http://127.0.0.1:9000", host: "127.0.0.1:8080") && !p.originAllowed("http://127.0.0.1:9001", host: "127.0.0.1:8080"))
     }
 
+    /// The Swift API's list is checked as the flag's, before anything is loaded.
+    @Test func chartServerAllowOrigins() {
+        var c = ChartServer.Configuration()
+        c.allowOrigins = ["https://ok.example", "https://portal.example/dash"]
+        #expect(throws: ChartServer.StartError.self) { try ChartServer(c) }
+        do { _ = try ChartServer(c) } catch {
+            #expect(error.message == #"allowOrigins: "https://portal.example/dash" is not an origin: an origin has no path, query or fragment ("/dash"): scheme://host[:port] only"#)
+        }
+    }
+
     @Test func origins() throws {
         let p = try policy(["--allow-origin", "https://app.example"])
         #expect(p.originAllowed(nil, host: "127.0.0.1:8080"))
