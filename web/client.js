@@ -10,14 +10,17 @@
   const BASELINE = ["alphabetic", "top", "middle", "bottom"];
   // /s/{session}: one chart. /d/{dashboard}: a grid of charts (each a session of its
   // own) over the same one connection; every message then carries a "chart" index.
+  // /e/{session}: one chart alone, for iframes (docs/embedding.md): no header; it tells
+  // the page framing it how it is doing (postMessage, below).
   // Behind a reverse proxy the server may sit under a path (/charts/s/{session}):
-  // `base` is what comes before s/ or d/, and every URL the page builds starts there.
+  // `base` is what comes before s/, d/ or e/, and every URL the page builds starts there.
   const path = location.pathname.split("/");
   const base = path.slice(0, -2).join("/") + "/";
   const dashboardId = path[path.length - 2] === "d" ? decodeURIComponent(path[path.length - 1] || "") : null;
   const sessionId = dashboardId ? null : decodeURIComponent(path[path.length - 1] || "");
+  const embedded = path[path.length - 2] === "e" && window.parent !== window;
   const main = document.getElementById("chart");
-  const statusEl = document.getElementById("status");
+  const statusEl = document.getElementById("status");   // none on /e/
   const token = new URLSearchParams(location.search).get("token");
 
   let ws = null, backoff = 500, reconnectTimer = null, fontsReady = false;
@@ -36,7 +39,29 @@
     for (const c of charts) c.state[key] = value;
   }
 
-  function setStatus(text, cls) { statusEl.textContent = text; statusEl.className = "status " + cls; }
+  let statusText = "connecting";
+  function setStatus(text, cls) {
+    statusText = text;
+    if (statusEl) { statusEl.textContent = text; statusEl.className = "status " + cls; }
+    report(true);
+  }
+
+  // An embedded chart (/e/) tells the page framing it its state: the <chartwire-chart>
+  // element (embed.js) shows it as events and properties. Only pages allowed to frame
+  // this one (Content-Security-Policy: frame-ancestors) can be its parent. On status
+  // changes, the welcome, the first draw, then at most twice a second while drawing.
+  let reportedAt = 0, reportTimer = null;
+  function report(now) {
+    if (!embedded || !charts[0]) return;
+    const wait = now ? 0 : reportedAt + 500 - performance.now();
+    if (wait > 0) { if (!reportTimer) reportTimer = setTimeout(() => { reportTimer = null; report(true); }, wait); return; }
+    reportedAt = performance.now();
+    const st = charts[0].state;
+    window.parent.postMessage({ chartwire: "status", session: sessionId, status: statusText, connected: st.connected,
+                                title: st.welcome ? st.welcome.title : null, frames: st.frames, draws: st.draws,
+                                reconnects: st.reconnects, errors: st.errors.map((e) => e.code),
+                                size: st.size && { width: st.size.width, height: st.size.height, dpr: st.size.dpr } }, "*");
+  }
 
   function sendRaw(msg) {
     if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
@@ -105,13 +130,14 @@
     if (msg.type === "welcome") {
       state.welcome = msg;
       heartbeat = msg.heartbeat || 0;
-      titleEl.textContent = msg.title;
+      if (titleEl) titleEl.textContent = msg.title;
       if (dashboardId === null) document.title = msg.title + " · ChartWire";
       // The page keeps the gestures the chart's modifiers do not use: it scrolls over a
       // chart nothing drags, and the wheel scrolls it when nothing zooms.
       consumes = new Set(msg.consumes || ["drag", "pinch", "wheel"]);
       root.style.touchAction = consumes.has("drag") ? "none" : consumes.has("pinch") ? "pan-x pan-y" : "auto";
       root.classList.toggle("drags", consumes.has("drag"));
+      report(true);
     } else if (msg.type === "event") {
       // What happened on the chart (docs/modifiers.md): kept for the page's own code.
       state.events.push(msg);
@@ -121,6 +147,7 @@
       state.errors.push(msg);
       console.warn("chartwire:", msg.code, msg.message);
       if (msg.code === "session_removed") setStatus("removed", "reconnecting");
+      report(true);
     } else if (msg.type === "frame") {
       onFrame(jsonFrame(msg));
     }   // "heartbeat": nothing to do; its arrival was noted
@@ -167,6 +194,7 @@
     if (!state.firstDrawAt) state.firstDrawAt = now;
     state.lastDrawAt = now;
     state.draws++;
+    report(state.draws === 1);
     // For anyone measuring from the page (bench/browser): how old the newest data drawn
     // is, and how long after a gesture the frame answering it arrived and was drawn.
     if (state.dataTime) keep(state.drawLog, performance.timeOrigin + now - state.dataTime);

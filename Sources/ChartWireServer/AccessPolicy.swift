@@ -1,3 +1,4 @@
+import ChartSession
 import Foundation
 
 /// Who may reach the server, as pure decisions over header text (docs/security.md,
@@ -64,11 +65,7 @@ struct AccessPolicy {
 
     /// `scheme://host[:port]` in lower case, without the scheme's default port.
     static func normalizeOrigin(_ origin: String, defaultScheme: String) -> String {
-        var o = origin.trimmingCharacters(in: .whitespaces).lowercased()
-        if o.hasSuffix("/") { o.removeLast() }
-        if o.hasPrefix("http://"), o.hasSuffix(":80") { o.removeLast(3) }
-        if o.hasPrefix("https://"), o.hasSuffix(":443") { o.removeLast(4) }
-        return o
+        WebOrigin.normalized(origin)
     }
 
     /// The server's own origin as the request addressed it (`Host`).
@@ -94,6 +91,19 @@ struct AccessPolicy {
         let o = Self.normalizeOrigin(origin, defaultScheme: scheme)
         if let own = ownOrigin(host: host), o == own { return false }
         return anyOrigin || origins.contains(o)
+    }
+
+    /// Headers of every HTML page (`/`, `/gallery`, `/s/`, `/d/`, `/e/`): which pages may
+    /// show it in a frame (docs/embedding.md). The same allow-list as WebSockets and
+    /// writes: the server's own pages (`'self'`) and the listed origins; `*`: any page.
+    /// Without listed origins also `X-Frame-Options: SAMEORIGIN`, for browsers that
+    /// predate `frame-ancestors` (it cannot name other origins, and browsers that know
+    /// `frame-ancestors` ignore it).
+    var pageHeaders: [String: String] {
+        if anyOrigin { return ["Content-Security-Policy": "frame-ancestors *"] }
+        let csp = (["frame-ancestors 'self'"] + origins.sorted()).joined(separator: " ")
+        return origins.isEmpty ? ["Content-Security-Policy": csp, "X-Frame-Options": "SAMEORIGIN"]
+                               : ["Content-Security-Policy": csp]
     }
 
     enum Length: Equatable {

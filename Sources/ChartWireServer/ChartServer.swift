@@ -28,6 +28,9 @@ public final class ChartServer {
         public var demo = false
         /// No request log on stderr.
         public var quiet = true
+        /// Origins (`scheme://host[:port]`, or `*`) whose pages may embed the charts
+        /// and connect, beside the server's own (as `--allow-origin`; docs/embedding.md).
+        public var allowOrigins: [String] = []
         public init() {}
     }
 
@@ -57,6 +60,10 @@ public final class ChartServer {
         o.theme = configuration.theme
         o.demo = configuration.demo
         o.quiet = configuration.quiet
+        for origin in configuration.allowOrigins {
+            if let why = WebOrigin.problem(origin) { throw StartError(message: "allowOrigins: \"\(origin.prefix(100))\" is not an origin: \(why)") }
+            o.allowOrigins.append(origin == "*" ? origin : WebOrigin.normalized(origin))
+        }
         // A program hosting sessions in Swift keeps them in memory (its own code makes them).
         o.dataDir = nil
         do { resources = try ServerResources.load(o) } catch { throw StartError(message: error.message) }

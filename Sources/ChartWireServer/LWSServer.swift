@@ -110,7 +110,10 @@ final class LWSServer {
     private var tickDeadline = Int64.max
     private var publishDeadline = Int64.max
 
-    init(options: Options, resources: ServerResources) {
+    init(options given: Options, resources: ServerResources) {
+        var options = given
+        // The command line's --allow-origin replaces the config file's list.
+        if options.allowOrigins.isEmpty, let list = resources.allowOrigins { options.allowOrigins = list }
         self.options = options
         self.access = AccessPolicy(options: options)
         self.logger = ServerLog(format: options.logFormat, quiet: options.quiet)
@@ -124,6 +127,7 @@ final class LWSServer {
         router.controlToken = resources.controlToken
         resources.hub.controlToken = resources.controlToken
         router.defaultTheme = options.theme
+        router.pageHeaders = access.pageHeaders
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         router.metrics.connections = { [unowned self] in self.connectionCounts() }
         router.metrics.refusals = { [unowned self] in

@@ -77,9 +77,11 @@ struct Options: Equatable {
                           (replaces --data; docs/cluster.md)
           --quiet         no log on stderr but fatal errors
           --allow-origin ORIGIN
-                          also accept WebSocket upgrades and writes from pages of ORIGIN
-                          (scheme://host[:port]; * = any); repeatable. Default: the
-                          server's own origin, and requests without Origin
+                          also accept WebSocket upgrades and writes from pages of ORIGIN,
+                          and let its pages embed the charts in frames (scheme://host[:port];
+                          * = any); repeatable; replaces the config file's
+                          server.allowOrigins. Default: the server's own origin, and
+                          requests without Origin (docs/embedding.md)
           --allow-host NAME
                           also answer requests whose Host is NAME (repeatable). Default:
                           the bound address, and localhost, 127.0.0.1, [::1] when bound to
@@ -129,10 +131,10 @@ struct Options: Equatable {
                 o.theme = v
             case "--allow-origin":
                 let v = try value(arg)
-                guard v == "*" || TransportLimits.isOrigin(v) else {
-                    throw UsageError(message: "--allow-origin: \"\(v)\" is not an origin (scheme://host[:port], or *)")
+                if let why = WebOrigin.problem(v) {
+                    throw UsageError(message: "--allow-origin: \"\(v.prefix(100))\" is not an origin: \(why)")
                 }
-                o.allowOrigins.append(v.lowercased())
+                o.allowOrigins.append(v == "*" ? v : WebOrigin.normalized(v))
             case "--allow-host":
                 let v = try value(arg)
                 guard !v.isEmpty, !v.contains("/"), !v.contains(" ") else {
@@ -250,14 +252,5 @@ struct TransportLimits: Equatable {
             throw Options.UsageError(message: "--limit: \(name) must be a whole number from \(entry.range.lowerBound) to \(entry.range.upperBound), not \"\(text)\"")
         }
         self[keyPath: entry.path] = v
-    }
-
-    /// `scheme://host[:port]` with scheme http or https and nothing after the authority.
-    static func isOrigin(_ s: String) -> Bool {
-        let lower = s.lowercased()
-        guard let r = lower.range(of: "://") else { return false }
-        let scheme = lower[..<r.lowerBound], authority = lower[r.upperBound...]
-        return ["http", "https"].contains(scheme) && !authority.isEmpty && !authority.contains("/")
-            && !authority.contains(" ") && !authority.contains("?") && !authority.contains("#")
     }
 }

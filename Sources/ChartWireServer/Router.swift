@@ -61,6 +61,9 @@ struct Router {
     var metrics = ServerMetrics()
     /// The store (`--data`): reports what each session takes on disk. nil: memory only.
     var durability: Durability? = nil
+    /// Headers of every HTML answer: who may frame it (`AccessPolicy.pageHeaders`,
+    /// docs/embedding.md).
+    var pageHeaders: [String: String] = [:]
 
     /// Largest request body of an append: room for any batch within the point limit
     /// (`Session.maxAppendPoints`) written by an ordinary JSON encoder. The worst case
@@ -86,6 +89,13 @@ struct Router {
     }
 
     func handle(_ req: HTTPRequest) -> HTTPResponse {
+        var answer = route(req)
+        // Every page (and any .html of web/) says which pages may frame it.
+        if answer.contentType.hasPrefix("text/html") { answer.headers.merge(pageHeaders) { $1 } }
+        return answer
+    }
+
+    private func route(_ req: HTTPRequest) -> HTTPResponse {
         // InfluxDB's routes, health, gzip bodies (Router+Influx.swift).
         if let answer = handleOps(req) { return answer }
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
@@ -182,6 +192,15 @@ struct Router {
             guard hub.session(parts[1]) != nil else { return .error(404, "no session \"\(parts[1])\"") }
             var page = staticFile("client.html")
             page.body = Array(page.bodyText.replacingOccurrences(of: "<!--chartwire:fonts-->", with: webFonts.headHTML).utf8)
+            return page
+        case 2 where parts[0] == "e":
+            // The chart alone, for iframes and <chartwire-chart> (docs/embedding.md): the
+            // same client.js; a token comes in the address as on /s/ (?token=...).
+            guard hub.session(parts[1]) != nil else { return .error(404, "no session \"\(parts[1])\"") }
+            var page = staticFile("embed.html")
+            page.body = Array(page.bodyText.replacingOccurrences(of: "<!--chartwire:fonts-->", with: webFonts.headHTML).utf8)
+            // The address may hold a token: no Referer carries it elsewhere.
+            page.headers["Referrer-Policy"] = "same-origin"
             return page
         case 2 where parts[0] == "d":
             // A dashboard: the same client, one canvas set per chart, one connection.

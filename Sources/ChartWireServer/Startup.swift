@@ -25,6 +25,8 @@ struct ServerResources {
     var controlToken: String?
     /// The store sessions are kept in (`--data`); nil: memory only.
     var durability: Durability?
+    /// The config file's `server.allowOrigins` (used when `--allow-origin` gives none).
+    var allowOrigins: [String]? = nil
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         // Before any spec is read: generators' default capacity comes from the limits.
@@ -44,6 +46,7 @@ struct ServerResources {
         var documents: [(text: String, source: String)] = []
         /// The cluster's Redis: `--redis`, else the config file's `server.redis`.
         var redis = options.redis
+        var allowOrigins: [String]? = nil
         if options.demo && options.configFile == nil {
             specs += try decodeSpec(DemoSpec.json, source: "embedded demo spec")
             specs += try decodeSpec(GallerySpec.json, source: "embedded axis gallery")
@@ -73,6 +76,7 @@ struct ServerResources {
                 }
                 redis = address
             }
+            allowOrigins = (try? ConfigSpec.decodeServer(json))?.allowOrigins
         }
         let hub = SessionHub()
         for spec in specs {
@@ -126,7 +130,7 @@ struct ServerResources {
         }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
                                webFonts: webFonts, fontWarnings: fonts.missing, hub: hub, controlToken: controlToken,
-                               durability: durability)
+                               durability: durability, allowOrigins: allowOrigins)
     }
 
     /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.

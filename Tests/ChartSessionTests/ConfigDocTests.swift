@@ -55,7 +55,7 @@ import TestSupport
         for name in ["demo", "gallery", "push"] {
             out.append(try String(contentsOf: root.appendingPathComponent("examples/\(name).json"), encoding: .utf8))
         }
-        out.append(#"{"server": {"redis": "redis://127.0.0.1:6379"}, "sessions": []}"#)
+        out.append(#"{"server": {"redis": "redis://127.0.0.1:6379", "allowOrigins": ["https://portal.example"]}, "sessions": []}"#)
         func session(_ chart: String, extra: String = "") -> String { #"{"sessions": [{"id": "k", "chart": \#(chart)\#(extra)}]}"# }
         for kind in SeriesKind.allCases {
             let data = kind.valueFields.map { #""\#($0)": [1]"# }.joined(separator: ", ")

@@ -18,6 +18,45 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(throws: JSONReadError.self) { try ConfigSpec.decodeServer(parseJSON(#"{"server": {"redis": 6379}}"#)) }
     }
 
+    /// `server.allowOrigins`: normalized; a bad entry is refused with its JSON path and why.
+    @Test func serverAllowOriginsAreReadAndChecked() throws {
+        let spec = parseJSON(#"{"server": {"allowOrigins": ["HTTPS://Portal.Example:443", "http://127.0.0.1:9000/", "*"]}, "sessions": []}"#)
+        #expect(try ConfigSpec.decodeServer(spec).allowOrigins == ["https://portal.example", "http://127.0.0.1:9000", "*"])
+        #expect(try ConfigSpec.decodeServer(parseJSON(#"{"sessions": []}"#)).allowOrigins == nil)
+        let bad = parseJSON(#"{"server": {"allowOrigins": ["https://ok.example", "https://portal.example/dash"]}, "sessions": []}"#)
+        #expect(throws: JSONReadError(path: "$.server.allowOrigins[1]",
+                                      message: #""https://portal.example/dash" is not an origin: an origin has no path, query or fragment ("/dash"): scheme://host[:port] only"#)) {
+            try ConfigSpec.decode(bad)
+        }
+        #expect(throws: JSONReadError.self) { try ConfigSpec.decodeServer(parseJSON(#"{"server": {"allowOrigins": "https://a.example"}}"#)) }
+    }
+
+    @Test func webOriginEntries() {
+        for good in ["*", "http://a.example", "https://a.example:8443", "http://127.0.0.1:9000", "http://[::1]:8080",
+                     "https://xn--bcher-kva.example", "https://a.example/"] {
+            #expect(WebOrigin.problem(good) == nil, "\(good)")
+        }
+        let bad: [(String, String)] = [
+            ("", "an empty origin"),
+            ("a.example", "an origin starts with http:// or https:// (scheme://host[:port])"),
+            ("ws://a.example", #"the scheme "ws" is not http or https"#),
+            ("https://a.example?x=1", #"an origin has no path, query or fragment ("?x=1"): scheme://host[:port] only"#),
+            ("https://user@a.example", "an origin has no user name or password"),
+            ("https://*.a.example", "a wildcard is * alone (any origin), not part of a host name"),
+            ("https://a.example:0", #"the port "0" is not a number from 1 to 65535"#),
+            ("https://a.example:", #"the port "" is not a number from 1 to 65535"#),
+            ("https://", "the origin has no host"),
+            ("http://::1:80", "an IPv6 address goes in brackets: http://[::1]:8080"),
+            ("http://[::1", #"an IPv6 address in brackets lacks its "]""#),
+            ("https://bücher.example", #"the host "bücher.example" has characters a host name cannot have (use the punycode form of an international name)"#),
+            ("https://a example", "an origin has no spaces"),
+            ("null", #""null" (sandboxed frames, file:// pages) cannot be allowed by name; use * to allow every origin"#),
+        ]
+        for (text, why) in bad { #expect(WebOrigin.problem(text) == why, "\(text)") }
+        #expect(WebOrigin.normalized("HTTP://A.Example:80/") == "http://a.example")
+        #expect(WebOrigin.normalized("https://a.example:8443") == "https://a.example:8443")
+    }
+
     @Test func demoSpecDecodesAndMatchesTheExampleFile() throws {
         let specs = try ConfigSpec.decode(parseJSON(DemoSpec.json))
         #expect(specs.map(\.id) == ["demo", "monitor", "axes", "servers", "queue"])

@@ -34,9 +34,12 @@ import Testing
         (["--heartbeat", "0.01"], #"--heartbeat: "0.01" is not a number of seconds (0, or 0.1 to 3600)"#),
         (["--heartbeat", "soon"], #"--heartbeat: "soon" is not a number of seconds (0, or 0.1 to 3600)"#),
         (["--theme", "neon"], #"--theme: "neon" is not a theme (contrast, dark, light)"#),
-        (["--allow-origin", "evil.example"], #"--allow-origin: "evil.example" is not an origin (scheme://host[:port], or *)"#),
-        (["--allow-origin", "http://a.example/path"], #"--allow-origin: "http://a.example/path" is not an origin (scheme://host[:port], or *)"#),
-        (["--allow-origin", "ftp://a.example"], #"--allow-origin: "ftp://a.example" is not an origin (scheme://host[:port], or *)"#),
+        (["--allow-origin", "evil.example"], #"--allow-origin: "evil.example" is not an origin: an origin starts with http:// or https:// (scheme://host[:port])"#),
+        (["--allow-origin", "http://a.example/path"], #"--allow-origin: "http://a.example/path" is not an origin: an origin has no path, query or fragment ("/path"): scheme://host[:port] only"#),
+        (["--allow-origin", "ftp://a.example"], #"--allow-origin: "ftp://a.example" is not an origin: the scheme "ftp" is not http or https"#),
+        (["--allow-origin", "https://*.example.com"], #"--allow-origin: "https://*.example.com" is not an origin: a wildcard is * alone (any origin), not part of a host name"#),
+        (["--allow-origin", "http://a.example:99999"], #"--allow-origin: "http://a.example:99999" is not an origin: the port "99999" is not a number from 1 to 65535"#),
+        (["--allow-origin", "null"], #"--allow-origin: "null" is not an origin: "null" (sandboxed frames, file:// pages) cannot be allowed by name; use * to allow every origin"#),
         (["--allow-host", "a/b"], #"--allow-host: "a/b" is not a host name"#),
         (["--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
         (["--tls-key", "k.pem"], "--tls-cert and --tls-key go together"),
@@ -96,6 +99,29 @@ import Testing
         #expect(try policy(["--host", "0.0.0.0"]).hostAllowed("anything.example"))
         let named = try policy(["--host", "0.0.0.0", "--allow-host", "charts.example"])
         #expect(named.hostAllowed("charts.example:80") && !named.hostAllowed("evil.example"))
+    }
+
+    /// Who may frame the pages: 'self' and the allow-list; X-Frame-Options only when the
+    /// list is empty (it cannot name other origins); `*` lets any page frame them.
+    @Test func frameAncestors() throws {
+        #expect(try policy([]).pageHeaders == ["Content-Security-Policy": "frame-ancestors 'self'", "X-Frame-Options": "SAMEORIGIN"])
+        #expect(try policy(["--allow-origin", "https://b.example", "--allow-origin", "HTTP://A.example:80"]).pageHeaders
+                == ["Content-Security-Policy": "frame-ancestors 'self' http://a.example https://b.example"])
+        #expect(try policy(["--allow-origin", "*", "--allow-origin", "https://b.example"]).pageHeaders
+                == ["Content-Security-Policy": "frame-ancestors *"])
+        // The same list opens WebSockets: an origin that may frame the pages may connect.
+        let p = try policy(["--allow-origin", "http://127.0.0.1:9000"])
+        #expect(p.originAllowed("http://127.0.0.1:9000", host: "127.0.0.1:8080") && !p.originAllowed("http://127.0.0.1:9001", host: "127.0.0.1:8080"))
+    }
+
+    /// The Swift API's list is checked as the flag's, before anything is loaded.
+    @Test func chartServerAllowOrigins() {
+        var c = ChartServer.Configuration()
+        c.allowOrigins = ["https://ok.example", "https://portal.example/dash"]
+        #expect(throws: ChartServer.StartError.self) { try ChartServer(c) }
+        do { _ = try ChartServer(c) } catch {
+            #expect(error.message == #"allowOrigins: "https://portal.example/dash" is not an origin: an origin has no path, query or fragment ("/dash"): scheme://host[:port] only"#)
+        }
     }
 
     @Test func origins() throws {

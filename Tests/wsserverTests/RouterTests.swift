@@ -45,6 +45,28 @@ import TestSupport
         }
     }
 
+    /// `/e/{session}`: the chart alone (no header), the same client.js; every HTML answer
+    /// carries the frame policy it is given, JSON and files do not.
+    @Test func embedPageAndFramePolicy() {
+        var r = router
+        r.pageHeaders = AccessPolicy(options: try! Options.parse(["--allow-origin", "https://portal.example"])).pageHeaders
+        let page = r.handle(HTTPRequest(method: "GET", path: "/e/s1", query: ["token": "t"], body: []))
+        #expect(page.status == 200 && page.contentType.hasPrefix("text/html"))
+        #expect(page.bodyText.contains(#"<script src="../client.js"></script>"#) && page.bodyText.contains(#"class="embed""#))
+        #expect(!page.bodyText.contains("<header>") && !page.bodyText.contains("<!--chartwire:fonts-->"))
+        #expect(page.headers["Content-Security-Policy"] == "frame-ancestors 'self' https://portal.example")
+        #expect(page.headers["X-Frame-Options"] == nil && page.headers["Referrer-Policy"] == "same-origin")
+        for path in ["/", "/gallery", "/s/s1", "/client.html"] {
+            #expect(r.handle(HTTPRequest(method: "GET", path: path, query: [:], body: [])).headers["Content-Security-Policy"]
+                    == "frame-ancestors 'self' https://portal.example", "\(path)")
+        }
+        for path in ["/api/sessions", "/embed.js", "/client.js", "/e/none"] {
+            #expect(r.handle(HTTPRequest(method: "GET", path: path, query: [:], body: [])).headers["Content-Security-Policy"] == nil, "\(path)")
+        }
+        #expect(r.handle(HTTPRequest(method: "GET", path: "/e/none", query: [:], body: [])).status == 404)
+        #expect(get("/embed.js").bodyText.contains(#"customElements.define("chartwire-chart""#))
+    }
+
     @Test func sessionListing() throws {
         let v = try Jansson.parse(get("/api/sessions").body)
         #expect(v == ["sessions": [["id": "s1", "title": "One <b>", "viewers": 0, "series": [["id": "a", "name": "A", "points": 3]]]]])

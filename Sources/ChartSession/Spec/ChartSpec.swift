@@ -175,12 +175,23 @@ public enum ConfigSpec {
     public struct ServerSettings: Equatable, Sendable {
         /// `redis://HOST:PORT`: run as a node of a cluster (as `--redis`).
         public var redis: String? = nil
+        /// Origins whose pages may embed the charts and connect (as `--allow-origin`,
+        /// docs/embedding.md), normalized; nil: none given.
+        public var allowOrigins: [String]? = nil
         public init() {}
     }
 
     static func readServer(_ r: inout JSONReader) throws -> ServerSettings {
         var out = ServerSettings()
         out.redis = try r.string("redis")
+        if let list = try r.strings("allowOrigins") {
+            for (i, o) in list.enumerated() {
+                if let why = WebOrigin.problem(o) {
+                    throw JSONReadError(path: "\(r.path).allowOrigins[\(i)]", message: "\"\(o.prefix(100))\" is not an origin: \(why)")
+                }
+            }
+            out.allowOrigins = list.map { $0 == "*" ? "*" : WebOrigin.normalized($0) }
+        }
         return out
     }
 
