@@ -643,9 +643,15 @@ extension LWSServer {
 
     private func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
         var out: [String: String] = [:]
-        var buf = [CChar](repeating: 0, count: 512)
         var i: Int32 = 0
-        while i < 32, lws_hdr_copy_fragment(wsi, &buf, Int32(buf.count), WSI_TOKEN_HTTP_URI_ARGS, i) > 0 {
+        // Each argument whole, however long (the request target is at most maxURLBytes):
+        // a fixed 512-byte buffer ended the arguments, silently, at the first longer one
+        // (a data export's long series= list).
+        while i < 32 {
+            let n = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, i))
+            guard n > 0 else { break }
+            var buf = [CChar](repeating: 0, count: n + 1)
+            guard lws_hdr_copy_fragment(wsi, &buf, Int32(buf.count), WSI_TOKEN_HTTP_URI_ARGS, i) > 0 else { break }
             let s = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if let eq = s.firstIndex(of: "=") {
                 out[String(s[..<eq])] = String(s[s.index(after: eq)...])

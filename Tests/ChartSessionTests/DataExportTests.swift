@@ -132,6 +132,8 @@ import TestSupport
         let o = try DataExport.options(query: ["from": "2026-09-21T16:13:21", "to": "2026-09-21T14:14:20Z", "series": "l,b", "format": "raw"], chart: chart)
         #expect(o.from == Self.t0 + 1 && o.to == Self.t0 + 60 && o.series == ["l", "b"] && o.xFormat == .raw)
         #expect(try DataExport.options(query: ["from": "2026-09-21T18:13:20.5+04:00"], chart: chart).from == Self.t0 + 0.5)
+        #expect(try DataExport.options(query: ["from": "2026-09-21T18:13:20.5 04:00"], chart: chart).from == Self.t0 + 0.5, "+ sent unescaped")
+        #expect(try DataExport.options(query: ["from": "2026-09-21T10:13:20-0400"], chart: chart).from == Self.t0)
         #expect(try DataExport.options(query: ["to": "1790000000.25"], chart: chart).to == Self.t0 + 0.25)
         #expect(throws: DataExportError.self) { try DataExport.options(query: ["from": "yesterday"], chart: chart) }
         #expect(throws: DataExportError.self) { try DataExport.options(query: ["format": "pretty"], chart: chart) }

@@ -111,7 +111,8 @@ def test_range_and_series_filter(server):
                           ["l", 'Temp, "inside"', "1790000001.5", "", ""], ["l", 'Temp, "inside"', str(T0 + 60), "2.5", ""],
                           ["l", 'Temp, "inside"', str(T0 + 200), "9", ""]]
     # ISO 8601: with an offset, Z, or none (read in the axis' zone, Berlin).
-    for frm, to in [("2026-09-21T16:14:00%2B02:00", "2026-09-21T14:20:00Z"), ("2026-09-21T16:14:00", "2026-09-21T16:20")]:
+    for frm, to in [("2026-09-21T16:14:00%2B02:00", "2026-09-21T14:20:00Z"), ("2026-09-21T16:14:00", "2026-09-21T16:20"),
+                    ("2026-09-21T16:14:00+02:00", "2026-09-21T10:20:00-04:00")]:
         status, _, body = get(server, f"/api/sessions/shapes/data.json?series=l&from={frm}&to={to}")
         assert status == 200, body
         doc = json.loads(body)
@@ -132,6 +133,15 @@ def test_errors(server, query, status, fragment):
         assert got == status and headers["content-type"] == "application/json"
         assert fragment in body.decode(), body
     assert get(server, "/api/sessions/none/data.csv")[0] == 404
+
+
+def test_a_long_series_list_is_read_whole(server):
+    """Query arguments longer than 512 bytes were dropped (and every one after them)."""
+    ids = ",".join(["c"] * 200)  # 399 bytes
+    status, _, body = get(server, f"/api/sessions/shapes/data.csv?series={ids},{'x' * 200}&format=raw")
+    assert status == 404 and "x" * 200 in body.decode()
+    status, _, body = get(server, f"/api/sessions/shapes/data.csv?series={ids},u&format=raw")
+    assert status == 200 and [r[0] for r in rows(body)[1:]] == ["c", "u"]
 
 
 def test_export_points_limit():

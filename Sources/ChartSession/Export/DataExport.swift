@@ -219,7 +219,8 @@ public final class DataExport: @unchecked Sendable {
         let local = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second, fraction: fraction).seconds
         if i == c.count { return zone.utc(fromLocal: local) ?? local }
         if take(90), i == c.count { return local }  // Z
-        guard i < c.count, c[i] == 43 || c[i] == 45 else { return nil }
+        // A "+" in a URL's query arrives as a space: read either as "+".
+        guard i < c.count, c[i] == 43 || c[i] == 45 || c[i] == 32 else { return nil }
         let sign = c[i] == 45 ? -1.0 : 1.0
         i += 1
         guard let oh = digits(2) else { return nil }
