@@ -365,18 +365,21 @@ public final class ExportWriter {
                 let name = cols[column]
                 if !columnOpen { raw(",\""); raw(name); raw("\":["); columnOpen = true }
                 let x0 = p.values[0]
+                // What the column holds: -3 x as the axis writes it, -2 x raw, -1 a slice's
+                // name, k ≥ 0 the k-th value field (found once, not per value).
+                let what = name == "x" ? (export.xFormat == .raw ? -2 : -3) : name == "xRaw" ? -2 : name == "label" ? -1
+                    : p.kind.valueFields.firstIndex(of: name)!
+                let source = what >= 0 ? p.values[what] : x0
                 while row < p.indices.count, out.count < max {
                     let i = p.indices.lowerBound + row
                     if row > 0 { out.append(44) }
-                    switch name {
-                    case "x":
+                    switch what {
+                    case -3:
                         let x = x0.x(i)
-                        if export.xFormat != .raw, let t = DataExport.axisText(x, part: p) { Self.jsonString(t, &out) } else { Self.jsonNumber(x, &out) }
-                    case "xRaw": Self.jsonNumber(x0.x(i), &out)
-                    case "label": Self.jsonString(DataExport.sliceName(p.sliceNames, i), &out)
-                    default:
-                        let k = p.kind.valueFields.firstIndex(of: name)!
-                        Self.jsonNumber(p.values[k].y(i), &out)
+                        if let t = DataExport.axisText(x, part: p) { Self.jsonString(t, &out) } else { Self.jsonNumber(x, &out) }
+                    case -2: Self.jsonNumber(x0.x(i), &out)
+                    case -1: Self.jsonString(DataExport.sliceName(p.sliceNames, i), &out)
+                    default: Self.jsonNumber(source.y(i), &out)
                     }
                     row += 1
                 }
