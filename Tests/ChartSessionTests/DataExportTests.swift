@@ -101,6 +101,11 @@ import TestSupport
         #expect(wide.parts.map(\.id) == ["b", "l"])
         #expect(wide.parts.map(\.count) == [1, 3])
         #expect(Self.text(wide.csv()).hasPrefix("series,name,x,y,y1\r\nb,Band,1790000500,2,4\r\n"))
+        // One end past the view's other end: nothing, for every series.
+        let past = try DataExport(chart: chart, options: DataExportOptions(from: Self.t0 + 10_000))
+        #expect(past.pointCount == 0 && past.parts.count == 4)
+        #expect(Self.text(past.csv()) == "series,name,x,y,y1,open,high,low,close,size\r\n")
+        #expect(try JSONSerialization.jsonObject(with: Data(past.json())) is [String: Any])
         // A hidden series is left out unless asked for.
         chart.setHidden("l", true)
         #expect(try DataExport(chart: chart).parts.map(\.id) == ["b", "c", "u"])
@@ -144,6 +149,8 @@ import TestSupport
         #expect(throws: DataExportError.self) { try DataExport.options(query: ["from": "2026-09-21"], chart: numeric) }
         #expect(DataExport.parseISO8601("2026-09-21") == Self.t0 - 51_200)
         #expect(DataExport.parseISO8601("2026-13-01") == nil && DataExport.parseISO8601("2026-09-21T16") == nil)
+        #expect(DataExport.parseISO8601("2026-02-31") == nil && DataExport.parseISO8601("2026-09-21T24:00") == nil)
+        #expect(DataExport.parseISO8601("2026-09-21T16:13:20+02") == Self.t0)
     }
 
     /// Written a few bytes at a time, the export is the same bytes as written at once.

@@ -106,8 +106,9 @@ public final class DataExport: @unchecked Sendable {
                 let view = ranges[s.xAxisId]
                 from = options.from ?? view?.min ?? -.infinity
                 to = options.to ?? view?.max ?? .infinity
-                indices = s.data.lowerBound(from!)..<s.data.upperBound(to!)
-                if indices.isEmpty { indices = 0..<0 }
+                // One end given past the view's other end leaves nothing (not a reversed range).
+                let lo = s.data.lowerBound(from!), hi = s.data.upperBound(to!)
+                indices = lo < hi ? lo..<hi : 0..<0
             }
             total += indices.count
             if total > limits.exportPoints {
@@ -203,10 +204,10 @@ public final class DataExport: @unchecked Sendable {
         var hour = 0, minute = 0, second = 0, fraction = 0.0
         if i < c.count, c[i] == 84 || c[i] == 32 {  // T or space
             i += 1
-            guard let h = digits(2), take(58), let m = digits(2), h <= 24, m < 60 else { return nil }
+            guard let h = digits(2), take(58), let m = digits(2), h < 24, m < 60 else { return nil }
             hour = h; minute = m
             if take(58) {
-                guard let s = digits(2), s <= 60 else { return nil }
+                guard let s = digits(2), s < 60 else { return nil }
                 second = s
                 if take(46) || take(44) {
                     let start = i
@@ -217,6 +218,7 @@ public final class DataExport: @unchecked Sendable {
             }
         }
         let local = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second, fraction: fraction).seconds
+        guard CivilTime(seconds: local).day == day else { return nil }  // 2026-02-31
         if i == c.count { return zone.utc(fromLocal: local) ?? local }
         if take(90), i == c.count { return local }  // Z
         // A "+" in a URL's query arrives as a space: read either as "+".
