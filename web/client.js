@@ -826,7 +826,7 @@
       a.tabIndex = -1;
       a.textContent = label;
       a.title = "Download the chart's " + what;
-      a.addEventListener("click", () => close(false));
+      a.addEventListener("click", () => close(true));
       li.append(a);
       menu.append(li);
       return { a, file };

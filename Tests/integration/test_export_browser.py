@@ -111,6 +111,7 @@ def test_the_menu_opens_lists_five_formats_and_downloads_the_csv(server, tmp_pat
         assert target.read_bytes() == expected
         assert expected.decode().splitlines()[1] == 'l,"Temp, ""inside""",2026-09-21T16:13:20+02:00,1,,,,'
         assert d.execute_script("return document.querySelector('.export-menu').hidden"), "a choice closes the menu"
+        assert d.switch_to.active_element == button, "and gives the focus back to the button"
         # A click elsewhere closes an open menu.
         button.click()
         assert not d.execute_script("return document.querySelector('.export-menu').hidden")
