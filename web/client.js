@@ -976,7 +976,10 @@
   if (dashboardId === null) {
     charts = [createChart(main, 0, document.getElementById("title"))];
     window.chartwire = charts[0].state;
-    downloadMenu(document.querySelector("header"), () => sessionId, () => charts[0].state.size);
+    // In the page's header, outside the chart; a page without one (a chrome-less
+    // embedding) has no menu.
+    const header = document.querySelector("header");
+    if (header) downloadMenu(header, () => sessionId, () => charts[0].state.size);
   } else {
     window.chartwire = board;
   }
