@@ -817,6 +817,87 @@
   };
   }
 
+  // ---- the download menu: the chart as an image, its data as CSV or JSON ----------
+
+  // The server renders images and writes data (docs/export.md); the menu only links to
+  // them, sized as the chart is shown now, with the page's token. Keyboard: Enter or
+  // Space opens it on its first item, arrows move, Escape closes it back to the button.
+  const EXPORTS = [["PNG", "image.png", "PNG image"], ["SVG", "image.svg", "SVG image"], ["PDF", "image.pdf", "PDF document"],
+                   ["CSV", "data.csv", "data as CSV"], ["JSON", "data.json", "data as JSON"]];
+  let menus = 0;
+  function downloadMenu(parent, sessionOf, sizeOf) {
+    const n = ++menus;
+    const box = document.createElement("div");
+    box.className = "export";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "export-button";
+    button.id = "export-button-" + n;
+    button.title = "Download";
+    button.setAttribute("aria-label", "Download");
+    button.setAttribute("aria-haspopup", "menu");
+    button.setAttribute("aria-expanded", "false");
+    button.setAttribute("aria-controls", "export-menu-" + n);
+    button.textContent = "\u2913";
+    const menu = document.createElement("ul");
+    menu.className = "export-menu";
+    menu.id = "export-menu-" + n;
+    menu.setAttribute("role", "menu");
+    menu.setAttribute("aria-labelledby", button.id);
+    menu.hidden = true;
+    const items = EXPORTS.map(([label, file, what]) => {
+      const li = document.createElement("li");
+      li.setAttribute("role", "none");
+      const a = document.createElement("a");
+      a.setAttribute("role", "menuitem");
+      a.dataset.format = label.toLowerCase();
+      a.tabIndex = -1;
+      a.textContent = label;
+      a.title = "Download the chart's " + what;
+      a.addEventListener("click", () => close(true));
+      li.append(a);
+      menu.append(li);
+      return { a, file };
+    });
+    function hrefs() {
+      const s = sizeOf() || { width: 800, height: 500, dpr: window.devicePixelRatio || 1 }, session = encodeURIComponent(sessionOf());
+      const t = token ? "token=" + encodeURIComponent(token) : "";
+      for (const { a, file } of items) {
+        const q = file.startsWith("image.") ? "width=" + s.width + "&height=" + s.height + "&dpr=" + s.dpr + (t ? "&" + t : "") : t;
+        a.href = base + "api/sessions/" + session + "/" + file + (q ? "?" + q : "");
+        a.download = sessionOf() + (file.startsWith("image.") ? "" : "-data") + file.slice(file.indexOf("."));
+      }
+    }
+    function open() {
+      hrefs();
+      menu.hidden = false;
+      button.setAttribute("aria-expanded", "true");
+      items[0].a.focus();
+    }
+    function close(refocus) {
+      if (menu.hidden) return;
+      menu.hidden = true;
+      button.setAttribute("aria-expanded", "false");
+      if (refocus) button.focus();
+    }
+    button.addEventListener("click", () => (menu.hidden ? open() : close(true)));
+    menu.addEventListener("keydown", (ev) => {
+      const i = items.findIndex((it) => it.a === document.activeElement);
+      const go = (k) => { ev.preventDefault(); items[(k + items.length) % items.length].a.focus(); };
+      if (ev.key === "ArrowDown") go(i + 1);
+      else if (ev.key === "ArrowUp") go(i - 1);
+      else if (ev.key === "Home") go(0);
+      else if (ev.key === "End") go(items.length - 1);
+      else if (ev.key === "Escape") { ev.preventDefault(); close(true); }
+      else if (ev.key === "Tab") close(false);
+      else if (ev.key === " ") { ev.preventDefault(); document.activeElement.click(); }
+    });
+    document.addEventListener("pointerdown", (ev) => { if (!box.contains(ev.target)) close(false); });
+    box.append(button, menu);
+    parent.append(box);
+    return box;
+  }
+
   // ---- the connection: one WebSocket for every chart on the page ------------------
 
   function connect() {
@@ -911,6 +992,7 @@
         main.append(cell);
         const chart = createChart(plot, i, title);
         chart.state.session = c.session;
+        downloadMenu(cell, () => c.session, () => chart.state.size).classList.add("cell-export");
         return chart;
       });
       board.charts = charts.map((c) => c.state);
@@ -922,6 +1004,10 @@
   if (dashboardId === null) {
     charts = [createChart(main, 0, document.getElementById("title"))];
     window.chartwire = charts[0].state;
+    // In the page's header, outside the chart; a page without one (a chrome-less
+    // embedding) has no menu.
+    const header = document.querySelector("header");
+    if (header) downloadMenu(header, () => sessionId, () => charts[0].state.size);
   } else {
     window.chartwire = board;
   }

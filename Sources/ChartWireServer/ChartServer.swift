@@ -82,6 +82,17 @@ public final class ChartServer {
         return session
     }
 
+    /// A hosted session's data as CSV (`json: false`) or JSON, as `GET
+    /// /api/sessions/{id}/data.csv|data.json` answers (docs/export.md, "Data"): the data
+    /// in view, or `options`' range and series. Call it on the server's thread (an
+    /// `every` body, a modifier) or before `run`. Throws 404 for an unknown session or
+    /// series, 400 for a bad range, 413 past the `exportPoints` limit.
+    public func exportData(_ id: String, json: Bool = false, options: DataExportOptions = DataExportOptions()) throws(DataExportError) -> [UInt8] {
+        guard let session = hub.session(id) else { throw DataExportError(404, "no session \"\(id)\"") }
+        let export = try DataExport(chart: session.chart, session: id, options: options)
+        return json ? export.json() : export.csv()
+    }
+
     /// Runs `body` every `interval` seconds (at least 0.02) on the server's thread,
     /// with the Unix time: where a program feeds its sessions. What it changes reaches
     /// viewers by itself.

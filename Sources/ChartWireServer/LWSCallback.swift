@@ -80,6 +80,7 @@ extension LWSServer {
             // An answer held for its commit (`releaseHeldAnswers`): its headers go now.
             if let ex = exchanges[wsi], ex.held { ex.held = false; return respond(wsi, ex, released: true) }
             guard let ex = exchanges[wsi], let response = ex.response else { return 0 }
+            if let stream = response.stream { return writeStreamed(wsi, ex, response, stream) }
             let chunk = min(64 * 1024, response.body.count - ex.sent)
             let last = ex.sent + chunk >= response.body.count
             let ok = write(wsi, response.body, range: ex.sent..<(ex.sent + chunk),
@@ -556,10 +557,14 @@ extension LWSServer {
             let start = buf.baseAddress! + Int(cw_lws_pre())
             let end = buf.baseAddress! + buf.count
             var p: UnsafeMutablePointer<UInt8>? = start
+            // A streamed body has no length: lws adds `connection: close`, the body goes
+            // in chunks (`writeStreamed`), and the last chunk tells the reader it is whole.
+            let length = response.stream == nil ? lws_filepos_t(response.body.count) : lws_filepos_t.max  // LWS_ILLEGAL_HTTP_CONTENT_LEN
             guard lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType.isEmpty ? nil : response.contentType,
-                                              lws_filepos_t(response.body.count), &p, end) == 0 else { return false }
+                                              length, &p, end) == 0 else { return false }
             var extra = [("cache-control:", response.cacheControl)]
                 + response.headers.sorted(by: { $0.key < $1.key }).map { ($0.key.lowercased() + ":", $0.value) } + ex.extraHeaders
+            if response.stream != nil { extra.append(("transfer-encoding:", "chunked")) }
             if ex.closeAfter || ex.drainThenClose { extra.append(("connection:", "close")) }
             for (name, value) in extra {
                 guard lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) == 0 else { return false }
@@ -568,7 +573,7 @@ extension LWSServer {
         }
         guard ok else { return -1 }
         if ex.drainThenClose { draining[wsi] = ProcessInfo.processInfo.systemUptime + Double(netLimits.bodyTimeoutS) }
-        if response.body.isEmpty || ex.method == "HEAD" {
+        if response.body.isEmpty && response.stream == nil || ex.method == "HEAD" {
             exchanges[wsi] = nil
             // A refusal closes (lws writes what it holds first): bytes after the head
             // are never read as a request.
@@ -577,7 +582,7 @@ extension LWSServer {
         }
         // A small body (an append's answer, an error) goes out at once, saving a trip
         // through the event loop per request (lws keeps what the socket cannot take).
-        if response.body.count <= Self.inlineBody {
+        if response.body.count <= Self.inlineBody, response.stream == nil {
             guard write(wsi, response.body, mode: LWS_WRITE_HTTP_FINAL) else { return -1 }
             exchanges[wsi] = nil
             if ex.closeAfter { return -1 }
@@ -589,6 +594,29 @@ extension LWSServer {
 
     /// Largest response body written in the same callback as its headers.
     static let inlineBody = 4096
+
+    /// One chunk of a streamed answer (`HTTPResponse.stream`, HTTP/1.1 chunked): the
+    /// body first, then what the stream writes, about 64 KiB a turn, so the answer is
+    /// never held whole; the last write carries the zero-length chunk.
+    private func writeStreamed(_ wsi: OpaquePointer, _ ex: HTTPExchange, _ response: HTTPResponse, _ stream: BodyStream) -> Int32 {
+        var payload = ex.sent == 0 ? response.body : []
+        let more = payload.count < 64 * 1024 ? stream.next(&payload, 64 * 1024) : true
+        ex.sent += 1
+        var framed: [UInt8] = []
+        framed.reserveCapacity(payload.count + 32)
+        if !payload.isEmpty {
+            framed += Array(String(payload.count, radix: 16).utf8) + [13, 10]
+            framed += payload
+            framed += [13, 10]
+        }
+        if !more { framed += Array("0\r\n\r\n".utf8) }
+        guard write(wsi, framed, mode: more ? LWS_WRITE_HTTP : LWS_WRITE_HTTP_FINAL) else { return -1 }
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.idleTimeoutS)
+        if more { lws_callback_on_writable(wsi); return 0 }
+        exchanges[wsi] = nil
+        // lws closes it (no length: `connection: close`).
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
 
     /// Writes bytes with the LWS_PRE headroom lws needs before them, through one
     /// scratch buffer the server keeps (a write per frame per viewer allocates nothing).
@@ -615,9 +643,15 @@ extension LWSServer {
 
     private func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
         var out: [String: String] = [:]
-        var buf = [CChar](repeating: 0, count: 512)
         var i: Int32 = 0
-        while i < 32, lws_hdr_copy_fragment(wsi, &buf, Int32(buf.count), WSI_TOKEN_HTTP_URI_ARGS, i) > 0 {
+        // Each argument whole, however long (the request target is at most maxURLBytes):
+        // a fixed 512-byte buffer ended the arguments, silently, at the first longer one
+        // (a data export's long series= list).
+        while i < 32 {
+            let n = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, i))
+            guard n > 0 else { break }
+            var buf = [CChar](repeating: 0, count: n + 1)
+            guard lws_hdr_copy_fragment(wsi, &buf, Int32(buf.count), WSI_TOKEN_HTTP_URI_ARGS, i) > 0 else { break }
             let s = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if let eq = s.firstIndex(of: "=") {
                 out[String(s[..<eq])] = String(s[s.index(after: eq)...])

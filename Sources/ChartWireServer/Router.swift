@@ -22,6 +22,8 @@ struct HTTPResponse: Equatable, Error {
     var cacheControl = "no-store"
     /// More response headers (InfluxDB's `X-Influxdb-Version`).
     var headers: [String: String] = [:]
+    /// The rest of the body, streamed after `body` (chunked): large data exports.
+    var stream: BodyStream? = nil
 
     static func json(_ status: Int, _ value: JSONValue, realPrecision: Int32 = 17) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json",
@@ -186,6 +188,8 @@ struct Router {
             return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
             return frame(session: parts[2], query: req.query)
+        case 4 where parts[0] == "api" && parts[1] == "sessions" && (parts[3] == "data.csv" || parts[3] == "data.json"):
+            return exportData(session: parts[2], csv: parts[3] == "data.csv", query: req.query)
         case 5 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "images":
             return image(session: parts[2], name: parts[4], version: req.query["v"])
         case 2 where parts[0] == "s":

@@ -202,3 +202,23 @@ def test_telegraf_v2_output_through_nginx(proxied):
     with urllib.request.urlopen(f"{server.http}/api/sessions/tg/spec?data=1", timeout=10) as r:
         data = json.loads(r.read())["chart"]["series"][0]["data"]
     assert data["x"] == [1_700_000_000, 1_700_000_010] and data["y"] == [2, 2.75]
+
+
+def test_a_streamed_data_export_through_nginx(proxied):
+    """A data export larger than one write goes out in HTTP/1.1 chunks (docs/export.md):
+    through the shipped site it arrives whole, the same bytes as from the server."""
+    server, front = proxied
+    n = 200_000
+    body = json.dumps({"x": list(range(100, 100 + n)), "y": [i * 0.5 for i in range(n)]}).encode()
+    req = urllib.request.Request(f"{server.http}/api/sessions/static/series/{first_series(server)}/replace", data=body,
+                                 method="POST", headers={"content-type": "application/json"})
+    assert urllib.request.urlopen(req, timeout=30).status == 200
+    direct = urllib.request.urlopen(f"{server.http}/api/sessions/static/data.csv?from=0&to=1e9", timeout=30).read()
+    assert len(direct) > 1 << 20 and direct.count(b"\r\n") == n + 1
+    status, through = get(f"http://{front}/charts/api/sessions/static/data.csv?from=0&to=1e9")
+    assert status == 200 and through == direct
+
+
+def first_series(server):
+    sessions = json.loads(urllib.request.urlopen(f"{server.http}/api/sessions").read())["sessions"]
+    return next(s for s in sessions if s["id"] == "static")["series"][0]["id"]

@@ -203,3 +203,41 @@ import TestSupport
         #expect(router.handle(HTTPRequest(method: "GET", path: "/api/sessions/g/frame.json", query: [:], body: [])).status == 200)
     }
 }
+
+/// `data.csv` and `data.json` (docs/export.md): headers, a small answer whole, a large
+/// one streamed from a copy of the data, and the Swift API's same bytes.
+@Suite struct ExportRouteTests {
+    @Test func smallExportsAreWholeLargeOnesStreamed() throws {
+        let specs = try ConfigSpec.decode(try Jansson.parse(#"""
+            {"sessions":[{"id":"e-1","chart":{"series":[{"id":"a","name":"A","data":{"x":[0,1,2],"y":[5,6.5,null]}}]}}]}
+            """#))
+        let hub = SessionHub(sessions: specs.map { $0.makeSession(measurer: TestFonts.measurer) })
+        let router = Router(hub: hub, webDir: "/nonexistent", fonts: [:], measurer: TestFonts.measurer)
+        func get(_ path: String, _ query: [String: String] = [:]) -> HTTPResponse {
+            router.handle(HTTPRequest(method: "GET", path: path, query: query, body: []))
+        }
+        let small = get("/api/sessions/e-1/data.csv")
+        #expect(small.status == 200 && small.stream == nil)
+        #expect(small.contentType == "text/csv; charset=utf-8; header=present")
+        #expect(small.headers["Content-Disposition"] == "attachment; filename=\"e-1-data.csv\"")
+        #expect(small.bodyText == "series,name,x,y\r\na,A,0,5\r\na,A,1,6.5\r\na,A,2,\r\n")
+        let json = get("/api/sessions/e-1/data.json", ["format": "raw"])
+        #expect(json.contentType == "application/json" && json.bodyText.contains(#""x":[0,1,2],"y":[5,6.5,null]}]}"#))
+        #expect(get("/api/sessions/e-1/data.csv", ["series": "b"]).status == 404)
+        #expect(get("/api/sessions/e-1/data.json", ["format": "x"]).status == 400)
+        #expect(get("/api/sessions/none/data.csv").status == 404)
+
+        // 100,000 points: more than one write, streamed; the session changes meanwhile.
+        let session = try #require(hub.session("e-1"))
+        let n = 100_000
+        try session.submit(.append(series: "a", xs: (3..<n).map(Double.init), values: [(3..<n).map { Double($0) * 2 }]))
+        let large = get("/api/sessions/e-1/data.csv", ["from": "0", "to": "1e9"])
+        let stream = try #require(large.stream)
+        #expect(large.body.count >= Router.streamFirstChunk && large.body.count < Router.streamFirstChunk + 200)
+        try session.submit(.clear(series: "a"))
+        var rest = large.body, writes = 0
+        while stream.next(&rest, rest.count + Router.streamFirstChunk) { writes += 1 }
+        let lines = String(decoding: rest, as: UTF8.self).split(separator: "\r\n")
+        #expect(writes > 10 && lines.count == n + 1 && lines.last == "a,A,99999,199998")
+    }
+}

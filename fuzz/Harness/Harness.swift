@@ -171,15 +171,44 @@ public enum FuzzHarness {
                                                  authorization: authorization))
         var problems: [String] = []
         if !(100...599).contains(response.status) { problems.append("status \(response.status)") }
+        // A streamed answer (a large data export) is read to its end, as the transport writes it.
+        let answer = response.wholeBody()
         // (Foundation's reader, as a client reads: jansson refuses the \u0000 that
         // JSON allows and an error message may echo.)
         if response.contentType == "application/json",
-           (try? JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed])) == nil {
-            problems.append("a JSON answer that is not JSON: \(response.bodyText.prefix(200))")
+           (try? JSONSerialization.jsonObject(with: Data(answer), options: [.fragmentsAllowed])) == nil {
+            problems.append("a JSON answer that is not JSON: \(String(decoding: answer.prefix(200), as: UTF8.self))")
+        }
+        // A CSV export: a header and whole rows, each with the header's field count.
+        if response.contentType.hasPrefix("text/csv") {
+            let rows = csvFieldCounts(answer)
+            if rows.isEmpty || rows.contains(where: { $0 != rows[0] }) || answer.suffix(2) != [13, 10] {
+                problems.append("a CSV answer with ragged rows: \(String(decoding: answer.prefix(200), as: UTF8.self))")
+            }
         }
         // What the request left behind still draws.
         for session in hub.sessions { problems += render(session, sizes: [sizes[1]]) }
         return problems
+    }
+
+    /// The field count of each CSV record (RFC 4180: quoted fields may hold commas,
+    /// quotes doubled, CR and LF).
+    static func csvFieldCounts(_ b: [UInt8]) -> [Int] {
+        var counts: [Int] = [], fields = 1, quoted = false, i = 0
+        while i < b.count {
+            let c = b[i]
+            if quoted {
+                if c == 34 { if i + 1 < b.count, b[i + 1] == 34 { i += 1 } else { quoted = false } }
+            } else if c == 34 {
+                quoted = true
+            } else if c == 44 {
+                fields += 1
+            } else if c == 13, i + 1 < b.count, b[i + 1] == 10 {
+                counts.append(fields); fields = 1; i += 1
+            }
+            i += 1
+        }
+        return counts
     }
 
     /// The frame builder fed random charts: series kinds, points (extremes included),

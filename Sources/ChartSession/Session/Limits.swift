@@ -29,6 +29,9 @@ public struct SessionLimits: Equatable, Sendable {
     /// Distinct canvas sizes a session keeps rendered frames for; past it the least
     /// recently used size's cache is dropped (rebuilt if a viewer asks for it again).
     public var canvasSizes = 32
+    /// Points one data export (`data.csv`, `data.json`, `DataExport`) may write, all its
+    /// series together; a larger export is refused (HTTP 413) before anything is written.
+    public var exportPoints = 20_000_000
 
     public init() {}
 
@@ -43,6 +46,7 @@ public struct SessionLimits: Equatable, Sendable {
         ("axesPerChart", "axes of one chart", \.axesPerChart),
         ("annotationsPerChart", "annotations of one chart", \.annotationsPerChart),
         ("canvasSizes", "canvas sizes a session keeps frames for", \.canvasSizes),
+        ("exportPoints", "points in one data export", \.exportPoints),
     ] }
 
     public struct ParseError: Error, Equatable, CustomStringConvertible, Sendable {
