@@ -1,3 +1,4 @@
+import ChartExport
 import CLibWebSockets
 import ChartSession
 import Foundation
@@ -124,6 +125,7 @@ final class LWSServer {
         router.controlToken = resources.controlToken
         resources.hub.controlToken = resources.controlToken
         router.defaultTheme = options.theme
+        router.imageRenderer = resources.glyphFonts.map { ImageRenderer(fonts: $0) }
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         router.metrics.connections = { [unowned self] in self.connectionCounts() }
         router.metrics.refusals = { [unowned self] in

@@ -1,4 +1,5 @@
 import ChartSession
+import ChartExport
 import Foundation
 import LayoutEngine
 
@@ -49,6 +50,8 @@ struct Router {
     var controlToken: String? = nil
     /// The theme of charts whose spec names none (`--theme`).
     var defaultTheme = "light"
+    /// Draws display lists into images (the image export); nil: no export (503).
+    var imageRenderer: ImageRenderer? = nil
     /// Seconds of silence before a heartbeat, for sessions made at runtime (`--heartbeat`).
     var heartbeat: Double? = nil
     /// The transport's budgets and counters, shown under "transport" in `/api/stats`.
@@ -176,6 +179,8 @@ struct Router {
             return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
             return frame(session: parts[2], query: req.query)
+        case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3].hasPrefix("image."):
+            return exportImage(session: parts[2], name: parts[3], query: req.query)
         case 5 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "images":
             return image(session: parts[2], name: parts[4], version: req.query["v"])
         case 2 where parts[0] == "s":
@@ -478,6 +483,25 @@ struct Router {
         }
         let list = session.displayList(size: ViewerSize(width: w, height: h, dpr: dpr))
         return .json(200, list.json, realPrecision: 9)
+    }
+
+    /// `GET /api/sessions/{s}/image.png|image.svg|image.pdf?width=&height=&dpr=&theme=`:
+    /// what a viewer of that size would see now (as open as frame.json).
+    func exportImage(session id: String, name: String, query: [String: String]) -> HTTPResponse {
+        guard let format = ImageFormat(rawValue: String(name.dropFirst("image.".count))) else {
+            return .error(404, "no image format \"\(name.dropFirst("image.".count))\"; image.png, image.svg or image.pdf")
+        }
+        guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
+        guard let renderer = imageRenderer else { return .error(503, "this server has no image export") }
+        do {
+            let request = try ImageExport.Request.read(format: format, query: query)
+            let bytes = try ImageExport(renderer: renderer).render(session, request)
+            var response = HTTPResponse(status: 200, contentType: format.contentType, body: bytes)
+            response.headers["Content-Disposition"] = "inline; filename=\"\(ImageExport.fileName(session: id, format: format))\""
+            return response
+        } catch {
+            return .error(error.status, error.message)
+        }
     }
 
     /// `GET /api/measure?text=T&size=S&bold=1`: how wide the server measures a

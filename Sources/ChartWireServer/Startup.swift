@@ -1,3 +1,4 @@
+import ChartExport
 import ChartSession
 import FontStack
 import Foundation
@@ -25,6 +26,8 @@ struct ServerResources {
     var controlToken: String?
     /// The store sessions are kept in (`--data`); nil: memory only.
     var durability: Durability?
+    /// The chart font's faces for the image export.
+    var glyphFonts: GlyphFonts? = nil
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         // Before any spec is read: generators' default capacity comes from the limits.
@@ -126,7 +129,7 @@ struct ServerResources {
         }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
                                webFonts: webFonts, fontWarnings: fonts.missing, hub: hub, controlToken: controlToken,
-                               durability: durability)
+                               durability: durability, glyphFonts: GlyphFonts(fonts: fonts))
     }
 
     /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.

@@ -1,0 +1,166 @@
+import ChartExport
+import ChartSession
+import FontStack
+import LayoutEngine
+import TestSupport
+import XCTest
+
+final class ImageRendererTests: XCTestCase {
+    static let fonts = GlyphFonts(fonts: TestFonts.fonts)
+    let renderer = ImageRenderer(fonts: ImageRendererTests.fonts)
+
+    func list(_ w: Int, _ h: Int, dpr: Double = 1, background: [DrawCommand] = [], series: [DrawCommand] = [],
+              overlay: [DrawCommand] = []) -> DisplayList {
+        DisplayList(width: w, height: h, dpr: dpr, layers: [
+            Layer(id: .background, version: 1, commands: background), Layer(id: .series, version: 1, commands: series),
+            Layer(id: .overlay, version: 1, commands: overlay),
+        ])
+    }
+
+    func testRectFillLandsOnItsPixelsAtTheDevicePixelRatio() throws {
+        let p = try renderer.raster(list(20, 10, dpr: 2, background: [
+            .rect(x: 0, y: 0, w: 20, h: 10, fill: "#ffffff", stroke: nil, lineWidth: 0),
+            .rect(x: 2, y: 3, w: 4, h: 2, fill: "rgb(255, 0, 0)", stroke: nil, lineWidth: 0),
+        ]))
+        XCTAssertEqual(p.width, 40); XCTAssertEqual(p.height, 20)
+        // CSS (2,3)-(6,5) is device (4,6)-(12,10).
+        XCTAssertTrue(p.rgba(4, 6) == (255, 0, 0, 255))
+        XCTAssertTrue(p.rgba(11, 9) == (255, 0, 0, 255))
+        XCTAssertTrue(p.rgba(3, 6) == (255, 255, 255, 255))
+        XCTAssertTrue(p.rgba(12, 9) == (255, 255, 255, 255))
+        XCTAssertTrue(p.rgba(4, 10) == (255, 255, 255, 255))
+    }
+
+    func testRectStrokeIsInsetHalfADevicePixel() throws {
+        // strokeRect(x + 0.5/dpr, ...) with a one-pixel line: the outline is the rect's
+        // outermost device pixels, fully covered, the inside untouched.
+        let p = try renderer.raster(list(10, 10, background: [
+            .rect(x: 2, y: 2, w: 6, h: 6, fill: nil, stroke: "#0000ff", lineWidth: 1),
+        ]))
+        XCTAssertTrue(p.rgba(2, 4) == (0, 0, 255, 255))
+        XCTAssertTrue(p.rgba(7, 4) == (0, 0, 255, 255))
+        XCTAssertEqual(p.rgba(1, 4).a, 0)
+        XCTAssertEqual(p.rgba(4, 4).a, 0)
+    }
+
+    func testClipRestrictsDrawingUntilUnclip() throws {
+        let p = try renderer.raster(list(10, 10, series: [
+            .clip(x: 0, y: 0, w: 5, h: 10),
+            .rect(x: 0, y: 0, w: 10, h: 5, fill: "#00ff00", stroke: nil, lineWidth: 0),
+            .unclip,
+            .rect(x: 0, y: 5, w: 10, h: 5, fill: "#00ff00", stroke: nil, lineWidth: 0),
+        ]))
+        XCTAssertTrue(p.rgba(2, 2) == (0, 255, 0, 255))
+        XCTAssertEqual(p.rgba(7, 2).a, 0, "clipped away")
+        XCTAssertTrue(p.rgba(7, 7) == (0, 255, 0, 255), "after unclip")
+    }
+
+    func testOpacityAppliesUntilTheClipEnds() throws {
+        let p = try renderer.raster(list(10, 10, series: [
+            .clip(x: 0, y: 0, w: 10, h: 10),
+            .opacity(0.5),
+            .rect(x: 0, y: 0, w: 5, h: 10, fill: "#000000", stroke: nil, lineWidth: 0),
+            .unclip,
+            .rect(x: 5, y: 0, w: 5, h: 10, fill: "#000000", stroke: nil, lineWidth: 0),
+        ]))
+        XCTAssertEqual(p.rgba(2, 2).a, 128, accuracy: 1)
+        XCTAssertEqual(p.rgba(7, 2).a, 255, "globalAlpha is restored with the clip")
+    }
+
+    func testLayersDrawInOrderBackgroundSeriesOverlay() throws {
+        let p = try renderer.raster(DisplayList(width: 4, height: 4, dpr: 1, layers: [
+            Layer(id: .overlay, version: 1, commands: [.rect(x: 0, y: 0, w: 4, h: 4, fill: "#0000ff", stroke: nil, lineWidth: 0)]),
+            Layer(id: .background, version: 1, commands: [.rect(x: 0, y: 0, w: 4, h: 4, fill: "#ff0000", stroke: nil, lineWidth: 0)]),
+            Layer(id: .modifier, version: 1, commands: [.rect(x: 0, y: 0, w: 4, h: 4, fill: "#00ff00", stroke: nil, lineWidth: 0)]),
+        ]))
+        XCTAssertTrue(p.rgba(1, 1) == (0, 0, 255, 255), "overlay above background; the viewer's modifier layer is not exported")
+    }
+
+    func testTextPixelsLieWhereTheLabelIsMeasured() throws {
+        let text = "Throughput 42"
+        let width = TestFonts.measurer.width(of: text, style: TextStyle(size: 20, bold: false))
+        let p = try renderer.raster(list(300, 60, background: [
+            .text(x: 150, y: 30, text: text, font: "20px ChartWire Sans", fill: "#000000", align: .center, baseline: .middle, angle: 0),
+        ]))
+        var minX = Int.max, maxX = -1, minY = Int.max, maxY = -1
+        for y in 0..<p.height { for x in 0..<p.width where p.rgba(x, y).a > 100 {
+            minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+        } }
+        XCTAssertGreaterThan(maxX, 0, "the label has ink")
+        // Centred on x = 150 across the measured width (ink sits within a pixel or two of the advance box).
+        XCTAssertEqual(Double(minX), 150 - width / 2, accuracy: 3)
+        XCTAssertEqual(Double(maxX), 150 + width / 2, accuracy: 3)
+        // Middle baseline: the capitals span about 0.73 em around y = 30 minus a bit.
+        XCTAssertTrue((14...22).contains(minY), "top of the capitals at \(minY)")
+        XCTAssertTrue((30...40).contains(maxY), "bottom of the ink at \(maxY)")
+    }
+
+    func testRightAlignedBoldTextEndsAtItsAnchor() throws {
+        let p = try renderer.raster(list(200, 40, background: [
+            .text(x: 150, y: 30, text: "HH", font: "bold 16px ChartWire Sans", fill: "#ff0000", align: .right, baseline: .alphabetic, angle: 0),
+        ]))
+        var maxX = -1, maxY = -1
+        for y in 0..<p.height { for x in 0..<p.width where p.rgba(x, y).a > 100 { maxX = max(maxX, x); maxY = max(maxY, y) } }
+        XCTAssertTrue((146...150).contains(maxX), "ink ends at \(maxX)")
+        XCTAssertEqual(maxY, 29, "an H sits on the alphabetic baseline")
+    }
+
+    func testBarsLandOnWholeDevicePixels() throws {
+        let bars = BarSet(fill: "#ff00ff", stroke: nil, lineWidth: 0, x0: 1.2, y0: 0.4, unit: 0.5,
+                          bars: [BarSet.Bar(left: 2, width: 3, top: 1, height: 4)])
+        let p = try renderer.raster(list(10, 10, dpr: 2, series: [.bars(bars)]))
+        // X0 = round(1.2 * 2) = 2, Y0 = round(0.8) = 1; step 1 device pixel.
+        XCTAssertTrue(p.rgba(4, 2) == (255, 0, 255, 255))
+        XCTAssertTrue(p.rgba(6, 5) == (255, 0, 255, 255))
+        XCTAssertEqual(p.rgba(3, 3).a, 0)
+        XCTAssertEqual(p.rgba(7, 3).a, 0)
+        XCTAssertEqual(p.rgba(4, 6).a, 0)
+    }
+
+    func testMarkerSpriteIsStampedAtItsCell() throws {
+        let m = MarkerSet(shape: .square, size: 4, fill: "#00ffff", stroke: nil, lineWidth: 0, x0: 10.5, y0: 10.5, unit: 1,
+                          cells: [MarkerSet.Cell(x: 5, y: 0)])
+        let p = try renderer.raster(list(30, 30, series: [.markers(m)]))
+        // Centre (15.5, 10.5): the square covers device pixels 13...17 by 8...12 (with AA edges).
+        XCTAssertTrue(p.rgba(15, 10) == (0, 255, 255, 255))
+        XCTAssertEqual(p.rgba(15, 4).a, 0)
+        XCTAssertEqual(p.rgba(20, 10).a, 0)
+    }
+
+    func testSVGAndPDFAreDocuments() throws {
+        let l = list(100, 50, background: [
+            .rect(x: 0, y: 0, w: 100, h: 50, fill: "#ffffff", stroke: nil, lineWidth: 0),
+            .text(x: 10, y: 30, text: "Hello", font: "12px ChartWire Sans", fill: "#000", align: .left, baseline: .alphabetic, angle: 0),
+        ])
+        let svg = String(decoding: try renderer.render(l, format: .svg), as: UTF8.self)
+        XCTAssertTrue(svg.contains("<svg"), svg.prefix(200).description)
+        XCTAssertTrue(svg.contains("width=\"100px\"") || svg.contains("width=\"100\""), svg.prefix(300).description)
+        let pdf = try renderer.render(l, format: .pdf)
+        XCTAssertEqual(Array(pdf.prefix(5)), Array("%PDF-".utf8))
+        let png = try renderer.render(l, format: .png)
+        XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
+    func testTooLargeIsRefused() {
+        XCTAssertNotNil(ImageRenderer.sizeProblem(width: 16_384, height: 16_384, dpr: 2))
+        XCTAssertNil(ImageRenderer.sizeProblem(width: 1920, height: 1080, dpr: 2))
+        XCTAssertThrowsError(try renderer.render(list(10_000, 10_000, dpr: 1), format: .png))
+    }
+
+    func testCSSColours() {
+        XCTAssertEqual(CSSColor.parse("#f00"), RGBA(1, 0, 0, 1))
+        XCTAssertEqual(CSSColor.parse("rgba(255,255,255,0.5)"), RGBA(1, 1, 1, 0.5))
+        XCTAssertEqual(CSSColor.parse("rgb(0 0 255 / 25%)"), RGBA(0, 0, 1, 0.25))
+        XCTAssertEqual(CSSColor.parse("Red"), RGBA(1, 0, 0, 1))
+        XCTAssertEqual(CSSColor.parse("hsl(120, 100%, 50%)"), RGBA(0, 1, 0, 1))
+        XCTAssertNil(CSSColor.parse("#12"))
+        XCTAssertNil(CSSColor.parse("notacolour"))
+        XCTAssertEqual(CSSFont.parse("bold 12px ChartWire Sans"), CSSFont(size: 12, bold: true))
+        XCTAssertEqual(CSSFont.parse("11.5px ChartWire Sans"), CSSFont(size: 11.5, bold: false))
+        XCTAssertNil(CSSFont.parse("ChartWire Sans"))
+    }
+}
+
+private func == (a: (r: Int, g: Int, b: Int, a: Int), b: (Int, Int, Int, Int)) -> Bool {
+    a.r == b.0 && a.g == b.1 && a.b == b.2 && a.a == b.3
+}
