@@ -39,8 +39,8 @@ public final class GlyphFonts: @unchecked Sendable {
             if let known = faces[key] { return known }
             var ft: FT_Face?
             guard FT_New_Face(library, path, FT_Long(face.index), &ft) == 0, let ft else { return nil }
-            // Unhinted outlines, as Chromium draws canvas text with subpixel positioning.
-            guard let cf = cairo_ft_font_face_create_for_ft_face(ft, Int32(FT_LOAD_NO_HINTING)) else { return nil }
+            // Hinting as the context's font options say (Painter: slight, vertical only).
+            guard let cf = cairo_ft_font_face_create_for_ft_face(ft, 0) else { return nil }
             faces[key] = cf
             return cf
         }

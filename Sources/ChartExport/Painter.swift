@@ -396,14 +396,32 @@ struct Painter {
         let size = f.size
         let shaper = fonts.shaper
         let scalars = text.unicodeScalars.map(\.value)
+        struct Piece { var face: ShapedFace; var glyphs: ShapedFace.Glyphs }
+        // Runs as FallbackShaper shapes them, cut where the bidi level changes, then in
+        // visual order (Bidi): a right-to-left piece's glyphs come from HarfBuzz in
+        // visual order already.
+        let levels = Bidi.levels(scalars)
+        var pieces: [(level: UInt8, item: Piece)] = []
+        for run in shaper.runs(of: text, bold: f.bold) {
+            let face = shaper.face(of: run, bold: f.bold)
+            var start = run.range.lowerBound
+            while start < run.range.upperBound {
+                var end = start + 1
+                while end < run.range.upperBound && levels[end] == levels[start] { end += 1 }
+                let level = levels[start]
+                // A left-to-right piece (digits) of a right-to-left run: HarfBuzz guesses
+                // its script, hence left to right.
+                let script = level % 2 == 0 && Bidi.rtlScripts.contains(run.script) ? 0 : run.script
+                pieces.append((level, Piece(face: face, glyphs: face.glyphs(of: scalars, range: start..<end, script: script))))
+                start = end
+            }
+        }
         struct Placed { var face: OpaquePointer; var glyphs: [cairo_glyph_t] }
         var placed: [Placed] = []
         var pen = 0.0
-        for run in shaper.runs(of: text, bold: f.bold) {
-            let face = shaper.face(of: run, bold: f.bold)
-            let g = face.glyphs(of: scalars, range: run.range, script: run.script)
-            let scale = size / face.unitsPerEm
-            if let cf = fonts.cairoFace(for: face) {
+        for piece in Bidi.visualOrder(pieces) {
+            let g = piece.glyphs, scale = size / piece.face.unitsPerEm
+            if let cf = fonts.cairoFace(for: piece.face) {
                 var glyphs: [cairo_glyph_t] = []
                 glyphs.reserveCapacity(g.ids.count)
                 for i in g.ids.indices {
@@ -434,7 +452,7 @@ struct Painter {
         cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * alpha)
         if let options = cairo_font_options_create() {
             cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
-            cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+            cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
             cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
             cairo_set_font_options(cr, options)
             cairo_font_options_destroy(options)
