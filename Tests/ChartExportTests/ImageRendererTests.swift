@@ -161,6 +161,65 @@ final class ImageRendererTests: XCTestCase {
     }
 }
 
-private func == (a: (r: Int, g: Int, b: Int, a: Int), b: (Int, Int, Int, Int)) -> Bool {
-    a.r == b.0 && a.g == b.1 && a.b == b.2 && a.a == b.3
+final class PNGEncoderTests: XCTestCase {
+    /// A chart-like picture: flat fill, repeated rows, a gradient, lines, and (when
+    /// `translucent`) see-through pixels; odd sizes so rows do not align to words.
+    func pixels(width: Int, height: Int, translucent: Bool) -> ImageRenderer.Pixels {
+        let stride = width * 4 + 8
+        var bytes = [UInt8](repeating: 0, count: stride * height)
+        var rng = SplitMix(seed: 7)
+        for y in 0..<height {
+            for x in 0..<width {
+                var (r, g, b, a): (Int, Int, Int, Int) = (251, 251, 253, 255)
+                if y % 37 == 0 || x % 53 == 0 { (r, g, b) = (227, 229, 234) }
+                if x > width / 2 && y > height / 2 { (r, g, b) = (x % 256, y % 256, (x + y) % 256) }
+                if abs(y - (height / 2 + Int(20 * sin(Double(x) / 9)))) < 2 { (r, g, b) = (31, 119, 180) }
+                if rng.chance(0.01) { (r, g, b) = (Int(rng.next() % 256), Int(rng.next() % 256), Int(rng.next() % 256)) }
+                if translucent && x < width / 3 { a = (x * 7 + y) % 256 }
+                // Premultiplied, native-endian ARGB.
+                let pr = r * a / 255, pg = g * a / 255, pb = b * a / 255
+                let o = y * stride + x * 4
+                bytes[o] = UInt8(pb); bytes[o + 1] = UInt8(pg); bytes[o + 2] = UInt8(pr); bytes[o + 3] = UInt8(a)
+            }
+        }
+        return ImageRenderer.Pixels(width: width, height: height, stride: stride, bytes: bytes)
+    }
+
+    func testOpaqueImagesRoundTripExactly() throws {
+        let p = pixels(width: 301, height: 157, translucent: false)
+        let png = ImageRenderer.encodePNG(p)
+        XCTAssertEqual(png[25], 2, "colour type RGB when every pixel is opaque")
+        let back = try XCTUnwrap(ImageRenderer.decodePNG(png), "libpng reads it (checksums included)")
+        XCTAssertEqual(back.width, 301); XCTAssertEqual(back.height, 157)
+        for y in 0..<157 { for x in 0..<301 { XCTAssertTrue(back.rgba(x, y) == p.rgba(x, y), "(\(x), \(y))"); if back.rgba(x, y) != p.rgba(x, y) { return } } }
+        XCTAssertLessThan(png.count, 301 * 157 * 3 / 2, "flat areas compress")
+    }
+
+    func testTranslucentImagesKeepTheirAlpha() throws {
+        let p = pixels(width: 203, height: 99, translucent: true)
+        let png = ImageRenderer.encodePNG(p)
+        XCTAssertEqual(png[25], 6, "colour type RGBA")
+        let back = try XCTUnwrap(ImageRenderer.decodePNG(png))
+        for y in 0..<99 { for x in 0..<203 {
+            let a = p.rgba(x, y), b = back.rgba(x, y)
+            XCTAssertEqual(a.a, b.a)
+            // Premultiplied both ways: colours agree within the rounding of low alphas.
+            let tolerance = a.a == 0 ? 255 : 255 / a.a + 1
+            XCTAssertLessThanOrEqual(abs(a.r - b.r), tolerance, "(\(x), \(y)) alpha \(a.a)")
+            if abs(a.r - b.r) > tolerance { return }
+        } }
+    }
+
+    func testAnExportedChartDecodesToTheSamePixels() throws {
+        let renderer = ImageRenderer(fonts: ImageRendererTests.fonts)
+        let list = DisplayList(width: 120, height: 80, dpr: 1.5, layers: [Layer(id: .background, version: 1, commands: [
+            .rect(x: 0, y: 0, w: 120, h: 80, fill: "#fff", stroke: nil, lineWidth: 0),
+            .polyline(points: [0, 0, 60, 70, 120, 10], stroke: "#d62728", width: 2, dash: [4, 2]),
+            .text(x: 60, y: 40, text: "Ünïcode 12", font: "bold 13px ChartWire Sans", fill: "#1d2029", align: .center, baseline: .middle, angle: -30),
+        ])])
+        let raster = try renderer.raster(list)
+        let back = try XCTUnwrap(ImageRenderer.decodePNG(try renderer.png(list)))
+        XCTAssertEqual(back.bytes.count, raster.bytes.count)
+        XCTAssertEqual(back.bytes, raster.bytes)
+    }
 }
