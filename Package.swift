@@ -138,7 +138,7 @@ let package = Package(
         // through it. The harness reaches the server's internals (`@testable`), so it is
         // compiled into the tests rather than built as a target of its own, which a plain
         // `swift build -c release` (no -enable-testing) could not compile.
-        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
+        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
         .testTarget(name: "ChartExportTests", dependencies: ["ChartExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
         .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "ChartSession", "LayoutEngine", "TestSupport"]),
     ]
