@@ -119,6 +119,8 @@ struct Painter {
                 cairo_fill(cr)
                 if let pattern { cairo_pattern_destroy(pattern) }
             case let .rect(x, y, w, h, fill, stroke, lw):
+                // fillRect and strokeRect ignore a rectangle with a non-finite number.
+                guard x.isFinite, y.isFinite, w.isFinite, h.isFinite else { break }
                 if let fill, source(fill) {
                     cairo_new_path(cr)
                     cairo_rectangle(cr, Double(x), Double(y), Double(w), Double(h))
@@ -141,7 +143,10 @@ struct Painter {
                 cairo_save(cr)
                 alphaBeforeClip = alpha
                 cairo_new_path(cr)
-                cairo_rectangle(cr, Double(x), Double(y), Double(w), Double(h))
+                // rect() ignores non-finite numbers: the clip is then to an empty path.
+                if x.isFinite, y.isFinite, w.isFinite, h.isFinite {
+                    cairo_rectangle(cr, Double(x), Double(y), Double(w), Double(h))
+                }
                 cairo_clip(cr)
                 clipped = true
             case .unclip:
@@ -309,7 +314,8 @@ struct Painter {
                     cairo_set_source_surface(cr, sprite, x, y)
                     cairo_rectangle(cr, x, y, Double(side), Double(side))
                     if alpha < 1 {
-                        cairo_clip(cr); cairo_paint_with_alpha(cr, alpha); cairo_reset_clip(cr)
+                        // (Within the layer's clip: saved and restored, not reset.)
+                        cairo_save(cr); cairo_clip(cr); cairo_paint_with_alpha(cr, alpha); cairo_restore(cr)
                     } else {
                         cairo_fill(cr)
                     }
@@ -391,7 +397,8 @@ struct Painter {
     /// FallbackShaper splits the string, each in its face, placed left to right.
     mutating func text(x: Double, y: Double, text: String, font: String, fill: String, align: DrawCommand.TextAlign,
                        baseline: DrawCommand.TextBaseline, angle: Double) {
-        guard !text.isEmpty, let c = color(fill) else { return }
+        // fillText ignores a non-finite anchor.
+        guard !text.isEmpty, x.isFinite, y.isFinite, let c = color(fill) else { return }
         let f = CSSFont.parse(font) ?? CSSFont(size: 10, bold: false)
         let size = f.size
         let shaper = fonts.shaper

@@ -223,3 +223,32 @@ final class PNGEncoderTests: XCTestCase {
         XCTAssertEqual(back.bytes, raster.bytes)
     }
 }
+
+final class ImageRendererEdgeTests: XCTestCase {
+    let renderer = ImageRenderer(fonts: ImageRendererTests.fonts)
+
+    func testTranslucentMarkersStayInsideTheLayersClip() throws {
+        let m = MarkerSet(shape: .square, size: 6, fill: "#0000ff", stroke: nil, lineWidth: 0, x0: 0.5, y0: 10.5, unit: 1,
+                          cells: [MarkerSet.Cell(x: 5, y: 0), MarkerSet.Cell(x: 25, y: 0)])
+        let p = try renderer.raster(DisplayList(width: 40, height: 20, dpr: 1, layers: [Layer(id: .series, version: 1, commands: [
+            .clip(x: 0, y: 0, w: 15, h: 20), .opacity(0.5), .markers(m),
+            // A rect after the markers, still clipped: the clip outlived the stamps.
+            .rect(x: 0, y: 0, w: 40, h: 2, fill: "#ff0000", stroke: nil, lineWidth: 0),
+        ])]))
+        XCTAssertEqual(p.rgba(5, 10).a, 128, accuracy: 1, "the marker inside the clip, at half opacity")
+        XCTAssertEqual(p.rgba(25, 10).a, 0, "the one outside the clip is not drawn")
+        XCTAssertEqual(p.rgba(30, 1).a, 0, "the clip still holds after the markers")
+        XCTAssertEqual(p.rgba(5, 1).a, 128, accuracy: 1)
+    }
+
+    func testNonFiniteNumbersDrawNothingAndBreakNothing() throws {
+        let p = try renderer.raster(DisplayList(width: 10, height: 10, dpr: 1, layers: [Layer(id: .background, version: 1, commands: [
+            .rect(x: .nan, y: 0, w: 10, h: 10, fill: "#ff0000", stroke: "#ff0000", lineWidth: 1),
+            .text(x: .infinity, y: 5, text: "x", font: "12px ChartWire Sans", fill: "#000", align: .left, baseline: .top, angle: 0),
+            .polyline(points: [0, 0, .nan, 5, 10, 10], stroke: "#00ff00", width: 1, dash: [0, 0]),
+            .rect(x: 0, y: 0, w: 2, h: 2, fill: "#0000ff", stroke: nil, lineWidth: 0),
+        ])]))
+        XCTAssertTrue(p.rgba(1, 1) == (0, 0, 255, 255), "drawing went on after the bad commands")
+        XCTAssertEqual(p.rgba(8, 2).a, 0, "no red rect from a NaN x")
+    }
+}
