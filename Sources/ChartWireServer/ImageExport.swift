@@ -49,19 +49,47 @@ struct ImageExport {
         }
     }
 
-    /// The file's bytes.
-    func render(_ session: Session, _ request: Request) throws(Failure) -> [UInt8] {
+    /// What to draw, read from the session on the thread that owns it: the display list
+    /// and the images it names. Drawing it needs nothing else, so it may run elsewhere.
+    struct Prepared: Sendable {
+        var list: DisplayList
+        var format: ImageFormat
+        var images: [String: ChartImage]
+        var imagePath: String
+
+        func render(_ fonts: GlyphFonts) throws(Failure) -> [UInt8] {
+            let images = images, prefix = imagePath
+            let r = ImageRenderer(fonts: fonts) { src in
+                guard src.hasPrefix(prefix) else { return nil }
+                let name = src.dropFirst(prefix.count).split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+                return images[name]?.bytes
+            }
+            do { return try r.render(list, format: format) } catch {
+                throw Failure(status: 500, message: "the \(format.rawValue) export failed: \(error.message)")
+            }
+        }
+    }
+
+    static func prepare(_ session: Session, _ request: Request) -> Prepared {
         let list = request.theme.flatMap { Theme.presets[$0] }.map { session.displayList(size: request.size, theme: $0) }
             ?? session.displayList(size: request.size)
-        // Images the chart's annotations draw, by the path frames name them with.
-        let images = session.chart.images, prefix = session.chart.imagePath
-        let r = ImageRenderer(fonts: renderer.fonts) { src in
-            guard src.hasPrefix(prefix) else { return nil }
-            let name = src.dropFirst(prefix.count).split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-            return images[name]?.bytes
-        }
-        do { return try r.render(list, format: request.format) } catch {
-            throw Failure(status: 500, message: "the \(request.format.rawValue) export failed: \(error.message)")
+        return Prepared(list: list, format: request.format, images: session.chart.images, imagePath: session.chart.imagePath)
+    }
+
+    /// The file's bytes.
+    func render(_ session: Session, _ request: Request) throws(Failure) -> [UInt8] {
+        try Self.prepare(session, request).render(renderer.fonts)
+    }
+
+    /// The answer to a drawn export.
+    static func response(_ bytes: Result<[UInt8], Failure>, session: String, format: ImageFormat) -> HTTPResponse {
+        switch bytes {
+        case let .success(bytes):
+            var response = HTTPResponse(status: 200, contentType: format.contentType, body: bytes)
+            response.headers["Content-Disposition"] = "inline; filename=\"\(fileName(session: session, format: format))\""
+            return response
+        case let .failure(error):
+            return .error(error.status, error.message)
         }
     }
 
@@ -70,4 +98,20 @@ struct ImageExport {
         let safe = String(session.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) ? Character($0) : "_" })
         return "\(safe.isEmpty ? "chart" : safe).\(format.rawValue)"
     }
+}
+
+/// A value handed to the export queue and back to the loop thread, which alone uses it
+/// (a connection's pointer and exchange, only compared and written on the loop).
+struct SentAcross<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// Exports drawn on the export queue, waiting for the loop thread to write them.
+final class ExportMailbox: @unchecked Sendable {
+    typealias Item = (wsi: SentAcross<OpaquePointer>, exchange: SentAcross<HTTPExchange>, response: HTTPResponse)
+    private var items: [Item] = []
+    private let lock = NSLock()
+    func post(_ item: Item) { lock.lock(); items.append(item); lock.unlock() }
+    func take() -> [Item] { lock.lock(); defer { items = []; lock.unlock() }; return items }
 }

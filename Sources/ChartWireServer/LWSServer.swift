@@ -247,6 +247,7 @@ final class LWSServer {
             if wait > 0 && wait <= 1000 { usleep(useconds_t(wait)) }
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
+            collectExports()
             // What the turn changed: one commit, then the answers held for it go.
             durability?.commitIfPending()
             if let cluster = durability as? ClusterDurability {
@@ -264,6 +265,7 @@ final class LWSServer {
         if shouldStop() {
             drain(ctx) {
                 collectRendered()
+                collectExports()
                 durability?.commitIfPending()
                 releaseHeldAnswers()
             }
@@ -281,6 +283,37 @@ final class LWSServer {
         free(hostCString)
         free(tlsCertCString)
         free(tlsKeyCString)
+    }
+
+    /// Image exports being drawn (one at a time, in order) and those done, waiting for
+    /// the loop to write them.
+    static let exportQueue = DispatchQueue(label: "chartwire.export")
+    let finishedExports = ExportMailbox()
+
+    /// Draws an export on `exportQueue`, then wakes the loop to write it.
+    func startExport(_ wsi: OpaquePointer, _ ex: HTTPExchange, _ job: @escaping @Sendable () -> HTTPResponse) {
+        let w = SentAcross(wsi), e = SentAcross(ex)
+        let done = finishedExports
+        Self.exportQueue.async {
+            let response = job()
+            done.post((w, e, response))
+            if let ctx = signalContext { lws_cancel_service(ctx) }
+        }
+    }
+
+    /// Exports drawn since the last turn: answered on their connections if these are
+    /// still the same exchanges (a connection closed meanwhile drops its answer).
+    func collectExports() {
+        let done = finishedExports.take()
+        for item in done {
+            let wsi = item.wsi.value, ex = item.exchange.value
+            guard let current = exchanges[wsi], current === ex, ex.held else { continue }
+            ex.response = item.response
+            router.metrics.record(method: ex.method, path: ex.path, binaryBody: false, response: item.response)
+            addCORS(wsi, ex)
+            if item.response.status >= 400 { logRequest(wsi, ex, item.response) }
+            heldAnswers.append(wsi)
+        }
     }
 
     /// After a commit: the HTTP answers it covers may go (their connections still open).

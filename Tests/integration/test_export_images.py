@@ -275,3 +275,30 @@ def test_theme_renders_one_image_in_another_theme_without_changing_the_session(s
     assert corner(None) == light, "the session keeps its theme"
     _, _, spec = fetch(server, "/api/sessions/gallery-time/spec")
     assert "dark" not in spec.decode()
+
+
+def test_a_large_export_does_not_hold_up_the_server(server):
+    """Exports are drawn off the transport's loop: a request made while a 31-megapixel
+    PNG is being drawn is answered well before the export (drawn on the loop, it would
+    wait for it)."""
+    import threading
+    done = {}
+
+    def big():
+        start = time.monotonic()
+        with urllib.request.urlopen(server.http + "/api/sessions/gallery-series-markers/image.png?width=5600&height=5600") as r:
+            done["headers"] = time.monotonic()
+            done["bytes"] = len(r.read())
+        done["start"] = start
+
+    t = threading.Thread(target=big)
+    t.start()
+    time.sleep(0.03)
+    status, _, body = fetch(server, "/healthz")
+    answered = time.monotonic()
+    assert status == 200 and body == b"ok"
+    t.join(60)
+    assert done.get("bytes", 0) > 0
+    took = done["headers"] - done["start"]
+    print(f"export {took * 1000:.0f} ms; /healthz answered {1000 * (done['headers'] - answered):.0f} ms before it")
+    assert answered < done["headers"] - 0.05, (answered, done)
