@@ -312,7 +312,9 @@ final class LWSServer {
             router.metrics.record(method: ex.method, path: ex.path, binaryBody: false, response: item.response)
             addCORS(wsi, ex)
             if item.response.status >= 400 { logRequest(wsi, ex, item.response) }
-            heldAnswers.append(wsi)
+            // Written now (not among the answers held for a commit, which a failed
+            // cluster commit turns into 503s).
+            lws_callback_on_writable(wsi)
         }
     }
 
