@@ -79,7 +79,8 @@ public final class ChartServer {
     /// Session `id` drawn as a viewer of `width`×`height` CSS pixels at `dpr` would see
     /// it now, as a PNG, SVG or PDF file's bytes (what `GET /api/sessions/{id}/image.png`
     /// serves); `theme` names a built-in theme (`Theme.presets`) for this image only.
-    /// Throws for an unknown session, a size past the limits or an unknown theme.
+    /// Throws for an unknown session, a size past the limits or an unknown theme. Reads
+    /// the session: call it on the server's thread (an `every` body) or before `start`.
     public func image(session id: String, format: ImageFormat = .png, width: Int = 800, height: Int = 500, dpr: Double = 1,
                       theme: String? = nil) throws(ExportError) -> [UInt8] {
         guard let session = hub.session(id) else { throw ExportError("no session \"\(id)\"") }
