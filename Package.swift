@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "cwload", targets: ["cwload"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "ChartSession", targets: ["ChartSession"]),
+        // Display lists drawn into PNG, SVG and PDF (docs/export.md).
+        .library(name: "ChartExport", targets: ["ChartExport"]),
         // The server as a library: a Swift program hosts sessions in-process (docs/feeding.md).
         .library(name: "ChartWireServer", targets: ["ChartWireServer"]),
     ],
@@ -57,6 +59,15 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // Cairo (1.16: image, SVG and PDF surfaces) and FreeType, for rendering display
+        // lists to images (ChartExport, docs/export.md). cairo-ft's pkg-config brings both.
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo-ft",
+            providers: [.apt(["libcairo2-dev"])]
+        ),
+        // PNG encoding with zlib at a fast level (Cairo's own writer uses zlib's default).
+        .target(name: "CExport", dependencies: ["CZlib"]),
         // WebSocket client-frame masking, which libwebsockets does not check: follows
         // frame headers in what lws receives (a recv() wrapper) for the server to ask.
         .target(name: "CWireGuard"),
@@ -70,6 +81,10 @@ let package = Package(
 
         // Charts, series, modifiers, sessions and viewers; display lists and encodings.
         .target(name: "ChartSession", dependencies: ["LayoutEngine"]),
+        // Display lists drawn as the page draws them, into PNG, SVG and PDF (Cairo, with
+        // glyphs shaped by HarfBuzz in the chart font's own files). The only Swift target
+        // that sees Cairo or FreeType.
+        .target(name: "ChartExport", dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CCairo", "CExport", "CShaping"]),
 
         // The storage seam: the protocol every store implements (sessions' change logs,
         // snapshots, data chunks), with an in-memory store for tests. No C, no I/O.
@@ -83,7 +98,7 @@ let package = Package(
         // the server's C interop lives here (and in the C targets).
         .target(
             name: "ChartWireServer",
-            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib", "CWireGuard",
+            dependencies: ["ChartSession", "ChartExport", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib", "CWireGuard",
                            "ChartStore", "SQLiteStore", "RedisStore",
                            .product(name: "Prometheus", package: "swift-prometheus")]
         ),
@@ -103,7 +118,7 @@ let package = Package(
         // Frame-build benchmark (see docs/bench.md).
         .executableTarget(
             name: "chartbench",
-            dependencies: ["ChartSession", "LayoutEngine", "FontStack", "TestSupport"],
+            dependencies: ["ChartSession", "ChartExport", "LayoutEngine", "FontStack", "TestSupport"],
             path: "bench/chartbench",
             // The server's allocator, so its in-process figures measure what the server runs.
             linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
@@ -123,7 +138,8 @@ let package = Package(
         // through it. The harness reaches the server's internals (`@testable`), so it is
         // compiled into the tests rather than built as a target of its own, which a plain
         // `swift build -c release` (no -enable-testing) could not compile.
-        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
+        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
+        .testTarget(name: "ChartExportTests", dependencies: ["ChartExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
         .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "ChartSession", "LayoutEngine", "TestSupport"]),
     ]
 )

@@ -90,6 +90,37 @@ int64_t cw_shape_advance(const cw_face *face, const uint32_t *text, size_t count
     return sum;
 }
 
+size_t cw_shape_glyphs(const cw_face *face, const uint32_t *text, size_t count,
+                       size_t start, size_t length, uint32_t script,
+                       uint32_t *glyphs, int32_t *xs, int32_t *ys, size_t capacity, int64_t *advance) {
+    *advance = 0;
+    if (length == 0 || start + length > count || count > INT32_MAX) return 0;
+    hb_buffer_t *buffer = hb_buffer_create();
+    hb_buffer_add_utf32(buffer, text, (int)count, (unsigned)start, (int)length);
+    if (script != 0) {
+        hb_buffer_set_script(buffer, (hb_script_t)script);
+        hb_buffer_set_direction(buffer, hb_script_get_horizontal_direction((hb_script_t)script));
+    }
+    hb_buffer_guess_segment_properties(buffer);
+    hb_shape(face->font, buffer, NULL, 0);
+    unsigned n = 0;
+    const hb_glyph_info_t *info = hb_buffer_get_glyph_infos(buffer, &n);
+    const hb_glyph_position_t *pos = hb_buffer_get_glyph_positions(buffer, &n);
+    // HarfBuzz leaves a right-to-left run's glyphs in visual order already.
+    int64_t pen = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (i < capacity) {
+            glyphs[i] = info[i].codepoint;
+            xs[i] = (int32_t)(pen + pos[i].x_offset);
+            ys[i] = pos[i].y_offset;
+        }
+        pen += pos[i].x_advance;
+    }
+    *advance = pen;
+    hb_buffer_destroy(buffer);
+    return n;
+}
+
 uint32_t cw_script(uint32_t codepoint) {
     return (uint32_t)hb_unicode_script(hb_unicode_funcs_get_default(), codepoint);
 }

@@ -1,3 +1,4 @@
+import ChartExport
 import CLibWebSockets
 import ChartSession
 import Foundation
@@ -91,6 +92,25 @@ public final class ChartServer {
         guard let session = hub.session(id) else { throw DataExportError(404, "no session \"\(id)\"") }
         let export = try DataExport(chart: session.chart, session: id, options: options)
         return json ? export.json() : export.csv()
+    }
+
+    /// Session `id` drawn as a viewer of `width`×`height` CSS pixels at `dpr` would see
+    /// it now, as a PNG, SVG or PDF file's bytes (what `GET /api/sessions/{id}/image.png`
+    /// serves); `theme` names a built-in theme (`Theme.presets`) for this image only.
+    /// Throws for an unknown session, a size past the limits or an unknown theme. Reads
+    /// the session: call it on the server's thread (an `every` body) or before `start`.
+    public func image(session id: String, format: ImageFormat = .png, width: Int = 800, height: Int = 500, dpr: Double = 1,
+                      theme: String? = nil) throws(ExportError) -> [UInt8] {
+        guard let session = hub.session(id) else { throw ExportError("no session \"\(id)\"") }
+        guard let fonts = resources.glyphFonts else { throw ExportError("this server has no image export") }
+        var query = ["width": String(width), "height": String(height), "dpr": String(dpr)]
+        if let theme { query["theme"] = theme }
+        do {
+            let request = try ImageExport.Request.read(format: format, query: query)
+            return try ImageExport(renderer: ImageRenderer(fonts: fonts)).render(session, request)
+        } catch {
+            throw ExportError(error.message)
+        }
     }
 
     /// Runs `body` every `interval` seconds (at least 0.02) on the server's thread,

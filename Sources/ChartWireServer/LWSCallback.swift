@@ -532,6 +532,16 @@ extension LWSServer {
     private func respond(_ wsi: OpaquePointer, _ ex: HTTPExchange, _ prepared: HTTPResponse? = nil, released: Bool = false) -> Int32 {
         // HEAD is answered as GET, without the body.
         let method = ex.method == "HEAD" ? "GET" : ex.method
+        // An image export draws off the loop (a large one takes a while): the answer is
+        // held and written when the drawing is done (`collectExports`).
+        if !released, prepared == nil, !ex.bodyTooLarge,
+           case let .draw(job)? = router.imageJob(HTTPRequest(method: method, path: ex.path, query: ex.query, body: [])) {
+            ex.held = true
+            ex.body = []
+            releaseBody(ex)
+            startExport(wsi, ex, job)
+            return 0
+        }
         let response: HTTPResponse = released ? ex.response! : prepared ?? (ex.bodyTooLarge
             ? .error(413, "body larger than \(Router.bodyLimit(method: ex.method, path: ex.path)) bytes")
             : router.handle(HTTPRequest(method: method, path: ex.path, query: ex.query, body: ex.body, authorization: ex.authorization,

@@ -1,3 +1,4 @@
+import ChartExport
 import CLibWebSockets
 import ChartSession
 import Foundation
@@ -128,6 +129,7 @@ final class LWSServer {
         resources.hub.controlToken = resources.controlToken
         router.defaultTheme = options.theme
         router.pageHeaders = access.pageHeaders
+        router.imageRenderer = resources.glyphFonts.map { ImageRenderer(fonts: $0) }
         router.heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
         router.metrics.connections = { [unowned self] in self.connectionCounts() }
         router.metrics.refusals = { [unowned self] in
@@ -249,6 +251,7 @@ final class LWSServer {
             if wait > 0 && wait <= 1000 { usleep(useconds_t(wait)) }
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
+            collectExports()
             // What the turn changed: one commit, then the answers held for it go.
             durability?.commitIfPending()
             if let cluster = durability as? ClusterDurability {
@@ -266,6 +269,7 @@ final class LWSServer {
         if shouldStop() {
             drain(ctx) {
                 collectRendered()
+                collectExports()
                 durability?.commitIfPending()
                 releaseHeldAnswers()
             }
@@ -283,6 +287,39 @@ final class LWSServer {
         free(hostCString)
         free(tlsCertCString)
         free(tlsKeyCString)
+    }
+
+    /// Image exports being drawn (one at a time, in order) and those done, waiting for
+    /// the loop to write them.
+    static let exportQueue = DispatchQueue(label: "chartwire.export")
+    let finishedExports = ExportMailbox()
+
+    /// Draws an export on `exportQueue`, then wakes the loop to write it.
+    func startExport(_ wsi: OpaquePointer, _ ex: HTTPExchange, _ job: @escaping @Sendable () -> HTTPResponse) {
+        let w = SentAcross(wsi), e = SentAcross(ex)
+        let done = finishedExports
+        Self.exportQueue.async {
+            let response = job()
+            done.post((w, e, response))
+            if let ctx = signalContext { lws_cancel_service(ctx) }
+        }
+    }
+
+    /// Exports drawn since the last turn: answered on their connections if these are
+    /// still the same exchanges (a connection closed meanwhile drops its answer).
+    func collectExports() {
+        let done = finishedExports.take()
+        for item in done {
+            let wsi = item.wsi.value, ex = item.exchange.value
+            guard let current = exchanges[wsi], current === ex, ex.held else { continue }
+            ex.response = item.response
+            router.metrics.record(method: ex.method, path: ex.path, binaryBody: false, response: item.response)
+            addCORS(wsi, ex)
+            if item.response.status >= 400 { logRequest(wsi, ex, item.response) }
+            // Written now (not among the answers held for a commit, which a failed
+            // cluster commit turns into 503s).
+            lws_callback_on_writable(wsi)
+        }
     }
 
     /// After a commit: the HTTP answers it covers may go (their connections still open).

@@ -1,4 +1,5 @@
 import ChartSession
+import ChartExport
 import Foundation
 import LayoutEngine
 
@@ -51,6 +52,8 @@ struct Router {
     var controlToken: String? = nil
     /// The theme of charts whose spec names none (`--theme`).
     var defaultTheme = "light"
+    /// Draws display lists into images (the image export); nil: no export (503).
+    var imageRenderer: ImageRenderer? = nil
     /// Seconds of silence before a heartbeat, for sessions made at runtime (`--heartbeat`).
     var heartbeat: Double? = nil
     /// The transport's budgets and counters, shown under "transport" in `/api/stats`.
@@ -190,6 +193,8 @@ struct Router {
             return frame(session: parts[2], query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && (parts[3] == "data.csv" || parts[3] == "data.json"):
             return exportData(session: parts[2], csv: parts[3] == "data.csv", query: req.query)
+        case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3].hasPrefix("image."):
+            return exportImage(session: parts[2], name: parts[3], query: req.query)
         case 5 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "images":
             return image(session: parts[2], name: parts[4], version: req.query["v"])
         case 2 where parts[0] == "s":
@@ -501,6 +506,51 @@ struct Router {
         }
         let list = session.displayList(size: ViewerSize(width: w, height: h, dpr: dpr))
         return .json(200, list.json, realPrecision: 9)
+    }
+
+    /// `GET /api/sessions/{s}/image.png|image.svg|image.pdf?width=&height=&dpr=&theme=`:
+    /// what a viewer of that size would see now (as open as frame.json).
+    func exportImage(session id: String, name: String, query: [String: String]) -> HTTPResponse {
+        switch imageJob(session: id, name: name, query: query) {
+        case let .answer(response): return response
+        case let .draw(job): return job()
+        }
+    }
+
+    enum ImageJob {
+        /// Answered at once (an error).
+        case answer(HTTPResponse)
+        /// The drawing left to do, on any thread (the session was read already).
+        case draw(@Sendable () -> HTTPResponse)
+    }
+
+    /// An image export split in two: what needs the session (checks, the display list)
+    /// now, the drawing and encoding for later (the transport runs it off its loop).
+    func imageJob(session id: String, name: String, query: [String: String]) -> ImageJob {
+        guard let format = ImageFormat(rawValue: String(name.dropFirst("image.".count))) else {
+            return .answer(.error(404, "no image format \"\(name.dropFirst("image.".count))\"; image.png, image.svg or image.pdf"))
+        }
+        guard let session = hub.session(id) else { return .answer(.error(404, "no session \"\(id)\"")) }
+        guard let renderer = imageRenderer else { return .answer(.error(503, "this server has no image export")) }
+        let request: ImageExport.Request
+        do { request = try ImageExport.Request.read(format: format, query: query) } catch {
+            return .answer(.error(error.status, error.message))
+        }
+        let prepared = ImageExport.prepare(session, request)
+        let fonts = renderer.fonts
+        return .draw {
+            let bytes: Result<[UInt8], ImageExport.Failure>
+            do throws(ImageExport.Failure) { bytes = .success(try prepared.render(fonts)) } catch { bytes = .failure(error) }
+            return ImageExport.response(bytes, session: id, format: format)
+        }
+    }
+
+    /// The image export a request asks for, when it is one (`GET /api/sessions/{s}/image.*`).
+    func imageJob(_ req: HTTPRequest) -> ImageJob? {
+        guard req.method == "GET" else { return nil }
+        let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard parts.count == 4, parts[0] == "api", parts[1] == "sessions", parts[3].hasPrefix("image.") else { return nil }
+        return imageJob(session: parts[2], name: parts[3], query: req.query)
     }
 
     /// `GET /api/measure?text=T&size=S&bold=1`: how wide the server measures a

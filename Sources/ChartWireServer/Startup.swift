@@ -1,3 +1,4 @@
+import ChartExport
 import ChartSession
 import FontStack
 import Foundation
@@ -27,6 +28,8 @@ struct ServerResources {
     var durability: Durability?
     /// The config file's `server.allowOrigins` (used when `--allow-origin` gives none).
     var allowOrigins: [String]? = nil
+    /// The chart font's faces for the image export.
+    var glyphFonts: GlyphFonts? = nil
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         // Before any spec is read: generators' default capacity comes from the limits.
@@ -130,7 +133,7 @@ struct ServerResources {
         }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
                                webFonts: webFonts, fontWarnings: fonts.missing, hub: hub, controlToken: controlToken,
-                               durability: durability, allowOrigins: allowOrigins)
+                               durability: durability, allowOrigins: allowOrigins, glyphFonts: GlyphFonts(fonts: fonts))
     }
 
     /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.

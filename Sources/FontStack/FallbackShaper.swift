@@ -71,6 +71,13 @@ public struct FallbackShaper: TextShaper {
         return units
     }
 
+    /// The face a run of `runs(of:bold:)` is shaped in (the primary when its own could
+    /// not be made): what the image export draws the run's glyphs with.
+    public func face(of run: Run, bold: Bool) -> ShapedFace {
+        let faces = bold ? boldFaces : regularFaces
+        return faces[run.face].face ?? (bold ? primaryBold : primary)
+    }
+
     /// How `text` is split for shaping (exposed for tests and for explaining a width).
     public func runs(of text: String, bold: Bool) -> [Run] {
         let faces = bold ? boldFaces : regularFaces

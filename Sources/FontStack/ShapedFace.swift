@@ -10,12 +10,18 @@ public final class ShapedFace: @unchecked Sendable {
     private let face: OpaquePointer
     /// Design units per em: what `advance` returns is in these.
     public let unitsPerEm: Double
+    /// The font file the face was made from and its index in it (nil for a face made
+    /// from bytes): what the image export hands FreeType, so glyph ids agree.
+    public let path: String?
+    public let index: Int
 
     /// The face at `index` of a font file or collection; nil when the bytes hold none.
     public init?(bytes: [UInt8], index: Int = 0) {
         guard index >= 0, let face = cw_face_create(bytes, bytes.count, UInt32(index)) else { return nil }
         self.face = face
         unitsPerEm = Double(cw_face_units_per_em(face))
+        path = nil
+        self.index = index
     }
 
     /// The face at `index` of the font file at `path`, mapped rather than read (HarfBuzz
@@ -25,6 +31,8 @@ public final class ShapedFace: @unchecked Sendable {
         guard index >= 0, let face = cw_face_create_from_file(path, UInt32(index)) else { return nil }
         self.face = face
         unitsPerEm = Double(cw_face_units_per_em(face))
+        self.path = path
+        self.index = index
     }
 
     /// The size of the font file at `path` when it holds a usable face `index`, else nil.
@@ -44,6 +52,29 @@ public final class ShapedFace: @unchecked Sendable {
     /// `script`, the rest of `text` serving as context.
     public func advance(of text: [UInt32], range: Range<Int>, script: UInt32) -> Int {
         Int(cw_shape_advance(face, text, text.count, range.lowerBound, range.count, script))
+    }
+
+    /// A run's glyphs as `advance(of:range:script:)` shapes it: ids, and pen positions
+    /// in font units from the run's start (y up), with the run's summed advance.
+    public struct Glyphs: Sendable {
+        public var ids: [UInt32] = []
+        public var x: [Int32] = []
+        public var y: [Int32] = []
+        public var advance = 0
+    }
+
+    public func glyphs(of text: [UInt32], range: Range<Int>, script: UInt32) -> Glyphs {
+        var out = Glyphs()
+        var capacity = range.count + 8
+        while true {
+            var ids = [UInt32](repeating: 0, count: capacity), xs = [Int32](repeating: 0, count: capacity)
+            var ys = [Int32](repeating: 0, count: capacity)
+            var advance: Int64 = 0
+            let n = cw_shape_glyphs(face, text, text.count, range.lowerBound, range.count, script, &ids, &xs, &ys, capacity, &advance)
+            if n > capacity { capacity = n; continue }
+            out.ids = Array(ids[..<n]); out.x = Array(xs[..<n]); out.y = Array(ys[..<n]); out.advance = Int(advance)
+            return out
+        }
     }
 }
 

@@ -3,6 +3,7 @@ import Testing
 import ChartSession
 import LayoutEngine
 import TestSupport
+import ChartExport
 @testable import ChartWireServer
 
 /// The routes driven in-process, without sockets.
@@ -84,6 +85,37 @@ import TestSupport
             #expect(e.status == 400, "\(bad)")
             #expect(try Jansson.parse(e.body)["error"] != nil)
         }
+    }
+
+    /// GET /api/sessions/{s}/image.{png,svg,pdf} (docs/export.md, "Images").
+    @Test func imageExport() throws {
+        var r = router
+        r.imageRenderer = ImageRenderer(fonts: GlyphFonts(fonts: TestFonts.fonts))
+        func image(_ path: String, _ query: [String: String] = [:]) -> HTTPResponse {
+            r.handle(HTTPRequest(method: "GET", path: path, query: query, body: []))
+        }
+        let png = image("/api/sessions/s1/image.png", ["width": "320", "height": "200", "dpr": "2"])
+        #expect(png.status == 200 && png.contentType == "image/png")
+        #expect(png.headers["Content-Disposition"] == #"inline; filename="s1.png""#)
+        let decoded = try #require(ImageRenderer.decodePNG(png.body))
+        #expect(decoded.width == 640 && decoded.height == 400)
+        let svg = image("/api/sessions/s1/image.svg")
+        #expect(svg.status == 200 && svg.contentType == "image/svg+xml" && svg.bodyText.contains("<svg"))
+        let pdf = image("/api/sessions/s1/image.pdf", ["theme": "dark"])
+        #expect(pdf.status == 200 && pdf.contentType == "application/pdf" && pdf.body.starts(with: Array("%PDF-".utf8)))
+        #expect(hub.session("s1")!.chart.theme == Theme.presets["light"], "theme= leaves the session's theme")
+        #expect(image("/api/sessions/nope/image.png").status == 404)
+        #expect(image("/api/sessions/s1/image.jpg").status == 404)
+        for bad in [["width": "0"], ["height": "wide"], ["width": "16385"], ["dpr": "9"], ["dpr": "NaN"],
+                    ["width": "9000", "height": "9000"], ["width": "4000", "height": "4000", "dpr": "4"], ["theme": "neon"]] {
+            let e = image("/api/sessions/s1/image.png", bad)
+            #expect(e.status == 400, "\(bad)")
+            #expect(try Jansson.parse(e.body)["error"] != nil)
+        }
+        #expect(try Jansson.parse(image("/api/sessions/s1/image.png", ["theme": "neon"]).body)["error"]?.stringValue?
+            .contains(#""contrast", "dark", "light""#) == true)
+        // Without a renderer (a router made without fonts): 503, not a crash.
+        #expect(router.handle(HTTPRequest(method: "GET", path: "/api/sessions/s1/image.png", query: [:], body: [])).status == 503)
     }
 
     @Test func appendAccepts() throws {

@@ -1,3 +1,4 @@
+import ChartExport
 import ChartSession
 import FontStack
 import Foundation
@@ -34,7 +35,7 @@ while let a = it.next() {
         guard let p = it.next() else { FileHandle.standardError.write(Data("chartbench: --font-dir needs a folder\n".utf8)); exit(2) }
         args.fontDir = p
     default:
-        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,layout,monitor,fanout,ingest,durable,scrape,memory,cluster] [--json FILE] [--font-dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("chartbench: unknown argument \(a)\nusage: chartbench [--quick] [--no-live] [--only lines,series,demo,export,layout,monitor,fanout,ingest,durable,scrape,memory,cluster] [--json FILE] [--font-dir DIR]\n".utf8))
         exit(2)
     }
 }
@@ -43,12 +44,13 @@ while let a = it.next() {
 @MainActor func wants(_ group: String) -> Bool { args.only?.contains(group) ?? true }
 
 // The chart font as the server loads it (DejaVu, fallbacks, HarfBuzz shaping).
-let measurer: TextMeasurer = {
-    do { return try ChartFonts.load(primaryDir: args.fontDir).measurer } catch {
+let chartFonts: ChartFonts = {
+    do { return try ChartFonts.load(primaryDir: args.fontDir) } catch {
         FileHandle.standardError.write(Data("chartbench: \(error)\n".utf8))
         exit(2)
     }
 }()
+let measurer: TextMeasurer = chartFonts.measurer
 
 // MARK: Measuring
 
@@ -271,6 +273,57 @@ do {
 }
 }
 
+// The image export (docs/export.md): the demo chart at 1920x1080 drawn and encoded as
+// a PNG, as GET /api/sessions/demo/image.png does, beside building its frame.
+if wants("export") {
+    let demo = demoSpec.makeSession(measurer: measurer)
+    demo.advance(to: 0)
+    demo.advance(to: 60)
+    let demoMs = medianMs(runs: runs * 3) { _ = buildFrame(demo.chart, reduced) }
+    let exporter = ImageRenderer(fonts: GlyphFonts(fonts: chartFonts))
+    func export(_ chart: Chart) -> Int {
+        let out = reduced.render(chart, size: Size(width: 1920, height: 1080), dpr: 1)
+        let list = DisplayList(width: 1920, height: 1080, dpr: 1,
+                               layers: LayerID.shared.map { Layer(id: $0, version: 1, commands: out.layers[$0] ?? []) })
+        return try! exporter.png(list).count
+    }
+    var pngBytes = 0
+    let pngMs = medianMs(runs: runs * 3) { pngBytes = export(demo.chart) }
+    record("export_png_ms_1920", pngMs, baseline: ("frame_build_ms_demo_1920", demoMs), unit: "ms")
+    // The encoder alone against Cairo's own PNG writer (libpng, zlib's default level).
+    let out = reduced.render(demo.chart, size: Size(width: 1920, height: 1080), dpr: 1)
+    let list = DisplayList(width: 1920, height: 1080, dpr: 1,
+                           layers: LayerID.shared.map { Layer(id: $0, version: 1, commands: out.layers[$0] ?? []) })
+    let pixels = try! exporter.raster(list)
+    var cairoBytes = 0
+    let encodeMs = medianMs(runs: runs * 3) { pngBytes = ImageRenderer.encodePNG(pixels).count }
+    let cairoMs = medianMs(runs: runs * 3) { cairoBytes = ImageRenderer.encodePNGWithCairo(pixels).count }
+    if ProcessInfo.processInfo.environment["CHARTBENCH_PHASES"] == "1" {
+        let listMs = medianMs(runs: runs * 3) { _ = reduced.render(demo.chart, size: Size(width: 1920, height: 1080), dpr: 1) }
+        let rasterMs = medianMs(runs: runs * 3) { _ = try! exporter.raster(list) }
+        let emptyMs = medianMs(runs: runs * 3) { _ = try! exporter.raster(DisplayList(width: 1920, height: 1080, dpr: 1, layers: [])) }
+        func cpuMs(_ body: () -> Void) -> Double {
+            var times: [Double] = []
+            for _ in 0..<(runs * 3) {
+                var a = timespec(), b = timespec()
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a); body(); clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b)
+                times.append(Double(b.tv_sec - a.tv_sec) * 1e3 + Double(b.tv_nsec - a.tv_nsec) / 1e6)
+            }
+            return times.sorted()[times.count / 2]
+        }
+        print("export phases (CPU): png \(cpuMs { _ = try! exporter.png(list) }) ms, raster + copy \(cpuMs { _ = try! exporter.raster(list) }) ms, "
+              + "empty raster + copy \(cpuMs { _ = try! exporter.raster(DisplayList(width: 1920, height: 1080, dpr: 1, layers: [])) }) ms, "
+              + "encode \(cpuMs { _ = ImageRenderer.encodePNG(pixels) }) ms")
+        print("export phases: display list \(listMs) ms, raster + copy \(rasterMs) ms, empty raster + copy \(emptyMs) ms, encode \(encodeMs) ms")
+    }
+    record("export_png_encode_ms_1920", encodeMs, baseline: ("cairo_png_encode_ms_1920", cairoMs), unit: "ms")
+    record("export_png_bytes_1920", Double(pngBytes), baseline: ("cairo_png_bytes_1920", Double(cairoBytes)), unit: "B")
+    let line = lineChart(points: 10_000_000)
+    let lineMs = medianMs(runs: runs) { _ = export(line) }
+    let lineFrameMs = medianMs(runs: runs) { _ = buildFrame(line, reduced) }
+    record("export_png_ms_line_1e7", lineMs, baseline: ("frame_build_ms_line_1e7", lineFrameMs), unit: "ms")
+}
+
 if wants("demo") {
 let demo = demoSpec.makeSession(measurer: measurer)
 demo.advance(to: 0)
@@ -462,7 +515,7 @@ if args.live {
     // `--only` naming live groups (monitor, fanout, ingest, ...) runs only those; naming
     // only the cluster, none of them; otherwise all.
     let named = args.only.map { $0.intersection(liveGroups) } ?? liveGroups
-    let groups = named.isEmpty && !wants("cluster") ? liveGroups : named
+    let groups = named.isEmpty && !wants("cluster") && !wants("export") ? liveGroups : named
     if !groups.isEmpty {
         do {
             for row in try runLive(binDir: binDir, quick: args.quick, groups: groups).rows {

@@ -32,6 +32,16 @@ int cw_face_has_glyph(const cw_face *face, uint32_t codepoint);
 int64_t cw_shape_advance(const cw_face *face, const uint32_t *text, size_t count,
                          size_t start, size_t length, uint32_t script);
 
+/// Shapes `text[start ..< start + length]` as `cw_shape_advance` does and writes up to
+/// `capacity` glyphs: ids (of the face's font file, as FreeType numbers them) and pen
+/// positions in font units, x from the run's start (offsets applied), y upwards as
+/// OpenType measures it. Returns the glyph count (more than `capacity` means the
+/// arrays were too small: call again with room for that many) and the run's summed
+/// advance in `*advance`. Glyphs come in visual order (right-to-left runs reversed).
+size_t cw_shape_glyphs(const cw_face *face, const uint32_t *text, size_t count,
+                       size_t start, size_t length, uint32_t script,
+                       uint32_t *glyphs, int32_t *xs, int32_t *ys, size_t capacity, int64_t *advance);
+
 /// The Unicode script of `codepoint` as a HarfBuzz tag ('Zyyy' common, 'Zinh' inherited).
 uint32_t cw_script(uint32_t codepoint);
 

@@ -995,6 +995,19 @@ public final class Session {
                            layers: LayerID.shared.compactMap { rendered.layers[$0] })
     }
 
+    /// What a viewer of `size` would see now drawn in another `theme` (an image export's
+    /// `theme=`): a copy of the chart rendered apart, so the session, its frames and its
+    /// viewers are untouched.
+    public func displayList(size: ViewerSize, theme: Theme) -> DisplayList {
+        let view = chart.makeView(modifiers: [])
+        var t = theme
+        t.fontFamily = chart.theme.fontFamily
+        view.theme = t
+        let output = renderer.render(view, size: Size(width: Double(size.width), height: Double(size.height)), dpr: size.dpr)
+        return DisplayList(width: size.width, height: size.height, dpr: size.dpr,
+                           layers: LayerID.shared.map { Layer(id: $0, version: 1, commands: output.layers[$0] ?? []) })
+    }
+
     /// The layout at a size (tests, tools).
     public func layout(size: ViewerSize) -> ChartLayout { main.cache.layout(chart, size: size, renderer: renderer) }
 
