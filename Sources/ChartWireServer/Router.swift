@@ -190,10 +190,13 @@ struct Router {
         case 2 where parts[0] == "api" && parts[1] == "measure":
             return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
+            if let refused = authorizeRead(req, session: parts[2]) { return refused }
             return frame(session: parts[2], query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && (parts[3] == "data.csv" || parts[3] == "data.json"):
+            if let refused = authorizeRead(req, session: parts[2]) { return refused }
             return exportData(session: parts[2], csv: parts[3] == "data.csv", query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3].hasPrefix("image."):
+            if let refused = authorizeRead(req, session: parts[2]) { return refused }
             return exportImage(session: parts[2], name: parts[3], query: req.query)
         case 5 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "images":
             return image(session: parts[2], name: parts[4], version: req.query["v"])
@@ -255,6 +258,27 @@ struct Router {
             return .error(401, "session \"\(id)\" takes data from controllers: send Authorization: Bearer <token>")
         case .success(.viewer): return .error(403, "a viewer token watches session \"\(id)\"; changing its data needs a controller token")
         case .failure(.tokenRequired): return .error(401, "session \"\(id)\" takes data from controllers: send Authorization: Bearer <token>")
+        case .failure(.unknownToken): return .error(403, "the token is not one of session \"\(id)\"'s")
+        }
+    }
+
+    /// Reading a session's picture or data over HTTP (`frame.json`, `image.*`, `data.*`):
+    /// whoever may watch it. A session whose `access` lets anonymous viewers watch (and an
+    /// open one) is read by anyone; one with `"anonymous": "none"` only with one of its
+    /// viewer or controller tokens (or the control token), in `Authorization: Bearer` or,
+    /// for links a page builds (its download menu), `?token=`. nil: go ahead.
+    func authorizeRead(_ req: HTTPRequest, session id: String) -> HTTPResponse? {
+        guard let session = hub.session(id), session.access.anonymous == nil else { return nil }
+        var token: String?
+        switch bearer(req) {
+        case let .failure(refused): return refused
+        case let .success(t): token = t ?? req.query["token"]
+        }
+        if let token, let control = controlToken, SessionAccess.same(control, token) { return nil }
+        switch session.access.role(for: token) {
+        case .success: return nil
+        case .failure(.tokenRequired):
+            return .error(401, "session \"\(id)\" is watched with a token: send Authorization: Bearer <token> or ?token=")
         case .failure(.unknownToken): return .error(403, "the token is not one of session \"\(id)\"'s")
         }
     }
@@ -509,7 +533,7 @@ struct Router {
     }
 
     /// `GET /api/sessions/{s}/image.png|image.svg|image.pdf?width=&height=&dpr=&theme=`:
-    /// what a viewer of that size would see now (as open as frame.json).
+    /// what a viewer of that size would see now (read by whoever may read frame.json).
     func exportImage(session id: String, name: String, query: [String: String]) -> HTTPResponse {
         switch imageJob(session: id, name: name, query: query) {
         case let .answer(response): return response
@@ -550,6 +574,7 @@ struct Router {
         guard req.method == "GET" else { return nil }
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 4, parts[0] == "api", parts[1] == "sessions", parts[3].hasPrefix("image.") else { return nil }
+        if let refused = authorizeRead(req, session: parts[2]) { return .answer(refused) }
         return imageJob(session: parts[2], name: parts[3], query: req.query)
     }
 

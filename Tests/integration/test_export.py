@@ -1,6 +1,6 @@
 """Data export through the real server: GET /api/sessions/{s}/data.csv and data.json
 (docs/export.md, "Data"): the data in view, ranges, series filters, every series
-shape, errors and limits, a million points streamed, and access as for frame.json."""
+shape, errors and limits, a million points streamed, and access: reading needs what watching needs."""
 import csv
 import io
 import json
@@ -157,18 +157,31 @@ def test_export_points_limit():
         s.stop()
 
 
-def test_access_is_that_of_frame_json():
-    """A session with access: reading stays open (docs/config.md, "Access"), for
-    data as for frame.json; its data routes still need a controller token."""
+def test_reading_needs_what_watching_needs():
+    """A session whose access lets nobody watch without a token (docs/config.md,
+    "Access") is read over HTTP (frame.json, data, images) only with one of its tokens,
+    in Authorization or ?token= (the page's download links); one whose anonymous viewers
+    watch is read by anyone. Its data routes still need a controller token."""
     s = Server("--no-demo").start()
     try:
         spec = {"id": "p", "access": {"controllerTokens": ["controller-1"], "viewerTokens": ["viewer-01"]},
                 "chart": {"series": [{"id": "s", "data": {"x": [1, 2], "y": [3, 4]}}]}}
         assert send(s, "POST", "/api/sessions", spec)[0] == 201
-        for headers in ({}, {"Authorization": "Bearer viewer-01"}):
-            frame = get(s, "/api/sessions/p/frame.json", headers)[0]
-            data = get(s, "/api/sessions/p/data.csv?token=viewer-01", headers)
-            assert frame == data[0] == 200
+        open_spec = dict(spec, id="q", access=dict(spec["access"], anonymous="viewer"))
+        assert send(s, "POST", "/api/sessions", open_spec)[0] == 201
+        routes = ["frame.json", "data.csv", "data.json", "image.png?width=64&height=48"]
+        for r in routes:
+            status, _, body = get(s, f"/api/sessions/p/{r}")
+            assert status == 401 and b"token" in body, (r, status, body)
+            assert get(s, f"/api/sessions/p/{r}", {"Authorization": "Bearer wrong-token"})[0] == 403, r
+            sep = "&" if "?" in r else "?"
+            assert get(s, f"/api/sessions/p/{r}{sep}token=nope-nope")[0] == 403, r
+            assert get(s, f"/api/sessions/q/{r}")[0] == 200, r
+        for headers, query in (({"Authorization": "Bearer viewer-01"}, ""), ({}, "?token=viewer-01"),
+                               ({"Authorization": "Bearer controller-1"}, "")):
+            assert get(s, "/api/sessions/p/frame.json" + query, headers)[0] == 200
+            data = get(s, "/api/sessions/p/data.csv" + query, headers)
+            assert data[0] == 200
             assert rows(data[2])[1:] == [["s", "s", "1", "3"], ["s", "s", "2", "4"]]
         assert send(s, "POST", "/api/sessions/p/series/s/append", {"x": [3], "y": [5]})[0] == 401
     finally:

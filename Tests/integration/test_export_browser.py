@@ -107,7 +107,7 @@ def test_the_menu_opens_lists_five_formats_and_downloads_the_csv(server, tmp_pat
         while not target.exists() and time.time() < deadline:
             time.sleep(0.1)
         assert target.exists(), os.listdir(tmp_path)
-        expected = urllib.request.urlopen(server.http + "/api/sessions/shapes/data.csv").read()
+        expected = urllib.request.urlopen(server.http + f"/api/sessions/shapes/data.csv?token={TOKEN}").read()
         assert target.read_bytes() == expected
         assert expected.decode().splitlines()[1] == 'l,"Temp, ""inside""",2026-09-21T16:13:20+02:00,1,,,,'
         assert d.execute_script("return document.querySelector('.export-menu').hidden"), "a choice closes the menu"

@@ -234,6 +234,44 @@ import ChartExport
         // Reading stays open to whoever may watch.
         #expect(router.handle(HTTPRequest(method: "GET", path: "/api/sessions/g/frame.json", query: [:], body: [])).status == 200)
     }
+
+    /// A session only watched with a token is read (frame.json, images, data) only with
+    /// one: in Authorization or ?token=, a viewer's or a controller's or the control token.
+    @Test func readingNeedsWhatWatchingNeeds() throws {
+        let specs = try ConfigSpec.decode(try Jansson.parse(#"""
+            {"sessions":[{"id":"g","access":{"viewerTokens":["viewer-token-1"],"controllerTokens":["steer-token-1"]},
+              "chart":{"series":[{"id":"a","data":{"x":[0],"y":[1]}}]}}]}
+            """#))
+        let hub = SessionHub(sessions: specs.map { $0.makeSession(measurer: TestFonts.measurer) })
+        var router = Router(hub: hub, webDir: "/nonexistent", fonts: [:], measurer: TestFonts.measurer)
+        router.controlToken = "control-token-1"
+        func get(_ path: String, _ query: [String: String] = [:], _ auth: String? = nil) -> Int {
+            router.handle(HTTPRequest(method: "GET", path: path, query: query, body: [], authorization: auth)).status
+        }
+        for route in ["frame.json", "data.csv", "data.json"] {
+            let path = "/api/sessions/g/" + route
+            #expect(get(path) == 401, "\(route)")
+            #expect(get(path, [:], "Bearer wrong-token-9") == 403, "\(route)")
+            #expect(get(path, ["token": "wrong-token-9"]) == 403, "\(route)")
+            #expect(get(path, [:], "Basic abc") == 401, "\(route)")
+            #expect(get(path, [:], "Bearer viewer-token-1") == 200, "\(route)")
+            #expect(get(path, ["token": "viewer-token-1"]) == 200, "\(route)")
+            #expect(get(path, [:], "Bearer steer-token-1") == 200, "\(route)")
+            #expect(get(path, [:], "Bearer control-token-1") == 200, "\(route)")
+        }
+        // An image export, which the transport takes off its loop through imageJob(_:).
+        func image(_ auth: String?) -> Int? {
+            guard case let .answer(r)? = router.imageJob(HTTPRequest(method: "GET", path: "/api/sessions/g/image.png", query: [:], body: [],
+                                                                    authorization: auth)) else { return nil }
+            return r.status
+        }
+        #expect(image(nil) == 401)
+        #expect(image("Bearer wrong-token-9") == 403)
+        #expect(image("Bearer viewer-token-1") == 503, "past the check: this router has no renderer")
+        let refused = router.handle(HTTPRequest(method: "GET", path: "/api/sessions/g/frame.json", query: ["token": "wrong-token-9"], body: []))
+        #expect(!refused.bodyText.contains("wrong-token-9"), "the answer never repeats a token")
+        #expect(get("/api/sessions/nope/frame.json") == 404)
+    }
 }
 
 /// `data.csv` and `data.json` (docs/export.md): headers, a small answer whole, a large
