@@ -124,7 +124,7 @@ let package = Package(
         // compiled into the tests rather than built as a target of its own, which a plain
         // `swift build -c release` (no -enable-testing) could not compile.
         .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
-        .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "ChartSession", "LayoutEngine", "TestSupport"]),
+        .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "CSQLite", "ChartSession", "LayoutEngine", "TestSupport"]),
     ]
 )
 
