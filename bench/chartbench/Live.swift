@@ -516,8 +516,9 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
 
 /// Durable sessions (docs/persistence.md), each figure beside the same measured
 /// memory-only in this run, on two servers running side by side (one with `--data none`,
-/// one with a data folder and `--fsync always`) and measured in turn:
-/// - the monitoring chart's feed alone: its append latency;
+/// one with a data folder and `--fsync always`, the default) and measured in turn:
+/// - the monitoring chart's feed alone: its append latency (also on a third server, with
+///   `--fsync batch`);
 /// - the feed with one viewer (1600x900): the server's CPU, the viewer's bytes a second,
 ///   the frame ages (the live figures of `runMonitor`);
 /// - bulk binary ingest;
@@ -549,8 +550,14 @@ func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
     defer { memory.server.stop() }
     let durable = try Scenario(binDir: binDir, dir: dir, name: "durable", spec: monitorSpec, warmup: warmup, serverArgs: durableArgs)
     defer { durable.server.stop() }
+    // The feed's latency also with `--fsync batch` (synced at checkpoints only): what
+    // the disk's sync costs an answer, beside the default's (`always`).
+    let batch = try Scenario(binDir: binDir, dir: dir, name: "durable", spec: monitorSpec, warmup: warmup,
+                             serverArgs: ["--data", dir.appendingPathComponent("durable-batch-data").path, "--fsync", "batch"])
+    defer { batch.server.stop() }
     let both = [memory, durable]
-    let feeds = try both.map { try $0.feed(seconds).result() }
+    let feeds = try [memory, durable, batch].map { try $0.feed(seconds).result() }
+    batch.server.stop()
     let viewed = try both.map { try $0.oneViewer(seconds) }
     let ingests = try both.map {
         try $0.load(["ingest", "--series", "b", "--points", String(n), "--batch", "1000000", "--binary"], session: "bulk").result()
@@ -559,6 +566,8 @@ func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
                          ("append_latency_p99_ms", number(feeds[0], "latency_ms", "p99")), "ms"))
     figures.rows.append(("append_latency_p50_ms_durable", number(feeds[1], "latency_ms", "p50"),
                          ("append_latency_p50_ms", number(feeds[0], "latency_ms", "p50")), "ms"))
+    figures.rows.append(("append_latency_p99_ms_durable_batch", number(feeds[2], "latency_ms", "p99"),
+                         ("append_latency_p99_ms", number(feeds[0], "latency_ms", "p99")), "ms"))
     figures.rows.append(("live_server_cpu_pct_1viewer_durable", viewed[1].cpu, ("live_server_cpu_pct_1viewer", viewed[0].cpu), "%"))
     figures.rows.append(("live_bytes_per_s_1viewer_durable", viewed[1].bytes, ("live_bytes_per_s_1viewer", viewed[0].bytes), "B/s"))
     figures.rows.append(("live_frame_age_p99_ms_durable", viewed[1].ageP99, ("live_frame_age_p99_ms", viewed[0].ageP99), "ms"))
