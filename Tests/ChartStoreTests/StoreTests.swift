@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ChartStore
 import SQLiteStore
+import CSQLite
 
 /// The stores keep what was committed, in order, and nothing else.
 @Suite struct StoreTests {
@@ -156,5 +157,57 @@ import SQLiteStore
             (((try? FileManager.default.attributesOfItem(atPath: crashed + "/" + SQLiteStore.fileName + "-wal")[.size] as? Int) ?? nil) ?? -1) == 0
         }, "the WAL left by the last run is folded and truncated at start-up")
         #expect(try reopened.loadAll().first?.snapshot?.chunks.count == 25)
+    }
+
+    /// A small append's commit writes one page to the WAL (the log is one b-tree keyed by
+    /// session and sequence number, `WITHOUT ROWID`), not two; the WAL grows by one
+    /// frame (a page and its 24-byte header) a commit.
+    @Test func aSmallAppendCommitsOnePage() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(folder: dir, sync: .off)
+        store.define("a", origin: .runtime, spec: [1])
+        try store.commit()
+        usleep(200_000)   // (the checkpointer's start-up fold of the WAL is done)
+        store.append("a", kind: 4, payload: [4, 0])   // (a WAL folded meanwhile gets its header)
+        try store.commit()
+        func wal() -> Int { ((try? FileManager.default.attributesOfItem(atPath: store.path + "-wal")[.size] as? Int) ?? nil) ?? 0 }
+        let before = wal()
+        for k in 1...10 {
+            store.append("a", kind: 4, payload: [4, UInt8(k)])
+            try store.commit()
+        }
+        let frame = 65_536 + 24
+        #expect(wal() - before == 10 * frame, "10 commits grew the WAL by \(wal() - before) bytes, \(Double(wal() - before) / Double(frame)) frames")
+        #expect(try store.loadAll().first?.log.map(\.seq) == Array(1...11))
+    }
+
+    /// A data folder made before the log was `WITHOUT ROWID` (a rowid table and an index
+    /// on its key) opens, reads back, and takes new entries as before.
+    @Test func aLogTableMadeBeforeKeepsWorking() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var db: OpaquePointer?
+        #expect(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, """
+            PRAGMA page_size=65536; PRAGMA journal_mode=WAL;
+            CREATE TABLE sessions(id TEXT PRIMARY KEY, origin TEXT NOT NULL, spec BLOB NOT NULL, position INTEGER NOT NULL);
+            CREATE TABLE log(session TEXT NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY(session, seq));
+            INSERT INTO sessions VALUES('a', 'runtime', x'7b7d', 1);
+            INSERT INTO log VALUES('a', 1, 4, x'0401'), ('a', 2, 4, x'0402');
+            """, nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
+        do {
+            let store = try SQLiteStore(folder: dir, sync: .always)
+            #expect(try store.loadAll().first?.log.map(\.payload) == [[4, 1], [4, 2]])
+            store.append("a", kind: 4, payload: [4, 3])
+            try store.commit()
+            store.snapshot("a", state: [7], chunks: ChunkWrites())
+            store.append("a", kind: 4, payload: [4, 4])
+            try store.commit()
+        }
+        let loaded = try SQLiteStore(folder: dir, sync: .always).loadAll()
+        #expect(loaded.first?.snapshot?.seq == 3 && loaded.first?.log.map(\.seq) == [4] && loaded.first?.log.first?.payload == [4, 4])
     }
 }

@@ -514,24 +514,26 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
     return figures
 }
 
-/// Durable sessions (docs/persistence.md): the monitoring chart's append latency and
-/// bulk binary ingest with a data folder and `--fsync always`, each beside the same
-/// measured memory-only in this run; then the server killed (SIGKILL) and started
-/// again on its data: start to the first frame of the session holding the bulk points,
-/// and the data folder's bytes per stored point.
+/// Durable sessions (docs/persistence.md), each figure beside the same measured
+/// memory-only in this run, on two servers running side by side (one with `--data none`,
+/// one with a data folder and `--fsync always`, the default) and measured in turn:
+/// - the monitoring chart's feed alone: its append latency (also on a third server, with
+///   `--fsync batch`);
+/// - the feed with one viewer (1600x900): the server's CPU, the viewer's bytes a second,
+///   the frame ages (the live figures of `runMonitor`);
+/// - bulk binary ingest;
+/// - fan-out on the scrolling chart (on two more servers, memory-only and durable): at
+///   each viewer count, memory-only then durable, each going on while it keeps 30 frames/s;
+/// then the durable monitoring server killed (SIGKILL) and started again on its data:
+/// start to the first frame of the session holding the bulk points, and the data
+/// folder's bytes per stored point.
 func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: Double) throws -> LiveFigures {
     var figures = LiveFigures()
     let n = quick ? 4_000_000 : 10_000_000
     let dataDir = dir.appendingPathComponent("durable-data").path
-    func measure(_ args: [String]) throws -> (Scenario, feed: JSONValue, ingest: JSONValue) {
-        let sc = try Scenario(binDir: binDir, dir: dir, name: "durable", spec: monitorSpec, warmup: warmup, serverArgs: args)
-        let feed = try sc.feed(seconds).result()
-        let ingest = try sc.load(["ingest", "--series", "b", "--points", String(n), "--batch", "1000000", "--binary"], session: "bulk").result()
-        return (sc, feed, ingest)
-    }
-    let memory = try measure(["--data", "none"])
-    memory.0.server.stop()
+    let durableArgs = ["--data", dataDir, "--fsync", "always"]
     let config = dir.appendingPathComponent("durable.json").path
+    try monitorSpec.write(toFile: config, atomically: true, encoding: .utf8)
     /// Process start to the first frame of the bulk session, read as frame.json.
     func firstFrame(_ args: [String]) throws -> (ms: Double, server: LiveServer) {
         let t0 = Date()
@@ -543,18 +545,43 @@ func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
     // The same start memory-only, with nothing stored: what a restart costs beyond it.
     let empty = try firstFrame(["--data", "none"])
     empty.server.stop()
-    let durable = try measure(["--data", dataDir, "--fsync", "always"])
-    figures.rows.append(("append_latency_p99_ms_durable", number(durable.feed, "latency_ms", "p99"),
-                         ("append_latency_p99_ms", number(memory.feed, "latency_ms", "p99")), "ms"))
-    figures.rows.append(("ingest_binary_points_per_s_durable", number(durable.ingest, "points_per_s"),
-                         ("ingest_binary_points_per_s", number(memory.ingest, "points_per_s")), "/s"))
+
+    let memory = try Scenario(binDir: binDir, dir: dir, name: "durable", spec: monitorSpec, warmup: warmup, serverArgs: ["--data", "none"])
+    defer { memory.server.stop() }
+    let durable = try Scenario(binDir: binDir, dir: dir, name: "durable", spec: monitorSpec, warmup: warmup, serverArgs: durableArgs)
+    defer { durable.server.stop() }
+    // The feed's latency also with `--fsync batch` (synced at checkpoints only): what
+    // the disk's sync costs an answer, beside the default's (`always`).
+    let batch = try Scenario(binDir: binDir, dir: dir, name: "durable", spec: monitorSpec, warmup: warmup,
+                             serverArgs: ["--data", dir.appendingPathComponent("durable-batch-data").path, "--fsync", "batch"])
+    defer { batch.server.stop() }
+    let both = [memory, durable]
+    let feeds = try [memory, durable, batch].map { try $0.feed(seconds).result() }
+    batch.server.stop()
+    let viewed = try both.map { try $0.oneViewer(seconds) }
+    let ingests = try both.map {
+        try $0.load(["ingest", "--series", "b", "--points", String(n), "--batch", "1000000", "--binary"], session: "bulk").result()
+    }
+    figures.rows.append(("append_latency_p99_ms_durable", number(feeds[1], "latency_ms", "p99"),
+                         ("append_latency_p99_ms", number(feeds[0], "latency_ms", "p99")), "ms"))
+    figures.rows.append(("append_latency_p50_ms_durable", number(feeds[1], "latency_ms", "p50"),
+                         ("append_latency_p50_ms", number(feeds[0], "latency_ms", "p50")), "ms"))
+    figures.rows.append(("append_latency_p99_ms_durable_batch", number(feeds[2], "latency_ms", "p99"),
+                         ("append_latency_p99_ms", number(feeds[0], "latency_ms", "p99")), "ms"))
+    figures.rows.append(("live_server_cpu_pct_1viewer_durable", viewed[1].cpu, ("live_server_cpu_pct_1viewer", viewed[0].cpu), "%"))
+    figures.rows.append(("live_bytes_per_s_1viewer_durable", viewed[1].bytes, ("live_bytes_per_s_1viewer", viewed[0].bytes), "B/s"))
+    figures.rows.append(("live_frame_age_p99_ms_durable", viewed[1].ageP99, ("live_frame_age_p99_ms", viewed[0].ageP99), "ms"))
+    figures.rows.append(("ingest_binary_points_per_s_durable", number(ingests[1], "points_per_s"),
+                         ("ingest_binary_points_per_s", number(ingests[0], "points_per_s")), "/s"))
+    memory.server.stop()
+
     // Killed as a crash would, then started on its data.
-    kill(durable.0.server.process.processIdentifier, SIGKILL)
-    durable.0.server.process.waitUntilExit()
+    kill(durable.server.process.processIdentifier, SIGKILL)
+    durable.server.process.waitUntilExit()
     let (restartMs, again) = try firstFrame(["--data", dataDir])
-    defer { again.stop() }
     let stats = try Load(binDir: binDir, ["get", "--port", String(again.port), "--session", "bulk", "--series", "/api/stats"]).result()
     let points = (stats["sessions"]?.arrayValue ?? []).reduce(0.0) { $0 + number($1, "storedPoints") }
+    again.stop()
     let files = (try? FileManager.default.contentsOfDirectory(atPath: dataDir)) ?? []
     let bytes = files.reduce(0) { total, f in
         total + ((try? FileManager.default.attributesOfItem(atPath: dataDir + "/" + f)[.size] as? Int) ?? 0)
@@ -563,7 +590,55 @@ func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
     figures.rows.append(("restart_first_frame_ms_1e7", restartMs, ("start_first_frame_ms_memory", empty.ms), "ms"))
     // Beside the float64 x and y of a point: 16 bytes.
     figures.rows.append(("disk_bytes_per_point_1e7", Double(bytes) / points, ("xy_float64_bytes_per_point", 16), "B"))
+
+    // Fan-out on the scrolling chart, memory-only and durable in turn at each count.
+    let scrolling = [
+        try Scenario(binDir: binDir, dir: dir, name: "durable-scrolling", spec: scrollingSpec, warmup: warmup, serverArgs: ["--data", "none"]),
+        try Scenario(binDir: binDir, dir: dir, name: "durable-scrolling", spec: scrollingSpec, warmup: warmup,
+                     serverArgs: ["--data", dir.appendingPathComponent("durable-fanout-data").path, "--fsync", "always"]),
+    ]
+    defer { for sc in scrolling { sc.server.stop() } }
+    var best = [0.0, 0.0], bestCPU = [Double.nan, Double.nan], going = [true, true]
+    for count in quick ? [200, 1000] : [250, 500, 1000, 1500, 2000, 2500] {
+        for (k, sc) in scrolling.enumerated() where going[k] {
+            let r = try sc.fanOut(count, seconds: seconds)
+            FileHandle.standardError.write(Data("fan-out \(count)\(k == 1 ? " durable" : ""): connected \(r.connected), fps min \(r.minFps), server \(Int(r.cpu)) %\n".utf8))
+            if r.connected == Double(count), r.minFps >= 30 { best[k] = Double(count); bestCPU[k] = r.cpu } else { going[k] = false }
+        }
+        if !going.contains(true) { break }
+    }
+    figures.rows.append(("fanout_viewers_30fps_durable", best[1], ("fanout_viewers_30fps", best[0]), "viewers"))
+    figures.rows.append(("fanout_server_cpu_pct_durable", bestCPU[1], ("fanout_server_cpu_pct", bestCPU[0]), "%"))
     return figures
+}
+
+extension Scenario {
+    /// The feed with one viewer (1600x900) of `session`: the server's CPU over the
+    /// measured interval, the viewer's frame bytes and frames a second, and the
+    /// session's frame ages (`/api/stats`).
+    func oneViewer(_ seconds: Double, session: String = "monitor") throws -> (cpu: Double, bytes: Double, fps: Double, ageP99: Double, ageP50: Double) {
+        let f = try feed(seconds, session: session)
+        let v = try load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
+                          "--duration", String(seconds), "--warmup", String(warmup)], session: session)
+        var r: JSONValue = .null
+        let c = try cpu { r = try v.result(); _ = try f.result() }
+        let stats = try load(["get", "--series", "/api/stats"]).result()
+        let s = stats["sessions"]?.arrayValue?.first { $0["id"]?.stringValue == session }
+        return (c, number(r, "bytes_per_s"), number(r, "fps", "mean"), number(s, "frameAgeP99Ms"), number(s, "frameAgeP50Ms"))
+    }
+
+    /// `count` viewers (cwload's default size) while the feed runs: how many connected,
+    /// the slowest one's frames a second, and the server's CPU.
+    func fanOut(_ count: Int, seconds: Double) throws -> (connected: Double, minFps: Double, cpu: Double) {
+        // cwload opens 500 connections a second and measures once all are open: the
+        // feed must run through that too, or the last seconds measured have no data.
+        let f = try feed(Double(count) / 500 + seconds + 2)
+        let v = try load(["viewers", "--count", String(count), "--duration", String(seconds), "--warmup", String(warmup + 1)])
+        var r: JSONValue = .null
+        let c = try cpu { Thread.sleep(forTimeInterval: 1); r = try v.result() }
+        _ = try f.result()
+        return (number(r, "connected"), number(r, "fps", "min"), c)
+    }
 }
 
 // MARK: Scraped by Prometheus (`--only scrape`)
