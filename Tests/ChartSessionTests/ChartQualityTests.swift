@@ -379,3 +379,43 @@ import TestSupport
         #expect(r.min > -4.0)                                // not -5 as the dip left it
     }
 }
+
+/// Issue 31: an axis with one label cannot be read (no scale, no direction). Every
+/// visible value (Y) axis of every hosted chart (the demo's sessions, after a minute
+/// of their generators, and the gallery) shows at least two labels at the contact
+/// sheet's sizes and a dashboard tile's, where the axis is three label lines long
+/// (a stacked pane of 30 px at 480x200 may not fit two: it keeps one rather than two
+/// on each other).
+@Suite struct AxisLabelCountTests {
+    static let sizes = [ViewerSize(width: 1280, height: 760, dpr: 1), ViewerSize(width: 800, height: 500, dpr: 1),
+                        ViewerSize(width: 480, height: 320, dpr: 1), ViewerSize(width: 480, height: 200, dpr: 1)]
+
+    static func hosted() throws -> [Session] {
+        let specs = try ConfigSpec.decode(foundationJSON(DemoSpec.json)) + ConfigSpec.decode(foundationJSON(GallerySpec.json))
+        return specs.map { spec in
+            let s = spec.makeSession(measurer: TestFonts.measurer)
+            if s.chart.hasGenerators { s.advance(to: 0, unixTime: 1_795_392_000); s.advance(to: 60, unixTime: 1_795_392_060) }
+            return s
+        }
+    }
+
+    @Test func everyVisibleValueAxisShowsTwoLabels() throws {
+        var faults: [String] = [], checked = 0
+        for s in try Self.hosted() {
+            for size in Self.sizes {
+                let layout = s.layout(size: size)
+                for axis in layout.axes where !axis.isHidden && s.chart.yAxes.contains(where: { $0.id == axis.id }) {
+                    let line = axis.labels.first?.bounds.height ?? 14
+                    guard abs(axis.calculator.pixelEnd - axis.calculator.pixelStart) >= 3 * line else { continue }
+                    checked += 1
+                    let texts = Set(axis.labels.map(\.text).filter { !$0.isEmpty })
+                    if texts.count < 2 {
+                        faults.append("\(s.id) \(Int(size.width))x\(Int(size.height)) axis \(axis.id): \(texts.sorted()) over \(axis.calculator.range), ticks \(axis.ticks.map(\.label)), \(Int(abs(axis.calculator.pixelEnd - axis.calculator.pixelStart))) px")
+                    }
+                }
+            }
+        }
+        #expect(checked > 150, "\(checked)")
+        #expect(faults.isEmpty, Comment(rawValue: "\(faults.count):\n" + faults.joined(separator: "\n")))
+    }
+}
