@@ -214,6 +214,40 @@ import TestSupport
         if rects.count == 2 { #expect(!rects[0].1.intersects(rects[1].1)) }
     }
 
+    /// Issue 31 (gallery-annotations at tile size): labels struck through by another
+    /// annotation's line, or running across a box' outline. A vertical line's label
+    /// at its top would lie on a horizontal line there: it goes to the line's foot; a
+    /// marker's label right of it would cross the box' edge beside it: it moves past
+    /// the edge; a box' label wider than the box goes above it, not across its outline.
+    @Test func annotationLabelsAreNotStruckThroughByLines() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        let s = try session(#"{"xAxes":[{"id":"x","mode":"fixed","range":[0,10]}],"yAxes":[{"id":"y","mode":"fixed","range":[0,10]}],"#
+            + #""annotations":[{"type":"verticalLine","x":2,"text":"release"},{"type":"horizontalLine","y":9.6,"text":"limit"},"#
+            + #"{"type":"box","x":4,"y":2,"x2":6,"y2":6,"text":"a label wider than its box"},"#
+            + #"{"type":"marker","x":5.8,"y":4,"text":"peak"}],"#
+            + #""series":[{"id":"l","data":{"x":[0,10],"y":[0,1]}}]}"#)
+        let layout = s.layout(size: size)
+        let x = try #require(layout.axis("x")).calculator, y = try #require(layout.axis("y")).calculator
+        let m = TestFonts.measurer
+        var rects: [String: Rect] = [:]
+        for c in layer(s, .series, size) {
+            guard case let .text(tx, ty, t, _, _, align, _, _) = c else { continue }
+            let w = m.width(of: t, style: TextStyle(size: 12))
+            let left = align == .left ? Double(tx) : align == .right ? Double(tx) - w : Double(tx) - w / 2
+            rects[t] = Rect(x: left, y: Double(ty) - 11, width: w, height: 14)
+        }
+        let release = try #require(rects["release"]), peak = try #require(rects["peak"])
+        // Clear of the horizontal line at 9.6: at the vertical line's foot.
+        #expect(!(release.minY...release.maxY).contains(y.pixel(9.6)))
+        #expect(release.midY > layout.plotRect.midY)
+        // Right of the marker, past the box' right edge (x = 6), on the marker's row.
+        #expect(peak.minX > x.pixel(6) + 1 && peak.minX < x.pixel(6) + 12)
+        #expect(abs(peak.midY - y.pixel(4)) < 8)
+        // The box' label does not fit inside it: above or below it, clear of its outline.
+        let wide = try #require(rects["a label wider than its box"])
+        #expect(wide.maxY < y.pixel(6) - 1 || wide.minY > y.pixel(2) + 1)
+    }
+
     @Test func aTitleTurnedBesideThePlotReadsInOrder() throws {
         let s = try session(#"{"xAxes":[{"id":"x","title":"Top line\nsecond line","alignment":"top"}],"#
             + #""yAxes":[{"id":"l","title":"First\nSecond"},{"id":"r","alignment":"right","title":"First\nSecond"}],"#

@@ -630,13 +630,24 @@ public struct ChartRenderer: Sendable {
     }
 
     /// Where an annotation's label is drawn: its baseline's anchor and alignment.
-    struct AnnotationLabel { var x: Double, y: Double, align: DrawCommand.TextAlign }
+    struct AnnotationLabel {
+        var x: Double, y: Double, align: DrawCommand.TextAlign
+        /// Which way it may move further from its marker past a line or outline in the
+        /// way (a unit step; none for lines' and boxes' labels).
+        var away: (dx: Double, dy: Double) = (0, 0)
+    }
+
+    /// How far a marker's label may move from its place to clear a line or outline.
+    static let annotationLabelNudge = 12.0
 
     /// The labels of the chart's lines, boxes and markers (by annotation index), each
-    /// at the first of its places (beside the line, box or marker) that stays in the
-    /// plot clear of the text annotations, markers, images and labels placed before
-    /// it; a label with no such place is left out (a small chart shows less text
-    /// rather than text over text).
+    /// at the first of its places (beside the line, box or marker; a place reaching
+    /// past the plot's edge by less than a line of text is moved inside) that stays in
+    /// the plot clear of the text annotations, markers, images, the other annotations'
+    /// lines, every box's outline (its own too: a label inside its box ends before the
+    /// box does) and the labels placed before it (a marker's label may move up to
+    /// `annotationLabelNudge` further out to clear a line or outline); a label with no
+    /// such place is left out (a small chart shows less text rather than text over text or struck through).
     func annotationLabels(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [Int: AnnotationLabel] {
         let plot = layout.plotRect
         var taken: [Rect] = []
@@ -670,6 +681,36 @@ public struct ChartRenderer: Sendable {
                     taken.append(fixedImageRect(chart, a, image, at: p, layout: layout))
                 }
             case .horizontalLine, .verticalLine, .box: continue
+            }
+        }
+        // Lines and box outlines, by annotation: a label crossing one is struck through.
+        var strokes: [(owner: Int, rect: Rect)] = []
+        for (index, a) in annotations.enumerated() {
+            guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
+            let half = max(a.lineWidth, 1) / 2 + 1
+            switch a.kind {
+            case .horizontalLine, .verticalLine:
+                let constantY = a.kind == .horizontalLine
+                guard let v = constantY ? a.y : a.x else { continue }
+                let across = xl.alignment.isHorizontal
+                let fixed = constantY ? yl.calculator.pixel(v) : xl.calculator.pixel(v)
+                var ends = constantY != across ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+                if constantY, let x1 = a.x, let x2 = a.x2 { ends = (xl.calculator.pixel(x1), xl.calculator.pixel(x2)) }
+                else if !constantY, let y1 = a.y, let y2 = a.y2 { ends = (yl.calculator.pixel(y1), yl.calculator.pixel(y2)) }
+                let (lo, hi) = (min(ends.0, ends.1), max(ends.0, ends.1))
+                strokes.append((index, constantY != across
+                    ? Rect(x: fixed - half, y: lo, width: 2 * half, height: hi - lo)
+                    : Rect(x: lo, y: fixed - half, width: hi - lo, height: 2 * half)))
+            case .box:
+                guard a.lineWidth > 0, let x1 = a.x, let y1 = a.y, let x2 = a.x2, let y2 = a.y2,
+                      let p = screen(a, x1, y1), let q = screen(a, x2, y2) else { continue }
+                let left = min(p.0, q.0), top = min(p.1, q.1), right = max(p.0, q.0), bottom = max(p.1, q.1)
+                // (Its own label may touch none of them either: owner -1.)
+                strokes += [Rect(x: left - half, y: top, width: 2 * half, height: bottom - top),
+                            Rect(x: right - half, y: top, width: 2 * half, height: bottom - top),
+                            Rect(x: left, y: top - half, width: right - left, height: 2 * half),
+                            Rect(x: left, y: bottom - half, width: right - left, height: 2 * half)].map { (-1, $0) }
+            case .text, .marker, .image: continue
             }
         }
         for (index, a) in annotations.enumerated() {
@@ -718,16 +759,34 @@ public struct ChartRenderer: Sendable {
                 let cx = ((p.0 * dpr).rounded(.down) + 0.5) / dpr, cy = ((p.1 * dpr).rounded(.down) + 0.5) / dpr
                 let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
                 // Right of the marker, left of it, above it, below it.
-                candidates = [AnnotationLabel(x: cx + r + 4, y: cy + 4, align: .left),
-                              AnnotationLabel(x: cx - r - 4, y: cy + 4, align: .right),
-                              AnnotationLabel(x: cx, y: cy - r - 3 - descent, align: .center),
-                              AnnotationLabel(x: cx, y: cy + r + 3 + ascent, align: .center)]
+                candidates = [AnnotationLabel(x: cx + r + 4, y: cy + 4, align: .left, away: (1, 0)),
+                              AnnotationLabel(x: cx - r - 4, y: cy + 4, align: .right, away: (-1, 0)),
+                              AnnotationLabel(x: cx, y: cy - r - 3 - descent, align: .center, away: (0, -1)),
+                              AnnotationLabel(x: cx, y: cy + r + 3 + ascent, align: .center, away: (0, 1))]
             case .text, .image: continue
             }
-            for c in candidates {
-                let r = textRect(t, style, c)
+            let lineHeight = m.lineHeight(size: style.size)
+            for var c in candidates {
+                var r = textRect(t, style, c)
+                // Past the plot's edge by less than a line: moved inside, beside its place still.
+                let dx = r.minX < plot.minX ? plot.minX - r.minX : r.maxX > plot.maxX ? plot.maxX - r.maxX : 0
+                let dy = r.minY < plot.minY ? plot.minY - r.minY : r.maxY > plot.maxY ? plot.maxY - r.maxY : 0
+                if dx != 0 || dy != 0, abs(dx) < lineHeight, abs(dy) < lineHeight {
+                    c.x += dx; c.y += dy
+                    r = textRect(t, style, c)
+                }
+                // A marker's label with a line or outline in the way: just past it, if that is near.
+                if c.away != (0, 0), let s = strokes.first(where: { $0.owner != index && Self.meets($0.rect, r) })?.rect {
+                    let step = c.away.dx > 0 ? s.maxX - r.minX : c.away.dx < 0 ? r.maxX - s.minX
+                        : c.away.dy > 0 ? s.maxY - r.minY : r.maxY - s.minY
+                    if step + 2 <= Self.annotationLabelNudge {
+                        c.x += c.away.dx * (step + 2); c.y += c.away.dy * (step + 2)
+                        r = textRect(t, style, c)
+                    }
+                }
                 guard r.minX >= plot.minX - 0.5, r.maxX <= plot.maxX + 0.5, r.minY >= plot.minY - 0.5, r.maxY <= plot.maxY + 0.5,
-                      !taken.contains(where: { Self.meets($0, r) }) else { continue }
+                      !taken.contains(where: { Self.meets($0, r) }),
+                      !strokes.contains(where: { $0.owner != index && Self.meets($0.rect, r) }) else { continue }
                 out[index] = c
                 taken.append(r)
                 break
