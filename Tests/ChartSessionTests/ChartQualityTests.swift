@@ -36,7 +36,7 @@ import TestSupport
         """#
 
     @Test func aLegendThatCoversDataEverywhereInsideGoesOutside() throws {
-        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        let size = ViewerSize(width: 800, height: 500, dpr: 1)
         let free = try session(#"{"legend":{"position":"topLeft"},"# + Self.crowded + "}")
         let plot = free.layout(size: size).plotRect
         let box = try #require(legendBox(free, size))
@@ -54,6 +54,26 @@ import TestSupport
         #expect(s.layout(size: size).legendArea == nil)
         let r = try #require(legendBox(s, size))
         #expect(s.layout(size: size).plotRect.contains(Point(x: r.minX, y: r.minY)))
+    }
+
+    /// Issue 31 (Plant monitor at 480x320: a legend column beside two Y axes left the
+    /// plot about a third of the width): on a small chart, where a column would take more than a fifth
+    /// of the width and a row above the plot at most 15 % of the height, the
+    /// legend goes to that row, below the chart's title (it used to be above the title).
+    @Test func aSmallChartsLegendGoesAboveThePlotBelowTheTitle() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        let s = try session(#"{"title":"Crowded","legend":{"position":"topLeft"},"# + Self.crowded + "}")
+        let layout = s.layout(size: size)
+        let box = try #require(legendBox(s, size)), title = try #require(layout.title)
+        #expect(box.maxY <= layout.plotRect.minY && box.minY >= title.bounds.maxY)
+        #expect(layout.plotRect.width > 480 * 0.8)
+        // At 800 px the same legend is a column at the right (a fifth is 160 px), the title above the plot.
+        let wide = ViewerSize(width: 800, height: 500, dpr: 1)
+        let column = try #require(legendBox(s, wide))
+        #expect(column.minX >= s.layout(size: wide).plotRect.maxX)
+        // And at 480x200, where a row (the box and its margins) would take more than 15 % of the height.
+        let short = ViewerSize(width: 480, height: 200, dpr: 1)
+        #expect(try #require(legendBox(s, short)).minX >= s.layout(size: short).plotRect.maxX)
     }
 
     @Test func aLegendAboveThePlotPutsItsEntriesSideBySide() throws {

@@ -54,6 +54,15 @@ public struct ChartRenderer: Sendable {
         var layout = engine.layout(spec)
         layout.legendArea = band?.area
         layout.legendPosition = band?.position
+        // A legend band at the top goes below the chart's title, not above it: the title
+        // moves up into the band's place and the band down by the title's room.
+        if let band, band.reserved.top > 0, var title = layout.title {
+            let room = (title.bounds.height + spec.titlePadding).rounded(.up)
+            title.anchor.y -= band.reserved.top
+            title.bounds.y -= band.reserved.top
+            layout.title = title
+            layout.legendArea?.y += room
+        }
         return layout
     }
 
@@ -1042,21 +1051,34 @@ public struct ChartRenderer: Sendable {
         var columns: Int
     }
 
+    /// Most of the chart's width a legend that leaves the plot takes as a column at
+    /// the right; a wider column (a small chart: two entries are a quarter of 480 px)
+    /// costs the plot more than a row above it does, and the legend goes there.
+    static let legendColumnShare = 0.2
+    /// Most of the chart's height that row may take instead (on a chart as short as
+    /// 200 px the column stays: the plot has no height to spare).
+    static let legendRowShare = 0.15
+
     /// Where the legend can go at a canvas size: `fixed`, the band of a legend placed
     /// outside the plot (nil: inside); `moved`, for an inside legend its spec leaves
     /// free to move (`LegendConfig.pinned` false), the band it takes when no place
     /// inside the plot is free of data: a column at the right, or where that column is
-    /// taller than the chart, rows above the plot.
+    /// taller than the chart or wider than a third of it, or wider than
+    /// `legendColumnShare` of it where the rows take at most `legendRowShare` of its
+    /// height, rows above the plot (below the chart's title).
     func legendBands(_ chart: Chart, size: Size) -> (fixed: LegendBand?, moved: LegendBand?) {
         guard let legend = chart.legend, let spec = legendSpec(chart) else { return (nil, nil) }
         if legend.placement == .outsidePlotArea { return (legendBand(chart, spec: spec, side: spec.position, size: size), nil) }
         guard !legend.pinned else { return (nil, nil) }
+        let above = legendBand(chart, spec: spec, side: .topMiddle, size: size)
         if let right = legendBand(chart, spec: spec, side: .topRight, column: true, size: size),
            right.area.height >= (LegendLayout.size(spec, measurer: measurer)?.height ?? 0) + 2 * spec.margin,
-           right.reserved.right <= size.width / 3 {
+           right.reserved.right <= size.width / 3,
+           right.reserved.right <= size.width * Self.legendColumnShare
+            || (above?.reserved.top ?? .infinity) > size.height * Self.legendRowShare {
             return (nil, right)
         }
-        return (nil, legendBand(chart, spec: spec, side: .topMiddle, size: size))
+        return (nil, above)
     }
 
     /// The band for `spec` at `side` of the chart (`column`: at the right or left side
