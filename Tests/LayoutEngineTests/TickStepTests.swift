@@ -40,11 +40,14 @@ import TestSupport
         }
         #expect(labels(9, 91, 108) == ["20", "40", "60", "80"])      // at 27 px: 14 px labels keep their 8 px gap
         #expect(labels(0, 44e6, 66).count >= 2)
-        // On 32 px only with the tight gap (2 px): 0 and 10, 17 px apart.
+        // On 32 px only with the tight gap (line boxes may touch): 0 and 10, 17 px apart.
         #expect(labels(-2.2, 16.6, 32) == ["0", "10"])
-        // Where no step fits two, the one label stays (rather than labels on each other).
+        #expect(labels(96.9, 103, 46) == ["98", "100", "102"])   // 15 px apart
+        // Where no step fits two, one label stays (rather than labels on each other)...
         #expect(labels(-12, 12, 30) == ["0"])
-        #expect(labels(-2.2, 16.6, 28) == ["0"])
+        #expect(labels(-2.2, 16.6, 26) == ["0"])
+        // ... also where the step nearest the target spacing has none in the range.
+        #expect(labels(9, 91, 46) == ["50"])
         // A long axis is as before: the step nearest the target spacing.
         #expect(labels(9, 91, 400) == ["20", "40", "60", "80"])
         #expect(labels(0, 100, 160) == ["0", "50", "100"])

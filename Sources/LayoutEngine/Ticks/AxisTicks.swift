@@ -32,11 +32,12 @@ public struct TickPolicy: Equatable, Hashable, Sendable {
 /// An axis with one label cannot be read (no scale, no direction), so when that step
 /// leaves a single tick in the range (a short axis: 9 to 91 on 108 pixels has only
 /// 50 at a step of 50), or none, it refines the step (20: 20, 40, 60, 80) while the labels keep
-/// their gap; on an axis too short for that, while they keep `tightLabelGap`; and
-/// keeps the coarse step when even that does not fit two.
+/// their gap; on an axis too short for that, while their line boxes do not overlap
+/// (`tightLabelGap`); and keeps one label when even that does not fit two.
 public enum TickGenerator {
-    /// Least free space between two labels when the policy's gap would leave one label.
-    public static let tightLabelGap = 2.0
+    /// Least free space between two labels when the policy's gap would leave one label:
+    /// none (their line boxes may touch; the lines' leading keeps the digits apart).
+    public static let tightLabelGap = 0.0
 
     public static func ticks(
         range: DoubleRange,
@@ -71,16 +72,19 @@ public enum TickGenerator {
         for _ in 0..<64 {
             if let made = attempt(step, gap: policy.minLabelGap), made.ticks.count < 2 || made.fits {
                 guard made.ticks.count < 2 else { return (step, made.ticks) }
-                // One tick or none: a finer step with two or more whose labels still fit, if any.
+                // One tick or none: a finer step with two or more whose labels still fit, if
+                // any; else the first with one (a range between two ticks of this step).
+                var one: (TickStep, [Tick])? = made.ticks.isEmpty ? nil : (step, made.ticks)
                 for gap in [policy.minLabelGap, min(policy.minLabelGap, Self.tightLabelGap)] {
                     var finer = step.finer
                     for _ in 0..<3 {
                         guard let more = attempt(finer, gap: gap), more.fits else { break }
                         if more.ticks.count >= 2 { return (finer, more.ticks) }
+                        if one == nil, more.ticks.count == 1 { one = (finer, more.ticks) }
                         finer = finer.finer
                     }
                 }
-                return (step, made.ticks)
+                return one ?? (step, made.ticks)
             }
             step = step.coarser
         }
