@@ -463,11 +463,12 @@ import TestSupport
                 let layout = s.layout(size: size)
                 for axis in layout.axes where !axis.isHidden && s.chart.yAxes.contains(where: { $0.id == axis.id }) {
                     let line = axis.labels.first?.bounds.height ?? 14
-                    guard abs(axis.calculator.pixelEnd - axis.calculator.pixelStart) >= 4 * line else { continue }
+                    // (Along the axis' band: the plot's side, or a stacked pane's, padding included.)
+                    guard (axis.alignment.isHorizontal ? axis.rect.width : axis.rect.height) >= 4 * line else { continue }
                     checked += 1
                     let texts = Set(axis.labels.map(\.text).filter { !$0.isEmpty })
                     if texts.count < 2 {
-                        faults.append("\(s.id) \(Int(size.width))x\(Int(size.height)) axis \(axis.id): \(texts.sorted()) over \(axis.calculator.range), ticks \(axis.ticks.map(\.label)), \(Int(abs(axis.calculator.pixelEnd - axis.calculator.pixelStart))) px")
+                        faults.append("\(s.id) \(Int(size.width))x\(Int(size.height)) axis \(axis.id): \(texts.sorted()) over \(axis.calculator.range), ticks \(axis.ticks.map(\.label)), \(Int(abs(axis.calculator.pixelEnd - axis.calculator.pixelStart))) px of \(Int(axis.rect.height))")
                     }
                 }
             }

@@ -125,24 +125,42 @@ public struct ChartLayoutEngine: Sendable {
     /// The axis' ticks, and its step when it is numeric.
     func ticks(_ axis: AxisSpec, plot: Rect, calc given: CoordinateCalculator? = nil) -> (step: TickStep?, ticks: [Tick])? {
         let calc = given ?? calculator(axis, plot: plot)
-        guard let memo = tickMemo else { return makeTicks(axis, calc: calc) }
+        let along = axis.alignment.isHorizontal ? abs(plot.width) : abs(plot.height)
+        let extent = axis.alignment.isHorizontal ? (plot.minX, plot.maxX) : (plot.maxY, plot.minY)
+        let makeTicks = { self.makeTicks(axis, calc: calc, extent: along > abs(calc.pixelEnd - calc.pixelStart) + 1 ? extent : nil) }
+        guard let memo = tickMemo else { return makeTicks() }
         if let made = memo.find(axis.id, calc) { return made }
         if let made = sharedTicks?.find(axis.id, calc) {
             memo.store(axis.id, calc, made)
             return made
         }
-        let made = makeTicks(axis, calc: calc)
+        let made = makeTicks()
         memo.store(axis.id, calc, made)
         sharedTicks?.store(axis.id, calc, made)
         return made
     }
 
-    private func makeTicks(_ axis: AxisSpec, calc: CoordinateCalculator) -> (step: TickStep?, ticks: [Tick])? {
+    /// `extent`: the pixels the axis runs over when its end padding (a marker's or
+    /// bubble's room) leaves the data a shorter stretch of it.
+    private func makeTicks(_ axis: AxisSpec, calc: CoordinateCalculator, extent: (Double, Double)? = nil) -> (step: TickStep?, ticks: [Tick])? {
         let horizontal = axis.alignment.isHorizontal
         let length = abs(calc.pixelEnd - calc.pixelStart)
         let measure = { (s: String) in rotatedSize(textSize(turned(axis) ? oneLine(s) : s, axis.labelStyle), axis) }
-        guard let (step, generated) = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure) else {
+        guard var (step, generated) = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure) else {
             return nil
+        }
+        // Fewer than two labels over the data's stretch of a padded axis (a bubble chart
+        // in a dashboard cell keeps a third of a 64 px axis for its data): ticks over the
+        // whole axis, the padding too, where that gives two.
+        if generated.count < 2, let (a, b) = extent, case let .numeric(format) = axis.kind, calc.logBase == nil, calc.breaks == nil,
+           fixedTicks(axis, calculator: calc, measure: measure) == nil {
+            let va = calc.value(a), vb = calc.value(b)
+            if va.isFinite, vb.isFinite, va != vb,
+               let wide = TickGenerator.ticks(range: DoubleRange(min(va, vb), max(va, vb)), calculator: calc, length: abs(b - a),
+                                              horizontal: horizontal, policy: axis.tickPolicy, format: format, measure: measure),
+               wide.ticks.count >= 2 {
+                (step, generated) = (wide.step, wide.ticks)
+            }
         }
         // No tick in a stretch a discontinuous axis leaves out.
         var ticks = calc.breaks.map { b in generated.filter { !b.isExcluded($0.value) } } ?? generated
