@@ -268,6 +268,34 @@ import TestSupport
         #expect(wide.maxY < y.pixel(6) - 1 || wide.minY > y.pixel(2) + 1)
     }
 
+    /// Issue 31 (dashboard cells of 215 px): a chart title wider than the chart is cut
+    /// to the words that fit, with an ellipsis; a text annotation near the plot's right
+    /// edge is moved in whole (it ran off the canvas), and left out where moving it
+    /// would put it across a line.
+    @Test func titlesAndTextAnnotationsStayOnASmallCanvas() throws {
+        let size = ViewerSize(width: 215, height: 198, dpr: 1)
+        let s = try session(#"{"title":"Income, life expectancy and population","#
+            + #""xAxes":[{"id":"x","mode":"fixed","range":[0,10]}],"yAxes":[{"id":"y","mode":"fixed","range":[0,10]}],"#
+            + #""annotations":[{"type":"text","x":9,"y":5,"text":"back to normal"},"#
+            + #"{"type":"text","x":9,"y":2,"text":"quite a long text for this chart"},{"type":"verticalLine","x":2}],"#
+            + #""series":[{"id":"l","data":{"x":[0,10],"y":[0,1]}}]}"#)
+        let layout = s.layout(size: size)
+        let title = try #require(layout.title)
+        #expect(title.text == "Income, life\u{2026}" || title.text.hasSuffix("\u{2026}") && title.text.count < 30)
+        #expect(title.bounds.minX >= 0 && title.bounds.maxX <= 215)
+        let m = TestFonts.measurer, plot = layout.plotRect
+        var texts: [String: Double] = [:]
+        for c in layer(s, .series, size) {
+            if case let .text(x, _, t, _, _, _, _, _) = c { texts[t] = Double(x) + m.width(of: t, style: TextStyle(size: 12)) }
+        }
+        let end = try #require(texts["back to normal"])
+        #expect(end <= plot.maxX)
+        let line = try #require(layout.axis("x")).calculator.pixel(2)
+        #expect(end - m.width(of: "back to normal", style: TextStyle(size: 12)) > line)
+        // Moved in, the long one would lie across the line at x = 2: left out.
+        #expect(texts["quite a long text for this chart"] == nil)
+    }
+
     @Test func aTitleTurnedBesideThePlotReadsInOrder() throws {
         let s = try session(#"{"xAxes":[{"id":"x","title":"Top line\nsecond line","alignment":"top"}],"#
             + #""yAxes":[{"id":"l","title":"First\nSecond"},{"id":"r","alignment":"right","title":"First\nSecond"}],"#

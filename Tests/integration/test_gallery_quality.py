@@ -2,13 +2,14 @@
 (issue 31): read from the display lists the server sends (`/api/sessions/{s}/frame.json`),
 with text measured in headless Chromium in the chart font, as the page draws it.
 
-At 1280x760, 800x500 and 480x320 (the issue's sizes) and 480x200 (a phone's chart or a
-dashboard tile under the page's header):
+At 1280x760, 800x500 and 480x320 (the issue's sizes), 480x200 (a phone's chart under
+the page's header), 215x198 and 375x198 (the cells of /d/ops in a page 480 and 800 px
+wide, measured in Chromium):
 - no text leaves the canvas, and no two texts overlap (their ink boxes, rotated as
   drawn); an annotation's text (the series layer's) keeps a pixel from other text and
   is not struck through by an annotation's line or a box' outline;
 - every Y axis beside the plot with numbers shows at least two labels where the plot
-  is three label lines tall (one label gives no scale);
+  is four label lines tall (one label gives no scale);
 - no legend box lies over a series' drawn pixels, unless the spec pins the legend
   (names its `placement`);
 - no marker or bubble is cut by a plot edge on a chart whose ranges follow the data;
@@ -27,7 +28,7 @@ import pytest
 from conftest import Server
 from test_browser import browser, wait_for
 
-SIZES = [(1280, 760), (800, 500), (480, 320), (480, 200)]
+SIZES = [(1280, 760), (800, 500), (480, 320), (480, 200), (215, 198), (375, 198)]
 # Ink boxes may touch: a pixel of anti-aliasing is not an overlap.
 TOLERANCE = 1.0
 
@@ -379,7 +380,7 @@ def test_every_y_axis_beside_the_plot_shows_two_labels(gallery, w, h):
         sides &= {"left", "right"}
         frame = frames[(sid, w, h)]
         x0, y0, x1, y1 = plot_rect(frame)
-        if y1 - y0 < 3 * 14:
+        if y1 - y0 < 4 * 14:
             continue
         for side in sides:
             labels = [c for layer in ("background", "overlay") for c in commands(frame, layer)

@@ -564,8 +564,8 @@ public struct ChartRenderer: Sendable {
                                      font: chart.theme.cssFont(style), fill: a.color, align: l.align, baseline: .alphabetic, angle: 0))
                 }
             case .text:
-                guard let x = a.x, let y = a.y, let t = a.text else { continue }
-                let p = point(x, y)
+                guard let t = a.text, let l = labels[index] else { continue }
+                let p = (l.x, l.y)
                 let m = measurer.metrics(for: style)
                 if let fill = a.fill {
                     let w = measurer.width(of: t, style: style), h = m.lineHeight(size: style.size)
@@ -638,6 +638,20 @@ public struct ChartRenderer: Sendable {
         return Rect(x: p.0 - sw / 2, y: p.1 - sh / 2, width: sw, height: sh)
     }
 
+    /// Where a text annotation is drawn: at its point, its baseline's start, moved left
+    /// (and down) where the text would run past the plot's right (or top) edge, so a
+    /// small chart shows it whole rather than cut at the edge; never past the left
+    /// (or bottom) edge for that.
+    func textAnchor(_ text: String, _ style: TextStyle, at p: (Double, Double), plot: Rect) -> (Double, Double) {
+        let m = measurer.metrics(for: style), w = measurer.width(of: text, style: style)
+        let ascent = m.ascent(size: style.size), descent = m.lineHeight(size: style.size) - ascent
+        // (The background box reaches 3 px past the text at each side.)
+        var x = p.0, y = p.1
+        if x + w + 3 > plot.maxX { x = max(plot.minX + 3, plot.maxX - w - 3) }
+        if y - ascent - 2 < plot.minY { y = min(plot.maxY - descent - 2, plot.minY + ascent + 2) }
+        return (x, y)
+    }
+
     /// Where an annotation's label is drawn: its baseline's anchor and alignment.
     struct AnnotationLabel {
         var x: Double, y: Double, align: DrawCommand.TextAlign
@@ -649,7 +663,9 @@ public struct ChartRenderer: Sendable {
     /// How far a marker's label may move from its place to clear a line or outline.
     static let annotationLabelNudge = 12.0
 
-    /// The labels of the chart's lines, boxes and markers (by annotation index), each
+    /// Where text annotations stand (`textAnchor`; one moved inside the plot across a
+    /// line or outline is left out) and the labels of the chart's lines, boxes and
+    /// markers (by annotation index), each
     /// at the first of its places (beside the line, box or marker; a place reaching
     /// past the plot's edge by less than a line of text is moved inside) that stays in
     /// the plot clear of the text annotations, markers, images, the other annotations'
@@ -671,26 +687,6 @@ public struct ChartRenderer: Sendable {
             let m = measurer.metrics(for: style), w = measurer.width(of: text, style: style)
             let left = l.align == .left ? l.x : l.align == .right ? l.x - w : l.x - w / 2
             return Rect(x: left, y: l.y - m.ascent(size: style.size), width: w, height: m.lineHeight(size: style.size))
-        }
-        // What stays where it is: text annotations, markers and images.
-        for a in annotations {
-            switch a.kind {
-            case .text:
-                guard let x = a.x, let y = a.y, let t = a.text, let p = screen(a, x, y) else { continue }
-                taken.append(textRect(t, TextStyle(size: a.textSize), AnnotationLabel(x: p.0, y: p.1, align: .left)))
-            case .marker:
-                guard let x = a.x, let y = a.y, let p = screen(a, x, y) else { continue }
-                let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
-                taken.append(Rect(x: p.0 - r, y: p.1 - r, width: 2 * r, height: 2 * r))
-            case .image:
-                guard let x = a.x, let y = a.y, let name = a.image, let image = chart.images[name], let p = screen(a, x, y) else { continue }
-                if let x2 = a.x2, let y2 = a.y2, let q = screen(a, x2, y2) {
-                    taken.append(Rect(x: min(p.0, q.0), y: min(p.1, q.1), width: abs(q.0 - p.0), height: abs(q.1 - p.1)))
-                } else {
-                    taken.append(fixedImageRect(chart, a, image, at: p, layout: layout))
-                }
-            case .horizontalLine, .verticalLine, .box: continue
-            }
         }
         // Lines and box outlines, by annotation: a label crossing one is struck through.
         var strokes: [(owner: Int, rect: Rect)] = []
@@ -720,6 +716,31 @@ public struct ChartRenderer: Sendable {
                             Rect(x: left, y: top - half, width: right - left, height: 2 * half),
                             Rect(x: left, y: bottom - half, width: right - left, height: 2 * half)].map { (-1, $0) }
             case .text, .marker, .image: continue
+            }
+        }
+        // What stays where it is: text annotations (at their points, or moved inside the
+        // plot: left out when that puts them across a line), markers and images.
+        for (index, a) in annotations.enumerated() {
+            switch a.kind {
+            case .text:
+                guard let x = a.x, let y = a.y, let t = a.text, let at = screen(a, x, y) else { continue }
+                let p = textAnchor(t, TextStyle(size: a.textSize), at: at, plot: plot)
+                let l = AnnotationLabel(x: p.0, y: p.1, align: .left), r = textRect(t, TextStyle(size: a.textSize), l)
+                if p != at, strokes.contains(where: { $0.owner != index && Self.meets($0.rect, r) }) { continue }
+                out[index] = l
+                taken.append(r)
+            case .marker:
+                guard let x = a.x, let y = a.y, let p = screen(a, x, y) else { continue }
+                let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
+                taken.append(Rect(x: p.0 - r, y: p.1 - r, width: 2 * r, height: 2 * r))
+            case .image:
+                guard let x = a.x, let y = a.y, let name = a.image, let image = chart.images[name], let p = screen(a, x, y) else { continue }
+                if let x2 = a.x2, let y2 = a.y2, let q = screen(a, x2, y2) {
+                    taken.append(Rect(x: min(p.0, q.0), y: min(p.1, q.1), width: abs(q.0 - p.0), height: abs(q.1 - p.1)))
+                } else {
+                    taken.append(fixedImageRect(chart, a, image, at: p, layout: layout))
+                }
+            case .horizontalLine, .verticalLine, .box: continue
             }
         }
         for (index, a) in annotations.enumerated() {

@@ -44,12 +44,35 @@ public struct ChartLayoutEngine: Sendable {
 
     public func layout(_ spec: ChartLayoutSpec) -> ChartLayout { manager.layout(spec, engine: self) }
 
-    /// The chart title at the top of `content`, and what is left below it.
+    /// The chart title at the top of `content`, and what is left below it. A title
+    /// wider than `content` (a dashboard cell) is cut to the words that fit, with an
+    /// ellipsis, rather than run off the canvas.
     public func placeTitle(_ spec: ChartLayoutSpec, in content: Rect) -> (PlacedText?, Rect) {
-        guard let text = spec.title, !text.isEmpty else { return (nil, content) }
+        guard let whole = spec.title, !whole.isEmpty else { return (nil, content) }
         let m = measurer.metrics(for: spec.titleStyle)
         let h = m.lineHeight(size: spec.titleStyle.size)
-        let w = measurer.width(of: text, style: spec.titleStyle)
+        var text = whole
+        var w = measurer.width(of: text, style: spec.titleStyle)
+        if w > content.width {
+            // Whole words first; a single word too long for the width, by characters.
+            let words = whole.split(separator: " ", omittingEmptySubsequences: false)
+            var fitted: String? = nil
+            for n in stride(from: words.count - 1, through: 1, by: -1) {
+                let cut = words[..<n].joined(separator: " ") + "\u{2026}"
+                if measurer.width(of: cut, style: spec.titleStyle) <= content.width { fitted = cut; break }
+            }
+            if fitted == nil {
+                var chars = Array(whole)
+                while !chars.isEmpty {
+                    chars.removeLast()
+                    let cut = String(chars) + "\u{2026}"
+                    if measurer.width(of: cut, style: spec.titleStyle) <= content.width { fitted = cut; break }
+                }
+            }
+            guard let fitted, !fitted.hasPrefix("\u{2026}") else { return (nil, content) }
+            text = fitted
+            w = measurer.width(of: text, style: spec.titleStyle)
+        }
         let anchor = Point(x: content.midX, y: content.minY + m.ascent(size: spec.titleStyle.size))
         let title = PlacedText(text: text, anchor: anchor, align: .center, angle: 0, style: spec.titleStyle,
                                bounds: Rect(x: content.midX - w / 2, y: content.minY, width: w, height: h))
