@@ -36,7 +36,7 @@ import TestSupport
         """#
 
     @Test func aLegendThatCoversDataEverywhereInsideGoesOutside() throws {
-        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        let size = ViewerSize(width: 800, height: 500, dpr: 1)
         let free = try session(#"{"legend":{"position":"topLeft"},"# + Self.crowded + "}")
         let plot = free.layout(size: size).plotRect
         let box = try #require(legendBox(free, size))
@@ -54,6 +54,26 @@ import TestSupport
         #expect(s.layout(size: size).legendArea == nil)
         let r = try #require(legendBox(s, size))
         #expect(s.layout(size: size).plotRect.contains(Point(x: r.minX, y: r.minY)))
+    }
+
+    /// Issue 31 (Plant monitor at 480x320: a legend column beside two Y axes left the
+    /// plot about a third of the width): on a small chart, where a column would take more than a fifth
+    /// of the width and a row above the plot at most 15 % of the height, the
+    /// legend goes to that row, below the chart's title (it used to be above the title).
+    @Test func aSmallChartsLegendGoesAboveThePlotBelowTheTitle() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        let s = try session(#"{"title":"Crowded","legend":{"position":"topLeft"},"# + Self.crowded + "}")
+        let layout = s.layout(size: size)
+        let box = try #require(legendBox(s, size)), title = try #require(layout.title)
+        #expect(box.maxY <= layout.plotRect.minY && box.minY >= title.bounds.maxY)
+        #expect(layout.plotRect.width > 480 * 0.8)
+        // At 800 px the same legend is a column at the right (a fifth is 160 px), the title above the plot.
+        let wide = ViewerSize(width: 800, height: 500, dpr: 1)
+        let column = try #require(legendBox(s, wide))
+        #expect(column.minX >= s.layout(size: wide).plotRect.maxX)
+        // And at 480x200, where a row (the box and its margins) would take more than 15 % of the height.
+        let short = ViewerSize(width: 480, height: 200, dpr: 1)
+        #expect(try #require(legendBox(s, short)).minX >= s.layout(size: short).plotRect.maxX)
     }
 
     @Test func aLegendAboveThePlotPutsItsEntriesSideBySide() throws {
@@ -212,6 +232,68 @@ import TestSupport
         }
         #expect(rects.count == 2)
         if rects.count == 2 { #expect(!rects[0].1.intersects(rects[1].1)) }
+    }
+
+    /// Issue 31 (gallery-annotations at tile size): labels struck through by another
+    /// annotation's line, or running across a box' outline. A vertical line's label
+    /// at its top would lie on a horizontal line there: it goes to the line's foot; a
+    /// marker's label right of it would cross the box' edge beside it: it moves past
+    /// the edge; a box' label wider than the box goes above it, not across its outline.
+    @Test func annotationLabelsAreNotStruckThroughByLines() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        let s = try session(#"{"xAxes":[{"id":"x","mode":"fixed","range":[0,10]}],"yAxes":[{"id":"y","mode":"fixed","range":[0,10]}],"#
+            + #""annotations":[{"type":"verticalLine","x":2,"text":"release"},{"type":"horizontalLine","y":9.6,"text":"limit"},"#
+            + #"{"type":"box","x":4,"y":2,"x2":6,"y2":6,"text":"a label wider than its box"},"#
+            + #"{"type":"marker","x":5.8,"y":4,"text":"peak"}],"#
+            + #""series":[{"id":"l","data":{"x":[0,10],"y":[0,1]}}]}"#)
+        let layout = s.layout(size: size)
+        let x = try #require(layout.axis("x")).calculator, y = try #require(layout.axis("y")).calculator
+        let m = TestFonts.measurer
+        var rects: [String: Rect] = [:]
+        for c in layer(s, .series, size) {
+            guard case let .text(tx, ty, t, _, _, align, _, _) = c else { continue }
+            let w = m.width(of: t, style: TextStyle(size: 12))
+            let left = align == .left ? Double(tx) : align == .right ? Double(tx) - w : Double(tx) - w / 2
+            rects[t] = Rect(x: left, y: Double(ty) - 11, width: w, height: 14)
+        }
+        let release = try #require(rects["release"]), peak = try #require(rects["peak"])
+        // Clear of the horizontal line at 9.6: at the vertical line's foot.
+        #expect(!(release.minY...release.maxY).contains(y.pixel(9.6)))
+        #expect(release.midY > layout.plotRect.midY)
+        // Right of the marker, past the box' right edge (x = 6), on the marker's row.
+        #expect(peak.minX > x.pixel(6) + 1 && peak.minX < x.pixel(6) + 12)
+        #expect(abs(peak.midY - y.pixel(4)) < 8)
+        // The box' label does not fit inside it: above or below it, clear of its outline.
+        let wide = try #require(rects["a label wider than its box"])
+        #expect(wide.maxY < y.pixel(6) - 1 || wide.minY > y.pixel(2) + 1)
+    }
+
+    /// Issue 31 (dashboard cells of 215 px): a chart title wider than the chart is cut
+    /// to the words that fit, with an ellipsis; a text annotation near the plot's right
+    /// edge is moved in whole (it ran off the canvas), and left out where moving it
+    /// would put it across a line.
+    @Test func titlesAndTextAnnotationsStayOnASmallCanvas() throws {
+        let size = ViewerSize(width: 215, height: 198, dpr: 1)
+        let s = try session(#"{"title":"Income, life expectancy and population","#
+            + #""xAxes":[{"id":"x","mode":"fixed","range":[0,10]}],"yAxes":[{"id":"y","mode":"fixed","range":[0,10]}],"#
+            + #""annotations":[{"type":"text","x":9,"y":5,"text":"back to normal"},"#
+            + #"{"type":"text","x":9,"y":2,"text":"quite a long text for this chart"},{"type":"verticalLine","x":2}],"#
+            + #""series":[{"id":"l","data":{"x":[0,10],"y":[0,1]}}]}"#)
+        let layout = s.layout(size: size)
+        let title = try #require(layout.title)
+        #expect(title.text == "Income, life\u{2026}" || title.text.hasSuffix("\u{2026}") && title.text.count < 30)
+        #expect(title.bounds.minX >= 0 && title.bounds.maxX <= 215)
+        let m = TestFonts.measurer, plot = layout.plotRect
+        var texts: [String: Double] = [:]
+        for c in layer(s, .series, size) {
+            if case let .text(x, _, t, _, _, _, _, _) = c { texts[t] = Double(x) + m.width(of: t, style: TextStyle(size: 12)) }
+        }
+        let end = try #require(texts["back to normal"])
+        #expect(end <= plot.maxX)
+        let line = try #require(layout.axis("x")).calculator.pixel(2)
+        #expect(end - m.width(of: "back to normal", style: TextStyle(size: 12)) > line)
+        // Moved in, the long one would lie across the line at x = 2: left out.
+        #expect(texts["quite a long text for this chart"] == nil)
     }
 
     @Test func aTitleTurnedBesideThePlotReadsInOrder() throws {
@@ -377,5 +459,49 @@ import TestSupport
         #expect(r.min <= -3.3 && r.max >= 1)
         #expect(r.min > -3.73 - 0.15 * 5.16 - 0.01 && r.max < 1.43 + 0.15 * 5.16 + 0.01, "\(r)")
         #expect(r.min > -4.0)                                // not -5 as the dip left it
+    }
+}
+
+/// Issue 31: an axis with one label cannot be read (no scale, no direction). Every
+/// visible value (Y) axis of every hosted chart (the demo's sessions, after a minute
+/// of their generators, and the gallery) shows at least two labels at the contact
+/// sheet's sizes and dashboard cells', where the axis is four label lines long
+/// (a stacked pane of 30 px at 480x200, or 9 to 91 on 46 px, may not fit two: it keeps
+/// one rather than two on each other).
+@Suite struct AxisLabelCountTests {
+    static let sizes = [ViewerSize(width: 1280, height: 760, dpr: 1), ViewerSize(width: 800, height: 500, dpr: 1),
+                        ViewerSize(width: 480, height: 320, dpr: 1), ViewerSize(width: 480, height: 200, dpr: 1),
+                        // The cells of /d/ops in a page 480 and 800 px wide (measured in Chromium).
+                        ViewerSize(width: 215, height: 198, dpr: 1), ViewerSize(width: 375, height: 198, dpr: 1),
+                        ViewerSize(width: 443, height: 198, dpr: 1)]
+
+    static func hosted() throws -> [Session] {
+        let specs = try ConfigSpec.decode(foundationJSON(DemoSpec.json)) + ConfigSpec.decode(foundationJSON(GallerySpec.json))
+        return specs.map { spec in
+            let s = spec.makeSession(measurer: TestFonts.measurer)
+            if s.chart.hasGenerators { s.advance(to: 0, unixTime: 1_795_392_000); s.advance(to: 60, unixTime: 1_795_392_060) }
+            return s
+        }
+    }
+
+    @Test func everyVisibleValueAxisShowsTwoLabels() throws {
+        var faults: [String] = [], checked = 0
+        for s in try Self.hosted() {
+            for size in Self.sizes {
+                let layout = s.layout(size: size)
+                for axis in layout.axes where !axis.isHidden && s.chart.yAxes.contains(where: { $0.id == axis.id }) {
+                    let line = axis.labels.first?.bounds.height ?? 14
+                    // (Along the axis' band: the plot's side, or a stacked pane's, padding included.)
+                    guard (axis.alignment.isHorizontal ? axis.rect.width : axis.rect.height) >= 4 * line else { continue }
+                    checked += 1
+                    let texts = Set(axis.labels.map(\.text).filter { !$0.isEmpty })
+                    if texts.count < 2 {
+                        faults.append("\(s.id) \(Int(size.width))x\(Int(size.height)) axis \(axis.id): \(texts.sorted()) over \(axis.calculator.range), ticks \(axis.ticks.map(\.label)), \(Int(abs(axis.calculator.pixelEnd - axis.calculator.pixelStart))) px of \(Int(axis.rect.height))")
+                    }
+                }
+            }
+        }
+        #expect(checked > 150, "\(checked)")
+        #expect(faults.isEmpty, Comment(rawValue: "\(faults.count):\n" + faults.joined(separator: "\n")))
     }
 }

@@ -23,6 +23,36 @@ import TestSupport
         #expect(seen == ["1e-1", "2e-1", "5e-1", "1e0", "2e0"])
     }
 
+    @Test func finerWalksBack() {
+        var s = TickStep(factor: 2, power: 0)
+        var seen: [String] = []
+        for _ in 0..<4 { seen.append(s.description); #expect(s.finer.coarser == s); s = s.finer }
+        #expect(seen == ["2e0", "1e0", "5e-1", "2e-1"])
+    }
+
+    /// Issue 31: a short value axis showed one label (9 to 91 on 108 px: 50 alone at
+    /// the step nearest the target spacing). It refines the step while labels fit.
+    @Test func aShortAxisGetsTwoLabelsWhereTheyFit() {
+        func labels(_ lo: Double, _ hi: Double, _ length: Double) -> [String] {
+            let c = CoordinateCalculator(range: DoubleRange(lo, hi), pixelStart: length, pixelEnd: 0)
+            return TickGenerator.ticks(range: c.range, calculator: c, length: length, horizontal: false, policy: TickPolicy(),
+                                       measure: { _ in Size(width: 20, height: 14) })?.ticks.map(\.label) ?? []
+        }
+        #expect(labels(9, 91, 108) == ["20", "40", "60", "80"])      // at 27 px: 14 px labels keep their 8 px gap
+        #expect(labels(0, 44e6, 66).count >= 2)
+        // On 32 px only with the tight gap (line boxes may touch): 0 and 10, 17 px apart.
+        #expect(labels(-2.2, 16.6, 32) == ["0", "10"])
+        #expect(labels(96.9, 103, 46) == ["98", "100", "102"])   // 15 px apart
+        // Where no step fits two, one label stays (rather than labels on each other)...
+        #expect(labels(-12, 12, 30) == ["0"])
+        #expect(labels(-2.2, 16.6, 26) == ["0"])
+        // ... also where the step nearest the target spacing has none in the range.
+        #expect(labels(9, 91, 46) == ["50"])
+        // A long axis is as before: the step nearest the target spacing.
+        #expect(labels(9, 91, 400) == ["20", "40", "60", "80"])
+        #expect(labels(0, 100, 160) == ["0", "50", "100"])
+    }
+
     @Test func fractionalValuesAreExact() {
         let s = TickStep(factor: 1, power: -1)
         #expect(s.value(at: 3) == 0.3)

@@ -2,10 +2,14 @@
 (issue 31): read from the display lists the server sends (`/api/sessions/{s}/frame.json`),
 with text measured in headless Chromium in the chart font, as the page draws it.
 
-At 1280x760, 800x500 and 480x320 (the issue's sizes) and 480x200 (a phone's chart or a
-dashboard tile under the page's header):
+At 1280x760, 800x500 and 480x320 (the issue's sizes), 480x200 (a phone's chart under
+the page's header), 215x198 and 375x198 (the cells of /d/ops in a page 480 and 800 px
+wide, measured in Chromium):
 - no text leaves the canvas, and no two texts overlap (their ink boxes, rotated as
-  drawn);
+  drawn); an annotation's text (the series layer's) keeps a pixel from other text and
+  is not struck through by an annotation's line or a box' outline;
+- every Y axis beside the plot with numbers shows at least two labels where the plot
+  is four label lines tall (one label gives no scale);
 - no legend box lies over a series' drawn pixels, unless the spec pins the legend
   (names its `placement`);
 - no marker or bubble is cut by a plot edge on a chart whose ranges follow the data;
@@ -24,7 +28,7 @@ import pytest
 from conftest import Server
 from test_browser import browser, wait_for
 
-SIZES = [(1280, 760), (800, 500), (480, 320), (480, 200)]
+SIZES = [(1280, 760), (800, 500), (480, 320), (480, 200), (215, 198), (375, 198)]
 # Ink boxes may touch: a pixel of anti-aliasing is not an overlap.
 TOLERANCE = 1.0
 
@@ -130,11 +134,43 @@ def test_no_text_leaves_the_canvas_or_overlaps_other_text(gallery, w, h):
             xs, ys = [p[0] for p in box], [p[1] for p in box]
             if min(xs) < -TOLERANCE or min(ys) < -TOLERANCE or max(xs) > w + TOLERANCE or max(ys) > h + TOLERANCE:
                 faults.append(f"{sid}: {c['text']!r} leaves the canvas ({min(xs):.0f},{min(ys):.0f})-({max(xs):.0f},{max(ys):.0f})")
+        annotated = [(c, box) for c, box in placed if any(c is a for a in commands(frame, "series"))]
         for i in range(len(placed)):
             for j in range(i + 1, len(placed)):
-                if overlap(placed[i][1], placed[j][1]) > TOLERANCE:
+                # (Annotation text keeps a pixel clear: touching labels read as one.)
+                near = any(placed[k][0] is c for k in (i, j) for c, _ in annotated)
+                if overlap(placed[i][1], placed[j][1]) > (-ANNOTATION_GAP if near else TOLERANCE):
                     faults.append(f"{sid}: {placed[i][0]['text']!r} overlaps {placed[j][0]['text']!r}")
+        strokes = annotation_strokes(frame)
+        for c, box in annotated:
+            xs, ys = [p[0] for p in box], [p[1] for p in box]
+            ink = (min(xs), min(ys), max(xs), max(ys))
+            hit = next((r for r in strokes if r[0] < ink[2] and r[2] > ink[0] and r[1] < ink[3] and r[3] > ink[1]), None)
+            if hit:
+                faults.append(f"{sid}: {c['text']!r} is struck through by an annotation's line at {tuple(round(v) for v in hit)}")
     assert not faults, f"{len(faults)} at {w}x{h}:\n" + "\n".join(faults)
+
+
+ANNOTATION_GAP = 1.0
+
+
+def annotation_strokes(frame):
+    """The annotations' lines and box outlines (the series layer's segments and
+    outlined rectangles: series draw neither) as thin rectangles (x0, y0, x1, y1)."""
+    out = []
+    for c in commands(frame, "series"):
+        if c["op"] == "segments":
+            half = c.get("width", 1) / 2
+            p = c["coords"]
+            for k in range(0, len(p), 4):
+                x1, y1, x2, y2 = p[k:k + 4]
+                out.append((min(x1, x2) - half, min(y1, y2) - half, max(x1, x2) + half, max(y1, y2) + half))
+        elif c["op"] == "rect" and c.get("stroke"):
+            half = c.get("lineWidth", 1) / 2
+            x0, y0, x1, y1 = c["x"], c["y"], c["x"] + c["w"], c["y"] + c["h"]
+            out += [(x0 - half, y0, x0 + half, y1), (x1 - half, y0, x1 + half, y1),
+                    (x0, y0 - half, x1, y0 + half), (x0, y1 - half, x1, y1 + half)]
+    return out
 
 
 def series_shapes(frame):
@@ -316,4 +352,48 @@ def test_no_auto_range_below_zero_for_data_that_never_is(gallery, w, h):
             if bottom < -slack:
                 faults.append(f"{sid}: axis {axis['id']} reaches {bottom:.3g} below zero for data from {min(values):g}")
     assert checked >= 10, checked
+    assert not faults, f"{len(faults)} at {w}x{h}:\n" + "\n".join(faults)
+
+
+LABEL = re.compile(r"^[-\u2212]?[\d.,\u2009\u202f]+\s?[kKMGTPEmµunp%]?$")
+
+
+@pytest.mark.parametrize("w,h", cases())
+def test_every_y_axis_beside_the_plot_shows_two_labels(gallery, w, h):
+    """The column of number labels nearest the plot on each side that has a numeric,
+    visible Y axis beside the plot (charts whose panes stack are left to the unit
+    test, which reads the layout: ChartQualityTests' AxisLabelCountTests)."""
+    specs, frames, _ = gallery
+    faults, checked = [], 0
+    for sid, spec in specs.items():
+        chart = spec["chart"]
+        if chart.get("axisLayout") or any(s.get("type") in ("pie", "donut") for s in chart.get("series", [])):
+            continue
+        if any(a.get("alignment") in ("top", "bottom") for a in chart.get("yAxes", [])):
+            continue
+        sides = set()
+        for k, axis in enumerate(chart.get("yAxes", [])):
+            if (axis.get("type", "numeric") != "numeric" or axis.get("isCenterAxis") or axis.get("visibility", "visible") != "visible"
+                    or axis.get("labelMap") or axis.get("labelFormat") or axis.get("floating")):
+                continue
+            sides.add(axis.get("alignment", "left" if k == 0 else "right"))
+        sides &= {"left", "right"}
+        frame = frames[(sid, w, h)]
+        x0, y0, x1, y1 = plot_rect(frame)
+        if y1 - y0 < 4 * 14:
+            continue
+        for side in sides:
+            labels = [c for layer in ("background", "overlay") for c in commands(frame, layer)
+                      if c["op"] == "text" and not c.get("angle") and LABEL.match(c["text"]) and y0 - 10 <= c["y"] <= y1 + 10
+                      and ((side == "left" and c["align"] == "right" and c["x"] <= x0)
+                           or (side == "right" and c["align"] == "left" and c["x"] >= x1))]
+            if not labels:
+                faults.append(f"{sid}: no number labels at the {side} of the plot")
+                continue
+            nearest = min(abs(c["x"] - (x0 if side == "left" else x1)) for c in labels)
+            column = {c["text"] for c in labels if abs(abs(c["x"] - (x0 if side == "left" else x1)) - nearest) < 1}
+            checked += 1
+            if len(column) < 2:
+                faults.append(f"{sid}: the {side} Y axis shows only {sorted(column)} on a plot {y1 - y0:.0f} px tall")
+    assert checked >= 20, checked
     assert not faults, f"{len(faults)} at {w}x{h}:\n" + "\n".join(faults)

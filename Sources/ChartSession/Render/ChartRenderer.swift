@@ -54,6 +54,15 @@ public struct ChartRenderer: Sendable {
         var layout = engine.layout(spec)
         layout.legendArea = band?.area
         layout.legendPosition = band?.position
+        // A legend band at the top goes below the chart's title, not above it: the title
+        // moves up into the band's place and the band down by the title's room.
+        if let band, band.reserved.top > 0, var title = layout.title {
+            let room = (title.bounds.height + spec.titlePadding).rounded(.up)
+            title.anchor.y -= band.reserved.top
+            title.bounds.y -= band.reserved.top
+            layout.title = title
+            layout.legendArea?.y += room
+        }
         return layout
     }
 
@@ -555,8 +564,8 @@ public struct ChartRenderer: Sendable {
                                      font: chart.theme.cssFont(style), fill: a.color, align: l.align, baseline: .alphabetic, angle: 0))
                 }
             case .text:
-                guard let x = a.x, let y = a.y, let t = a.text else { continue }
-                let p = point(x, y)
+                guard let t = a.text, let l = labels[index] else { continue }
+                let p = (l.x, l.y)
                 let m = measurer.metrics(for: style)
                 if let fill = a.fill {
                     let w = measurer.width(of: t, style: style), h = m.lineHeight(size: style.size)
@@ -629,14 +638,41 @@ public struct ChartRenderer: Sendable {
         return Rect(x: p.0 - sw / 2, y: p.1 - sh / 2, width: sw, height: sh)
     }
 
-    /// Where an annotation's label is drawn: its baseline's anchor and alignment.
-    struct AnnotationLabel { var x: Double, y: Double, align: DrawCommand.TextAlign }
+    /// Where a text annotation is drawn: at its point, its baseline's start, moved left
+    /// (and down) where the text would run past the plot's right (or top) edge, so a
+    /// small chart shows it whole rather than cut at the edge; never past the left
+    /// (or bottom) edge for that.
+    func textAnchor(_ text: String, _ style: TextStyle, at p: (Double, Double), plot: Rect) -> (Double, Double) {
+        let m = measurer.metrics(for: style), w = measurer.width(of: text, style: style)
+        let ascent = m.ascent(size: style.size), descent = m.lineHeight(size: style.size) - ascent
+        // (The background box reaches 3 px past the text at each side.)
+        var x = p.0, y = p.1
+        if x + w + 3 > plot.maxX { x = max(plot.minX + 3, plot.maxX - w - 3) }
+        if y - ascent - 2 < plot.minY { y = min(plot.maxY - descent - 2, plot.minY + ascent + 2) }
+        return (x, y)
+    }
 
-    /// The labels of the chart's lines, boxes and markers (by annotation index), each
-    /// at the first of its places (beside the line, box or marker) that stays in the
-    /// plot clear of the text annotations, markers, images and labels placed before
-    /// it; a label with no such place is left out (a small chart shows less text
-    /// rather than text over text).
+    /// Where an annotation's label is drawn: its baseline's anchor and alignment.
+    struct AnnotationLabel {
+        var x: Double, y: Double, align: DrawCommand.TextAlign
+        /// Which way it may move further from its marker past a line or outline in the
+        /// way (a unit step; none for lines' and boxes' labels).
+        var away: (dx: Double, dy: Double) = (0, 0)
+    }
+
+    /// How far a marker's label may move from its place to clear a line or outline.
+    static let annotationLabelNudge = 12.0
+
+    /// Where text annotations stand (`textAnchor`; one moved inside the plot across a
+    /// line or outline is left out) and the labels of the chart's lines, boxes and
+    /// markers (by annotation index), each
+    /// at the first of its places (beside the line, box or marker; a place reaching
+    /// past the plot's edge by less than a line of text is moved inside) that stays in
+    /// the plot clear of the text annotations, markers, images, the other annotations'
+    /// lines, every box's outline (its own too: a label inside its box ends before the
+    /// box does) and the labels placed before it (a marker's label may move up to
+    /// `annotationLabelNudge` further out to clear a line or outline); a label with no
+    /// such place is left out (a small chart shows less text rather than text over text or struck through).
     func annotationLabels(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [Int: AnnotationLabel] {
         let plot = layout.plotRect
         var taken: [Rect] = []
@@ -652,12 +688,47 @@ public struct ChartRenderer: Sendable {
             let left = l.align == .left ? l.x : l.align == .right ? l.x - w : l.x - w / 2
             return Rect(x: left, y: l.y - m.ascent(size: style.size), width: w, height: m.lineHeight(size: style.size))
         }
-        // What stays where it is: text annotations, markers and images.
-        for a in annotations {
+        // Lines and box outlines, by annotation: a label crossing one is struck through.
+        var strokes: [(owner: Int, rect: Rect)] = []
+        for (index, a) in annotations.enumerated() {
+            guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
+            let half = max(a.lineWidth, 1) / 2 + 1
+            switch a.kind {
+            case .horizontalLine, .verticalLine:
+                let constantY = a.kind == .horizontalLine
+                guard let v = constantY ? a.y : a.x else { continue }
+                let across = xl.alignment.isHorizontal
+                let fixed = constantY ? yl.calculator.pixel(v) : xl.calculator.pixel(v)
+                var ends = constantY != across ? (plot.minY, plot.maxY) : (plot.minX, plot.maxX)
+                if constantY, let x1 = a.x, let x2 = a.x2 { ends = (xl.calculator.pixel(x1), xl.calculator.pixel(x2)) }
+                else if !constantY, let y1 = a.y, let y2 = a.y2 { ends = (yl.calculator.pixel(y1), yl.calculator.pixel(y2)) }
+                let (lo, hi) = (min(ends.0, ends.1), max(ends.0, ends.1))
+                strokes.append((index, constantY != across
+                    ? Rect(x: fixed - half, y: lo, width: 2 * half, height: hi - lo)
+                    : Rect(x: lo, y: fixed - half, width: hi - lo, height: 2 * half)))
+            case .box:
+                guard a.lineWidth > 0, let x1 = a.x, let y1 = a.y, let x2 = a.x2, let y2 = a.y2,
+                      let p = screen(a, x1, y1), let q = screen(a, x2, y2) else { continue }
+                let left = min(p.0, q.0), top = min(p.1, q.1), right = max(p.0, q.0), bottom = max(p.1, q.1)
+                // (Its own label may touch none of them either: owner -1.)
+                strokes += [Rect(x: left - half, y: top, width: 2 * half, height: bottom - top),
+                            Rect(x: right - half, y: top, width: 2 * half, height: bottom - top),
+                            Rect(x: left, y: top - half, width: right - left, height: 2 * half),
+                            Rect(x: left, y: bottom - half, width: right - left, height: 2 * half)].map { (-1, $0) }
+            case .text, .marker, .image: continue
+            }
+        }
+        // What stays where it is: text annotations (at their points, or moved inside the
+        // plot: left out when that puts them across a line), markers and images.
+        for (index, a) in annotations.enumerated() {
             switch a.kind {
             case .text:
-                guard let x = a.x, let y = a.y, let t = a.text, let p = screen(a, x, y) else { continue }
-                taken.append(textRect(t, TextStyle(size: a.textSize), AnnotationLabel(x: p.0, y: p.1, align: .left)))
+                guard let x = a.x, let y = a.y, let t = a.text, let at = screen(a, x, y) else { continue }
+                let p = textAnchor(t, TextStyle(size: a.textSize), at: at, plot: plot)
+                let l = AnnotationLabel(x: p.0, y: p.1, align: .left), r = textRect(t, TextStyle(size: a.textSize), l)
+                if p != at, strokes.contains(where: { $0.owner != index && Self.meets($0.rect, r) }) { continue }
+                out[index] = l
+                taken.append(r)
             case .marker:
                 guard let x = a.x, let y = a.y, let p = screen(a, x, y) else { continue }
                 let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
@@ -718,16 +789,34 @@ public struct ChartRenderer: Sendable {
                 let cx = ((p.0 * dpr).rounded(.down) + 0.5) / dpr, cy = ((p.1 * dpr).rounded(.down) + 0.5) / dpr
                 let r = (a.marker ?? MarkerStyle(shape: .circle, size: 8)).reach
                 // Right of the marker, left of it, above it, below it.
-                candidates = [AnnotationLabel(x: cx + r + 4, y: cy + 4, align: .left),
-                              AnnotationLabel(x: cx - r - 4, y: cy + 4, align: .right),
-                              AnnotationLabel(x: cx, y: cy - r - 3 - descent, align: .center),
-                              AnnotationLabel(x: cx, y: cy + r + 3 + ascent, align: .center)]
+                candidates = [AnnotationLabel(x: cx + r + 4, y: cy + 4, align: .left, away: (1, 0)),
+                              AnnotationLabel(x: cx - r - 4, y: cy + 4, align: .right, away: (-1, 0)),
+                              AnnotationLabel(x: cx, y: cy - r - 3 - descent, align: .center, away: (0, -1)),
+                              AnnotationLabel(x: cx, y: cy + r + 3 + ascent, align: .center, away: (0, 1))]
             case .text, .image: continue
             }
-            for c in candidates {
-                let r = textRect(t, style, c)
+            let lineHeight = m.lineHeight(size: style.size)
+            for var c in candidates {
+                var r = textRect(t, style, c)
+                // Past the plot's edge by less than a line: moved inside, beside its place still.
+                let dx = r.minX < plot.minX ? plot.minX - r.minX : r.maxX > plot.maxX ? plot.maxX - r.maxX : 0
+                let dy = r.minY < plot.minY ? plot.minY - r.minY : r.maxY > plot.maxY ? plot.maxY - r.maxY : 0
+                if dx != 0 || dy != 0, abs(dx) < lineHeight, abs(dy) < lineHeight {
+                    c.x += dx; c.y += dy
+                    r = textRect(t, style, c)
+                }
+                // A marker's label with a line or outline in the way: just past it, if that is near.
+                if c.away != (0, 0), let s = strokes.first(where: { $0.owner != index && Self.meets($0.rect, r) })?.rect {
+                    let step = c.away.dx > 0 ? s.maxX - r.minX : c.away.dx < 0 ? r.maxX - s.minX
+                        : c.away.dy > 0 ? s.maxY - r.minY : r.maxY - s.minY
+                    if step + 2 <= Self.annotationLabelNudge {
+                        c.x += c.away.dx * (step + 2); c.y += c.away.dy * (step + 2)
+                        r = textRect(t, style, c)
+                    }
+                }
                 guard r.minX >= plot.minX - 0.5, r.maxX <= plot.maxX + 0.5, r.minY >= plot.minY - 0.5, r.maxY <= plot.maxY + 0.5,
-                      !taken.contains(where: { Self.meets($0, r) }) else { continue }
+                      !taken.contains(where: { Self.meets($0, r) }),
+                      !strokes.contains(where: { $0.owner != index && Self.meets($0.rect, r) }) else { continue }
                 out[index] = c
                 taken.append(r)
                 break
@@ -983,21 +1072,34 @@ public struct ChartRenderer: Sendable {
         var columns: Int
     }
 
+    /// Most of the chart's width a legend that leaves the plot takes as a column at
+    /// the right; a wider column (a small chart: two entries are a quarter of 480 px)
+    /// costs the plot more than a row above it does, and the legend goes there.
+    static let legendColumnShare = 0.2
+    /// Most of the chart's height that row may take instead (on a chart as short as
+    /// 200 px the column stays: the plot has no height to spare).
+    static let legendRowShare = 0.15
+
     /// Where the legend can go at a canvas size: `fixed`, the band of a legend placed
     /// outside the plot (nil: inside); `moved`, for an inside legend its spec leaves
     /// free to move (`LegendConfig.pinned` false), the band it takes when no place
     /// inside the plot is free of data: a column at the right, or where that column is
-    /// taller than the chart, rows above the plot.
+    /// taller than the chart or wider than a third of it, or wider than
+    /// `legendColumnShare` of it where the rows take at most `legendRowShare` of its
+    /// height, rows above the plot (below the chart's title).
     func legendBands(_ chart: Chart, size: Size) -> (fixed: LegendBand?, moved: LegendBand?) {
         guard let legend = chart.legend, let spec = legendSpec(chart) else { return (nil, nil) }
         if legend.placement == .outsidePlotArea { return (legendBand(chart, spec: spec, side: spec.position, size: size), nil) }
         guard !legend.pinned else { return (nil, nil) }
+        let above = legendBand(chart, spec: spec, side: .topMiddle, size: size)
         if let right = legendBand(chart, spec: spec, side: .topRight, column: true, size: size),
            right.area.height >= (LegendLayout.size(spec, measurer: measurer)?.height ?? 0) + 2 * spec.margin,
-           right.reserved.right <= size.width / 3 {
+           right.reserved.right <= size.width / 3,
+           right.reserved.right <= size.width * Self.legendColumnShare
+            || (above?.reserved.top ?? .infinity) > size.height * Self.legendRowShare {
             return (nil, right)
         }
-        return (nil, legendBand(chart, spec: spec, side: .topMiddle, size: size))
+        return (nil, above)
     }
 
     /// The band for `spec` at `side` of the chart (`column`: at the right or left side

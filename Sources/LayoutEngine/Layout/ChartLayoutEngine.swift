@@ -44,12 +44,35 @@ public struct ChartLayoutEngine: Sendable {
 
     public func layout(_ spec: ChartLayoutSpec) -> ChartLayout { manager.layout(spec, engine: self) }
 
-    /// The chart title at the top of `content`, and what is left below it.
+    /// The chart title at the top of `content`, and what is left below it. A title
+    /// wider than `content` (a dashboard cell) is cut to the words that fit, with an
+    /// ellipsis, rather than run off the canvas.
     public func placeTitle(_ spec: ChartLayoutSpec, in content: Rect) -> (PlacedText?, Rect) {
-        guard let text = spec.title, !text.isEmpty else { return (nil, content) }
+        guard let whole = spec.title, !whole.isEmpty else { return (nil, content) }
         let m = measurer.metrics(for: spec.titleStyle)
         let h = m.lineHeight(size: spec.titleStyle.size)
-        let w = measurer.width(of: text, style: spec.titleStyle)
+        var text = whole
+        var w = measurer.width(of: text, style: spec.titleStyle)
+        if w > content.width {
+            // Whole words first; a single word too long for the width, by characters.
+            let words = whole.split(separator: " ", omittingEmptySubsequences: false)
+            var fitted: String? = nil
+            for n in stride(from: words.count - 1, through: 1, by: -1) {
+                let cut = words[..<n].joined(separator: " ") + "\u{2026}"
+                if measurer.width(of: cut, style: spec.titleStyle) <= content.width { fitted = cut; break }
+            }
+            if fitted == nil {
+                var chars = Array(whole)
+                while !chars.isEmpty {
+                    chars.removeLast()
+                    let cut = String(chars) + "\u{2026}"
+                    if measurer.width(of: cut, style: spec.titleStyle) <= content.width { fitted = cut; break }
+                }
+            }
+            guard let fitted, !fitted.hasPrefix("\u{2026}") else { return (nil, content) }
+            text = fitted
+            w = measurer.width(of: text, style: spec.titleStyle)
+        }
         let anchor = Point(x: content.midX, y: content.minY + m.ascent(size: spec.titleStyle.size))
         let title = PlacedText(text: text, anchor: anchor, align: .center, angle: 0, style: spec.titleStyle,
                                bounds: Rect(x: content.midX - w / 2, y: content.minY, width: w, height: h))
@@ -125,24 +148,42 @@ public struct ChartLayoutEngine: Sendable {
     /// The axis' ticks, and its step when it is numeric.
     func ticks(_ axis: AxisSpec, plot: Rect, calc given: CoordinateCalculator? = nil) -> (step: TickStep?, ticks: [Tick])? {
         let calc = given ?? calculator(axis, plot: plot)
-        guard let memo = tickMemo else { return makeTicks(axis, calc: calc) }
+        let along = axis.alignment.isHorizontal ? abs(plot.width) : abs(plot.height)
+        let extent = axis.alignment.isHorizontal ? (plot.minX, plot.maxX) : (plot.maxY, plot.minY)
+        let makeTicks = { self.makeTicks(axis, calc: calc, extent: along > abs(calc.pixelEnd - calc.pixelStart) + 1 ? extent : nil) }
+        guard let memo = tickMemo else { return makeTicks() }
         if let made = memo.find(axis.id, calc) { return made }
         if let made = sharedTicks?.find(axis.id, calc) {
             memo.store(axis.id, calc, made)
             return made
         }
-        let made = makeTicks(axis, calc: calc)
+        let made = makeTicks()
         memo.store(axis.id, calc, made)
         sharedTicks?.store(axis.id, calc, made)
         return made
     }
 
-    private func makeTicks(_ axis: AxisSpec, calc: CoordinateCalculator) -> (step: TickStep?, ticks: [Tick])? {
+    /// `extent`: the pixels the axis runs over when its end padding (a marker's or
+    /// bubble's room) leaves the data a shorter stretch of it.
+    private func makeTicks(_ axis: AxisSpec, calc: CoordinateCalculator, extent: (Double, Double)? = nil) -> (step: TickStep?, ticks: [Tick])? {
         let horizontal = axis.alignment.isHorizontal
         let length = abs(calc.pixelEnd - calc.pixelStart)
         let measure = { (s: String) in rotatedSize(textSize(turned(axis) ? oneLine(s) : s, axis.labelStyle), axis) }
-        guard let (step, generated) = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure) else {
+        guard var (step, generated) = allTicks(axis, calc: calc, length: length, horizontal: horizontal, measure: measure) else {
             return nil
+        }
+        // Fewer than two labels over the data's stretch of a padded axis (a bubble chart
+        // in a dashboard cell keeps a third of a 64 px axis for its data): ticks over the
+        // whole axis, the padding too, where that gives two.
+        if generated.count < 2, let (a, b) = extent, case let .numeric(format) = axis.kind, calc.logBase == nil, calc.breaks == nil,
+           fixedTicks(axis, calculator: calc, measure: measure) == nil {
+            let va = calc.value(a), vb = calc.value(b)
+            if va.isFinite, vb.isFinite, va != vb,
+               let wide = TickGenerator.ticks(range: DoubleRange(min(va, vb), max(va, vb)), calculator: calc, length: abs(b - a),
+                                              horizontal: horizontal, policy: axis.tickPolicy, format: format, measure: measure),
+               wide.ticks.count >= 2 {
+                (step, generated) = (wide.step, wide.ticks)
+            }
         }
         // No tick in a stretch a discontinuous axis leaves out.
         var ticks = calc.breaks.map { b in generated.filter { !b.isExcluded($0.value) } } ?? generated

@@ -28,7 +28,17 @@ public struct TickPolicy: Equatable, Hashable, Sendable {
 /// Chooses nice ticks for a range shown on `length` pixels so that no two labels
 /// overlap: it starts from the step nearest `targetSpacing` and coarsens (1, 2, 5 x
 /// 10^n) until every label, centred on its tick, keeps `minLabelGap` from the next.
+///
+/// An axis with one label cannot be read (no scale, no direction), so when that step
+/// leaves a single tick in the range (a short axis: 9 to 91 on 108 pixels has only
+/// 50 at a step of 50), or none, it refines the step (20: 20, 40, 60, 80) while the labels keep
+/// their gap; on an axis too short for that, while their line boxes do not overlap
+/// (`tightLabelGap`); and keeps one label when even that does not fit two.
 public enum TickGenerator {
+    /// Least free space between two labels when the policy's gap would leave one label:
+    /// none (their line boxes may touch; the lines' leading keeps the digits apart).
+    public static let tightLabelGap = 0.0
+
     public static func ticks(
         range: DoubleRange,
         calculator: CoordinateCalculator,
@@ -43,22 +53,38 @@ public enum TickGenerator {
         let desired = max(1, min(Double(policy.maxTicks), length / policy.targetSpacing))
         // (Half the span, doubled after dividing: a span past the largest double.)
         guard var step = TickStep(near: r.halfSpan / desired * 2) else { return nil }
+        /// The ticks of `step` and whether their labels keep `gap` (nil: too many ticks).
+        func attempt(_ step: TickStep, gap: Double) -> (ticks: [Tick], fits: Bool)? {
+            guard let indices = step.indices(in: r, limit: policy.maxTicks + 1), indices.count <= policy.maxTicks else { return nil }
+            var ticks: [Tick] = []
+            ticks.reserveCapacity(indices.count)
+            var extent = 0.0
+            let labels = TickLabelFormatter.labels(indices: Array(indices), step: step, format: format)
+            for (i, label) in zip(indices, labels) {
+                let size = measure(label)
+                let v = step.value(at: i)
+                extent = max(extent, horizontal ? size.width : size.height)
+                ticks.append(Tick(value: v, pixel: calculator.pixel(v), label: label, labelSize: size))
+            }
+            let pixelsPerStep = abs(step.value * 0.5 / r.halfSpan * length)
+            return (ticks, pixelsPerStep >= extent + gap)
+        }
         for _ in 0..<64 {
-            if let indices = step.indices(in: r, limit: policy.maxTicks + 1), indices.count <= policy.maxTicks {
-                var ticks: [Tick] = []
-                ticks.reserveCapacity(indices.count)
-                var extent = 0.0
-                let labels = TickLabelFormatter.labels(indices: Array(indices), step: step, format: format)
-                for (i, label) in zip(indices, labels) {
-                    let size = measure(label)
-                    let v = step.value(at: i)
-                    extent = max(extent, horizontal ? size.width : size.height)
-                    ticks.append(Tick(value: v, pixel: calculator.pixel(v), label: label, labelSize: size))
+            if let made = attempt(step, gap: policy.minLabelGap), made.ticks.count < 2 || made.fits {
+                guard made.ticks.count < 2 else { return (step, made.ticks) }
+                // One tick or none: a finer step with two or more whose labels still fit, if
+                // any; else the first with one (a range between two ticks of this step).
+                var one: (TickStep, [Tick])? = made.ticks.isEmpty ? nil : (step, made.ticks)
+                for gap in [policy.minLabelGap, min(policy.minLabelGap, Self.tightLabelGap)] {
+                    var finer = step.finer
+                    for _ in 0..<3 {
+                        guard let more = attempt(finer, gap: gap), more.fits else { break }
+                        if more.ticks.count >= 2 { return (finer, more.ticks) }
+                        if one == nil, more.ticks.count == 1 { one = (finer, more.ticks) }
+                        finer = finer.finer
+                    }
                 }
-                let pixelsPerStep = abs(step.value * 0.5 / r.halfSpan * length)
-                if ticks.count < 2 || pixelsPerStep >= extent + policy.minLabelGap {
-                    return (step, ticks)
-                }
+                return one ?? (step, made.ticks)
             }
             step = step.coarser
         }

@@ -45,6 +45,15 @@ public struct TickStep: Equatable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The next smaller nice step: 10 -> 5 -> 2 -> 1.
+    public var finer: TickStep {
+        switch factor {
+        case 5: return TickStep(factor: 2, power: power)
+        case 2: return TickStep(factor: 1, power: power)
+        default: return TickStep(factor: 5, power: power - 1)
+        }
+    }
+
     /// The value of tick number `index` (tick 0 is at zero).
     public func value(at index: Int64) -> Double {
         let n = Double(index) * Double(factor)
