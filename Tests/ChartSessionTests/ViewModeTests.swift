@@ -373,6 +373,93 @@ import TestSupport
         #expect(abs(Double(coords[0]) - x) < 1 && abs(Double(coords[2]) - x) < 1)
         #expect(x < 400, "b's pixel, not a's")
     }
+
+    /// The sequence of the dashboard integration test (/d/ops: an independent chart and
+    /// a shared one in one event group, live data, a hover over the first shown on the
+    /// second, a wheel that gives the first a view of its own, a double click back):
+    /// a viewer that applies every frame it is sent, in order, holds the base of every
+    /// patch (views keep version counters of their own; moving between them starts the
+    /// viewer afresh), and after catching up holds what a fresh render draws. (That
+    /// test's flake, "patch for version 10, holding 2", was the test skipping frames.)
+    @Test func aViewerApplyingEveryFrameHoldsEachPatchsBaseAcrossViewsAndGroupPointers() throws {
+        let specs = try ConfigSpec.decode(foundationJSON("""
+            {"sessions": [
+              {"id": "a", "viewMode": "independent", "eventGroup": "g", "chart": {
+                "xAxes": [{"id": "x", "alignment": "bottom", "mode": "follow", "window": 30}],
+                "series": [{"id": "s", "data": {"x": [0, 1, 2], "y": [1, 3, 2]}}],
+                "modifiers": [{"type": "mouseWheelZoom"}, {"type": "zoomExtents", "duration": 0}, {"type": "rollover"}]}},
+              {"id": "b", "eventGroup": "g", "chart": {
+                "xAxes": [{"id": "x", "alignment": "bottom", "mode": "follow", "window": 30}],
+                "series": [{"id": "s", "data": {"x": [0, 1, 2], "y": [5, 4, 3]}}],
+                "modifiers": [{"type": "rollover"}]}}
+            ]}
+            """))
+        let h = SessionHub(sessions: []).adding(specs.map { $0.makeSession(measurer: TestFonts.measurer) })
+        let (a, b) = (h.session("a")!, h.session("b")!)
+        let sizeA = ViewerSize(width: 900, height: 300, dpr: 1), sizeB = ViewerSize(width: 450, height: 300, dpr: 1)
+        let va = a.connect(), vb = b.connect()
+        _ = a.receive(.hello(sizeA, format: .binary, token: nil), from: va)
+        _ = b.receive(.hello(sizeB, format: .binary, token: nil), from: vb)
+        var heldA = HeldDisplayList(), heldB = HeldDisplayList()
+        var patches = 0, frames = 0
+        /// Takes what the window allows, applying each frame; acknowledges each unless
+        /// `lagging` (then the window fills and the viewer falls behind).
+        func take(_ s: Session, _ v: ViewerID, _ held: inout HeldDisplayList, lagging: Bool, now: Double) throws {
+            while let out = s.nextFrame(for: v, now: now) {
+                guard case let .binary(bytes) = out else { continue }
+                let frame = try BinaryFrame.decodeFrame(bytes)
+                patches += frame.layers.filter { if case .patch = $0 { true } else { false } }.count
+                frames += 1
+                try held.apply(frame)
+                if !lagging { _ = s.receive(.ack, from: v) }
+            }
+        }
+        var steered = false, wentHome = false
+        for step in 0..<60 {
+            let now = Double(step) * 0.1, x = 3 + Double(step) * 0.5
+            _ = try a.append(seriesId: "s", xs: [x], ys: [sin(x)])
+            _ = try b.append(seriesId: "s", xs: [x], ys: [cos(x)])
+            a.advance(to: now); b.advance(to: now)
+            a.publish(now: now); b.publish(now: now)
+            if step == 15 {
+                // A hover over a, shown on b as the dashboard's transport does.
+                let move = PointerEvent(phase: .move, x: 450, y: 150, buttons: 0, pointerType: .mouse)
+                _ = a.receive(.pointer(move), from: va, at: now)
+                let at = try #require(a.groupLocation(of: move, viewer: va))
+                b.receiveGroupPointer(move, at: at, source: a.chart, viewer: vb)
+            }
+            if step == 25 {
+                _ = a.receive(.wheel(WheelEvent(x: 450, y: 150, deltaY: -300)), from: va, at: now)
+                steered = a.viewers[va]?.view != nil
+            }
+            if step == 45 {
+                _ = a.receive(.doubleClick(DoubleClickEvent(x: 450, y: 150)), from: va, at: now)
+                a.advance(to: now + 0.05)
+                a.publish(now: now + 0.05)
+                wentHome = a.viewers[va]?.view == nil
+            }
+            // Every third step the viewers do not acknowledge: frames queue behind the
+            // window, and the next frames patch from what was sent, not what was acked.
+            try take(a, va, &heldA, lagging: step % 3 == 0, now: now)
+            try take(b, vb, &heldB, lagging: step % 3 == 0, now: now)
+            if step % 3 == 0 {
+                while a.receive(.ack, from: va).isEmpty {}
+                while b.receive(.ack, from: vb).isEmpty {}
+            }
+        }
+        #expect(steered && wentHome, "a had a view of its own, then came back to the shared one")
+        #expect(patches > 20 && frames > 60, "\(patches) patches in \(frames) frames")
+        // Caught up, each holds what a fresh render draws.
+        for (s, v, held, size) in [(a, va, heldA, sizeA), (b, vb, heldB, sizeB)] {
+            var held = held
+            try take(s, v, &held, lagging: false, now: 100)
+            let fresh = ChartRenderer(measurer: TestFonts.measurer)
+                .render(s.chart, size: Size(width: Double(size.width), height: Double(size.height)), dpr: size.dpr).layers
+            for id in LayerID.shared {
+                #expect(held.layers[id]?.commands == fresh[id] ?? [], "\(s.id), \(id)")
+            }
+        }
+    }
 }
 
 extension SessionHub {

@@ -14,6 +14,35 @@ def connect(server, path):
     return websocket.create_connection(f"{server.ws}/ws/{path}", subprotocols=["chartwire.v1"], timeout=5)
 
 
+class DashboardReader:
+    """Reads a dashboard's stream as the page does: every binary frame is applied to
+    what its chart holds (a patch is against the version the server last sent for that
+    chart, so no frame may be skipped) and acknowledged for that chart."""
+
+    def __init__(self, ws, charts):
+        self.ws = ws
+        self.held = {i: cwframe.Held() for i in charts}
+
+    def next(self):
+        """("text", message) or ("frame", chart index, frame with every layer whole)."""
+        op, data = self.ws.recv_data()
+        if op == websocket.ABNF.OPCODE_TEXT:
+            return "text", json.loads(data)
+        assert op == websocket.ABNF.OPCODE_BINARY, (op, data[:8])
+        assert data[:3] == b"CWD", data[:8]
+        i = data[3]
+        assert i in self.held, f"a frame for chart {i}, which said no hello"
+        frame = self.held[i].apply(cwframe.decode(data[4:]))
+        self.ws.send(json.dumps({"type": "ack", "chart": i}))
+        return "frame", i, frame
+
+    def next_text(self):
+        while True:
+            got = self.next()
+            if got[0] == "text":
+                return got[1]
+
+
 def test_a_dashboard_multiplexes_its_charts(demo_server):
     ws = connect(demo_server, "d/ops")
     grid = json.loads(ws.recv())
@@ -23,43 +52,36 @@ def test_a_dashboard_multiplexes_its_charts(demo_server):
     # Two of the charts say hello, at different sizes.
     for i, (w, h) in [(0, (900, 300)), (2, (450, 300))]:
         ws.send(json.dumps({"type": "hello", "chart": i, "width": w, "height": h}))
+    reader = DashboardReader(ws, [0, 2])
     welcomes, frames = {}, {}
-    held = {0: cwframe.Held(), 2: cwframe.Held()}
     while len(welcomes) < 2 or len(frames) < 2:
-        op, data = ws.recv_data()
-        if op == websocket.ABNF.OPCODE_TEXT:
-            msg = json.loads(data)
-            if msg["type"] == "welcome":
-                welcomes[msg["chart"]] = msg
+        got = reader.next()
+        if got[0] == "text":
+            if got[1]["type"] == "welcome":
+                welcomes[got[1]["chart"]] = got[1]
             continue
-        assert data[:3] == b"CWD", data[:8]
-        i = data[3]
-        frame = held[i].apply(cwframe.decode(data[4:]))
-        frames[i] = frame
-        ws.send(json.dumps({"type": "ack", "chart": i}))
+        frames[got[1]] = got[2]
     assert welcomes[0]["session"] == "servers" and welcomes[0]["viewMode"] == "independent"
     assert welcomes[2]["session"] == "queue"
     assert (frames[0]["width"], frames[2]["width"]) == (900, 450)
-    # Chart 1 never said hello: nothing comes for it, and the others keep coming.
+    # Chart 1 never said hello: nothing comes for it (the reader refuses a frame for a
+    # chart without a hello), and the others keep coming.
     seen = set()
     for _ in range(6):
-        op, data = ws.recv_data()
-        if op == websocket.ABNF.OPCODE_BINARY:
-            seen.add(data[3])
-            ws.send(json.dumps({"type": "ack", "chart": data[3]}))
+        got = reader.next()
+        if got[0] == "frame":
+            seen.add(got[1])
     assert seen <= {0, 2} and 0 in seen
     # servers (0) and queue (2) are one event group: a hover over chart 0 draws the
     # rollover on chart 2 too, for this page only.
     ws.send(json.dumps({"type": "pointer", "chart": 0, "phase": "move", "x": 450, "y": 150, "buttons": 0,
                         "pointerType": "mouse"}))
     for _ in range(60):
-        op, data = ws.recv_data()
-        if op != websocket.ABNF.OPCODE_BINARY:
+        got = reader.next()
+        if got[0] != "frame":
             continue
-        ws.send(json.dumps({"type": "ack", "chart": data[3]}))
-        frame = held[data[3]].apply(cwframe.decode(data[4:]))
-        mod = next((l for l in frame["layers"] if l["id"] == "modifier"), None)
-        if data[3] == 2 and mod and mod["commands"]:
+        mod = next((l for l in got[2]["layers"] if l["id"] == "modifier"), None)
+        if got[1] == 2 and mod and mod["commands"]:
             break
     else:
         raise AssertionError("the hover over chart 0 did not show on chart 2")
@@ -67,7 +89,7 @@ def test_a_dashboard_multiplexes_its_charts(demo_server):
     for bad in [{"type": "ack"}, {"type": "ack", "chart": 9}, {"type": "ack", "chart": "0"}]:
         ws.send(json.dumps(bad))
         while True:
-            msg = json.loads(next(d for op, d in iter(ws.recv_data, None) if op == websocket.ABNF.OPCODE_TEXT))
+            msg = reader.next_text()
             if msg["type"] == "error":
                 assert msg["code"] == "bad_field" and "chart" in msg["message"], msg
                 break
@@ -79,16 +101,12 @@ def test_a_dashboard_multiplexes_its_charts(demo_server):
                  for c in bg["commands"] if c["op"] == "text" and re.fullmatch(r"\d\d:\d\d:\d\d", c["text"])]
         (x0, t0), (x1, t1) = ticks[0], ticks[-1]
         return (x1 - x0) / (t1 - t0)
-    before = px_per_second(held[0].layers["background"])
+    before = px_per_second(reader.held[0].layers["background"])
     ws.send(json.dumps({"type": "wheel", "chart": 0, "x": 450, "y": 150, "deltaY": -300}))
     for _ in range(50):
-        op, data = ws.recv_data()
-        if op != websocket.ABNF.OPCODE_BINARY:
-            continue
-        ws.send(json.dumps({"type": "ack", "chart": data[3]}))
-        if data[3] == 0:
-            frame = held[0].apply(cwframe.decode(data[4:]))
-            bg = next((l for l in frame["layers"] if l["id"] == "background"), None)
+        got = reader.next()
+        if got[0] == "frame" and got[1] == 0:
+            bg = next((l for l in got[2]["layers"] if l["id"] == "background"), None)
             if bg and px_per_second(bg) > before * 1.1:
                 break
     else:
