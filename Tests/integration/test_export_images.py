@@ -6,7 +6,13 @@ pdftoppm) against the PNG; and the route's errors.
 The comparison runs in the page: both images are drawn onto canvases (each over white)
 and read back with getImageData; a pixel matches when no channel differs by more than
 TOLERANCE (48 of 255; EXPORT_TOLERANCE=N to look at another). The worst pair is saved side by side (page | server | differing pixels in
-red) to artifacts/export-worst.png."""
+red) to artifacts/export-worst.png.
+
+A share of pixels would pass a chart with all its labels missing, so check_pair also holds
+both images against the display list (frame.json at the same size and dpr): every text
+box has ink in the server's image and the page agrees, every series colour covers about as
+many pixels in both, every gridline and axis segment is drawn in both; a table per session
+(`pytest -s`) gives the shares at tolerance 48, 24 and 16 beside these counts."""
 import base64
 import json
 import os
