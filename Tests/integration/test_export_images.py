@@ -191,7 +191,7 @@ def text_box(cmd, measure, dpr):
 
 def near(img, colour, tol):
     """A boolean image: where no channel differs from colour by more than tol."""
-    return (np.abs(img.astype(np.int16) - np.array(colour, dtype=np.int16)).max(axis=2) <= tol)
+    return (np.abs(img.astype(np.int16, copy=False) - np.array(colour, dtype=np.int16)).max(axis=2) <= tol)
 
 
 def series_colours(frame):
@@ -228,9 +228,10 @@ def check_pair(frame, page, server, measure, dpr):
     the page's image of the same frame. Returns (figures, problems): problems is a list of
     sentences, empty when nothing is missing."""
     H, W = server.shape[:2]
+    page, server = page.astype(np.int16), server.astype(np.int16)
     problems = []
-    figures = {"within": {t: float((np.abs(page.astype(np.int16) - server.astype(np.int16)).max(axis=2) <= t).mean())
-                          for t in LOW_TOLERANCES}}
+    delta = np.abs(page - server).max(axis=2)
+    figures = {"within": {t: float((delta <= t).mean()) for t in LOW_TOLERANCES}}
     # Text: ink of the text's colour inside each box, in the server's image and the page's.
     boxes = inked_page = inked_server = 0
     in_text = np.zeros((H, W), dtype=bool)
@@ -258,14 +259,13 @@ def check_pair(frame, page, server, measure, dpr):
                 problems.append(f"text {cmd['text']!r}: ink {ip} px on the page, {iserver} px in the server's image")
     figures["text"] = (boxes, inked_page, inked_server)
     # Where the pixels that differ by more than 16 are: inside text boxes or elsewhere.
-    differ = np.abs(page.astype(np.int16) - server.astype(np.int16)).max(axis=2) > 16
+    differ = delta > 16
     figures["differ16"] = (int(differ.sum()), int((differ & ~in_text).sum()))
     # Series colours: about as many pixels of each in both.
     ratios = {}
-    for colour in series_colours(frame):
-        if colour == (255, 255, 255):
-            continue
-        cp, cs = int(near(page, colour, LINE).sum()), int(near(server, colour, LINE).sum())
+    masks = {c: (near(page, c, LINE), near(server, c, LINE)) for c in series_colours(frame) if c != (255, 255, 255)}
+    for colour, (mask_p, mask_s) in masks.items():
+        cp, cs = int(mask_p.sum()), int(mask_s.sum())
         ratios[colour] = (cp, cs)
         if abs(cs - cp) > max(8, COLOUR_SLACK * max(cp, cs)):
             problems.append(f"series colour {colour}: {cp} px on the page, {cs} px in the server's image")
@@ -278,10 +278,9 @@ def check_pair(frame, page, server, measure, dpr):
     r = max(1, int(round(dpr)))
     under_p = np.zeros((H, W), dtype=bool)
     under_s = np.zeros((H, W), dtype=bool)
-    for colour in series_colours(frame):
-        if colour != (255, 255, 255):
-            under_p |= near(page, colour, LINE)
-            under_s |= near(server, colour, LINE)
+    for mask_p, mask_s in masks.values():
+        under_p |= mask_p
+        under_s |= mask_s
     for layer in frame["layers"]:
         if layer["id"] != "background":
             continue
@@ -291,7 +290,6 @@ def check_pair(frame, page, server, measure, dpr):
             colour = parse_colour(cmd.get("stroke", ""))
             if colour is None:
                 continue
-            mp, ms = near(page, colour, LINE), near(server, colour, LINE)
             c = cmd["coords"]
             for i in range(0, len(c) - 3, 4):
                 seen = {"page": [0, 0], "server": [0, 0]}     # [points showing it, points not covered]
@@ -301,8 +299,8 @@ def check_pair(frame, page, server, measure, dpr):
                     if not (0 <= x < W and 0 <= y < H):
                         continue
                     win = (slice(max(0, y - r), y + r + 1), slice(max(0, x - r), x + r + 1))
-                    for name, m, under in (("page", mp, under_p), ("server", ms, under_s)):
-                        if m[win].any():
+                    for name, img, under in (("page", page, under_p), ("server", server, under_s)):
+                        if near(img[win], colour, LINE).any():
                             seen[name][0] += 1
                             seen[name][1] += 1
                         elif not under[y, x]:
