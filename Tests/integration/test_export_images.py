@@ -386,7 +386,7 @@ def compare_all(server, artifacts, dpr, ids, name):
             frame = frame_json(server, sid, size)
             page, srv = pixels_of(r, "page"), pixels_of(r, "server")
             figures, found = check_pair(frame, page, srv, measure, size["dpr"])
-            if dpr == 1 and sid == "gallery-time":
+            if dpr == 1 and sid in ("gallery-time", "gallery-category"):
                 CAPTURED[sid] = (frame, page, srv, size["dpr"])
             frac = r["ok"] / r["total"]
             results[sid] = frac
@@ -429,14 +429,29 @@ def test_gallery_png_matches_the_page_at_dpr_2(server, artifacts):
 def test_the_missing_content_checks_fail_when_something_is_missing(server):
     """The checks of check_pair fail on a copy of the server's image with one label, one
     gridline or one series colour painted over in white, and pass on the image itself."""
-    if "gallery-time" not in CAPTURED:
+    missing = [sid for sid in ("gallery-time", "gallery-category") if sid not in CAPTURED]
+    if missing:
         d = browser(900, 640, 1)
         try:
             d.set_script_timeout(60)
-            size, r = capture(d, server, "gallery-time")
+            for sid in missing:
+                size, r = capture(d, server, sid)
+                CAPTURED[sid] = (frame_json(server, sid, size), pixels_of(r, "page"), pixels_of(r, "server"), size["dpr"])
         finally:
             d.quit()
-        CAPTURED["gallery-time"] = (frame_json(server, "gallery-time", size), pixels_of(r, "page"), pixels_of(r, "server"), size["dpr"])
+
+    # A rotated label (gallery-category's category names, turned by their angle) blanked out.
+    frame, page, srv, dpr = CAPTURED["gallery-category"]
+    measure = Measurer(server.http)
+    assert not check_pair(frame, page, srv, measure, dpr)[1]
+    turned = [c for layer in frame["layers"] for c in layer["commands"] if c["op"] == "text" and c.get("angle")]
+    assert turned, "gallery-category's labels are turned"
+    x0, y0, x1, y1 = text_box(turned[3], measure, dpr)
+    blanked = srv.copy()
+    blanked[max(0, int(y0) - 1):int(np.ceil(y1)) + 1, max(0, int(x0) - 1):int(np.ceil(x1)) + 1] = 255
+    _, problems = check_pair(frame, page, blanked, measure, dpr)
+    assert any(repr(turned[3]["text"]) in p and "no ink" in p for p in problems), problems
+
     frame, page, srv, dpr = CAPTURED["gallery-time"]
     measure = Measurer(server.http)
     figures, problems = check_pair(frame, page, srv, measure, dpr)
