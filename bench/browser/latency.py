@@ -150,6 +150,21 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds(pid):
+    """CPU seconds of a process and all its descendants alive now (a page's chromedriver,
+    its Chromium and that Chromium's renderer, GPU and utility processes)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            total += cpu_seconds(p)
+            for task in pathlib.Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
 def pages_run(server, count, seconds, warmup):
     """`count` pages of the live chart, each its own Chromium; their figures over `seconds`."""
     drivers = []
@@ -164,18 +179,22 @@ def pages_run(server, count, seconds, warmup):
         for d in drivers:
             d.execute_script("const c = window.chartwire; c.drawLog.length = 0; window.__d0 = c.draws;"
                              "window.__f0 = c.frames; window.__t0 = performance.now();")
+        b0 = [tree_cpu_seconds(d.service.process.pid) for d in drivers]
         c0, t0, l0 = cpu_seconds(server.proc.pid), time.time(), os.getloadavg()[0]
         time.sleep(seconds)
         cpu = (cpu_seconds(server.proc.pid) - c0) / (time.time() - t0) * 100
+        b1 = [tree_cpu_seconds(d.service.process.pid) for d in drivers]
+        elapsed = time.time() - t0
         out = []
-        for d in drivers:
+        for d, c0b, c1b in zip(drivers, b0, b1):
             ages, draws, frames, ms = d.execute_script(
                 "const c = window.chartwire; return [c.drawLog, c.draws - window.__d0, c.frames - window.__f0,"
                 " performance.now() - window.__t0]")
             if draws == 0:
                 raise RuntimeError("a page drew nothing in the measured window")
             out.append({"draws_per_s": draws / (ms / 1000), "frames_per_s": frames / (ms / 1000),
-                        "age_p50": pct(ages, 0.5), "age_p95": pct(ages, 0.95)})
+                        "age_p50": pct(ages, 0.5), "age_p95": pct(ages, 0.95),
+                        "browser_cpu": (c1b - c0b) / elapsed * 100})
         return out, cpu, (l0, os.getloadavg()[0])
     finally:
         for d in drivers:
@@ -246,17 +265,18 @@ def pages(count, seconds, warmup, feed_kind, tmp):
             feed.stop()
         server.stop()
     print(f"feed: {feed_kind}; {seconds:g} s measured after {warmup:g} s of warm-up; each page its own headless Chromium")
-    print(f"{'pages':>5} {'page':>6} {'draws/s':>8} {'frames/s':>9} {'age p50 ms':>11} {'age p95 ms':>11}")
-    print("-" * 56)
+    print(f"{'pages':>5} {'page':>6} {'draws/s':>8} {'frames/s':>9} {'age p50 ms':>11} {'age p95 ms':>11} {'browser CPU %':>14}")
+    print("-" * 71)
     for n, rows, cpu, load in phases:
         for k, r in enumerate(rows):
-            print(f"{n:>5} {k + 1:>6} {r['draws_per_s']:>8.1f} {r['frames_per_s']:>9.1f} {r['age_p50']:>11.1f} {r['age_p95']:>11.1f}")
+            print(f"{n:>5} {k + 1:>6} {r['draws_per_s']:>8.1f} {r['frames_per_s']:>9.1f} {r['age_p50']:>11.1f} {r['age_p95']:>11.1f} {r['browser_cpu']:>14.1f}")
         if n > 1:
             # worst: the fewest draws and frames, the oldest ages; median: of the pages.
             med = lambda key: pct([r[key] for r in rows], 0.5)  # noqa: E731
             print(f"{n:>5} {'worst':>6} {min(r['draws_per_s'] for r in rows):>8.1f} {min(r['frames_per_s'] for r in rows):>9.1f}"
-                  f" {max(r['age_p50'] for r in rows):>11.1f} {max(r['age_p95'] for r in rows):>11.1f}")
-            print(f"{n:>5} {'median':>6} {med('draws_per_s'):>8.1f} {med('frames_per_s'):>9.1f} {med('age_p50'):>11.1f} {med('age_p95'):>11.1f}")
+                  f" {max(r['age_p50'] for r in rows):>11.1f} {max(r['age_p95'] for r in rows):>11.1f} {max(r['browser_cpu'] for r in rows):>14.1f}")
+            print(f"{n:>5} {'median':>6} {med('draws_per_s'):>8.1f} {med('frames_per_s'):>9.1f} {med('age_p50'):>11.1f} {med('age_p95'):>11.1f} {med('browser_cpu'):>14.1f}")
+            print(f"{n:>5} browsers' CPU in all {sum(r['browser_cpu'] for r in rows):.1f} % of a core")
         print(f"{n:>5} server CPU {cpu:.1f} % of a core; load average {load[0]:.2f} at the start, {load[1]:.2f} at the end")
     n, rows, _, _ = phases[-1]
     ok = all(r["draws_per_s"] >= 28 and r["age_p95"] <= 50 for r in rows)
