@@ -18,9 +18,11 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
 - first_draw_ms: navigation start to the first painted frame, on the demo.
 - --only pages [--pages N]: N viewers of the live monitoring chart at once, each its own
   headless Chromium (its own browser process and renderer, as N people on N machines
-  would be, all on this box), fed by `cwload feed` as chartbench feeds it: one row per
-  page (draws/s, newest-point age p50/p95), min and median, the server's CPU; beside
-  the same with 1 page, measured first in the same run on the same server and feed.
+  would be, all on this box), history from `cwload ingest`, fed by `cwload feed` as
+  chartbench feeds it (--feed python: the feed of --only live): one row per page
+  (draws/s, frames/s, newest-point age p50/p95, its Chromium process tree's CPU), the
+  worst and median page, the server's CPU; beside the same with 1 page, measured first
+  in the same run on the same server and feed. The last line: issue 28's goal met or not.
 
 Not a test: a table of figures for docs/bench.md and the issue notes.
 """
