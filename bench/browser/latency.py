@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Browser benchmark: what a person feels, measured in the page (headless Chromium).
 
-  python3 bench/browser/latency.py [--seconds 10] [--quick] [--only first|live|gestures] [--gestures N]
+  python3 bench/browser/latency.py [--seconds S] [--quick] [--only first|live|gestures|pages] [--gestures N] [--first N] [--pages N] [--feed cwload|python] [--warmup S]
 
 Starts its own wsserver (release build: `swift build -c release` first) and prints:
 
@@ -16,6 +16,13 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
   of those apart; drag_step_to_paint: the steps of a continuous drag, each move sent
   as soon as the frame answering the one before is drawn (20 a page).
 - first_draw_ms: navigation start to the first painted frame, on the demo.
+- --only pages [--pages N]: N viewers of the live monitoring chart at once, each its own
+  headless Chromium (its own browser process and renderer, as N people on N machines
+  would be, all on this box), history from `cwload ingest`, fed by `cwload feed` as
+  chartbench feeds it (--feed python: the feed of --only live): one row per page
+  (draws/s, frames/s, newest-point age p50/p95, its Chromium process tree's CPU), the
+  worst and median page, the server's CPU; beside the same with 1 page, measured first
+  in the same run on the same server and feed. The last line: issue 28's goal met or not.
 
 Not a test: a table of figures for docs/bench.md and the issue notes.
 """
@@ -25,6 +32,7 @@ import json
 import os
 import pathlib
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -128,11 +136,160 @@ def live(seconds, tmp, rows):
         server.stop()
 
 
+def cwload(*args):
+    """Runs bench's cwload (the release build beside the server binary) to its end."""
+    exe = pathlib.Path(os.environ["CHARTWIRE_BIN"]).parent / "cwload"
+    if not exe.exists():
+        raise SystemExit(f"{exe} is missing: swift build -c release first")
+    r = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        raise RuntimeError(f"cwload {args[0]} failed ({r.returncode}): {r.stderr.strip()[:400]}")
+    return r.stdout
+
+
+def cpu_seconds(pid):
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid):
+    """CPU seconds of a process and all its descendants alive now (a page's chromedriver,
+    its Chromium and that Chromium's renderer, GPU and utility processes)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            total += cpu_seconds(p)
+            for task in pathlib.Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
+def pages_run(server, count, seconds, warmup):
+    """`count` pages of the live chart, each its own Chromium; their figures over `seconds`."""
+    drivers = []
+    try:
+        for _ in range(count):
+            d = browser(1600, 900 + 40)
+            drivers.append(d)
+            d.get(f"{server.http}/s/monitor")
+        for d in drivers:
+            wait_for(d, "return window.chartwire && window.chartwire.draws > 0", timeout=60, message="a page's first draw")
+        time.sleep(warmup)
+        for d in drivers:
+            d.execute_script("const c = window.chartwire; c.drawLog.length = 0; window.__d0 = c.draws;"
+                             "window.__f0 = c.frames; window.__t0 = performance.now();")
+        b0 = [tree_cpu_seconds(d.service.process.pid) for d in drivers]
+        c0, t0, l0 = cpu_seconds(server.proc.pid), time.time(), os.getloadavg()[0]
+        time.sleep(seconds)
+        cpu = (cpu_seconds(server.proc.pid) - c0) / (time.time() - t0) * 100
+        b1 = [tree_cpu_seconds(d.service.process.pid) for d in drivers]
+        elapsed = time.time() - t0
+        out = []
+        for d, c0b, c1b in zip(drivers, b0, b1):
+            ages, draws, frames, ms = d.execute_script(
+                "const c = window.chartwire; return [c.drawLog, c.draws - window.__d0, c.frames - window.__f0,"
+                " performance.now() - window.__t0]")
+            if draws == 0:
+                raise RuntimeError("a page drew nothing in the measured window")
+            out.append({"draws_per_s": draws / (ms / 1000), "frames_per_s": frames / (ms / 1000),
+                        "age_p50": pct(ages, 0.5), "age_p95": pct(ages, 0.95),
+                        "browser_cpu": (c1b - c0b) / elapsed * 100})
+        return out, cpu, (l0, os.getloadavg()[0])
+    finally:
+        for d in drivers:
+            d.quit()
+
+
+class python_feed:
+    """latency.py's live feed (4 series, 50 appends a second each, unbounded random walks)."""
+
+    def __init__(self, port):
+        self.port, self.error, self.halt = port, None, threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", self.port)
+            walks, tick = [0.0] * 4, time.time()
+            while not self.halt.is_set():
+                now = time.time()
+                for i in range(4):
+                    walks[i] += random.uniform(-0.5, 0.5)
+                    post(c, f"/api/sessions/monitor/series/s{i}/append", json_points([now], [walks[i]]))
+                tick += 0.02
+                time.sleep(max(0, tick - time.time()))
+        except Exception as e:  # noqa: BLE001  (reported by the caller)
+            self.error = repr(e)
+
+    def stop(self):
+        self.halt.set()
+        self.thread.join(10)
+
+
+def pages(count, seconds, warmup, feed_kind, tmp):
+    """Prints the table of the ten-pages benchmark (issue 28): 1 page, then `count`."""
+    server = start(MONITOR, tmp)
+    feed = None
+    try:
+        port = str(server.port)
+        start_x = time.time() - 250000 / 50
+        for i in range(4):
+            cwload("ingest", "--port", port, "--session", "monitor", "--series", f"s{i}", "--points", "250000",
+                   "--batch", "50000", "--binary", "--start", str(start_x), "--step", "0.02")
+        # The feed runs through both phases; it is stopped when they end.
+        if feed_kind == "cwload":
+            exe = pathlib.Path(os.environ["CHARTWIRE_BIN"]).parent / "cwload"
+            feed = subprocess.Popen([str(exe), "feed", "--port", port, "--session", "monitor", "--series", "s0,s1,s2,s3",
+                                     "--rate", "50", "--duration", "3600"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    text=True)
+            time.sleep(1)
+            if feed.poll() is not None:
+                raise RuntimeError(f"cwload feed ended early: {feed.stderr.read()[:400]}")
+        else:
+            feed = python_feed(server.port)
+        phases = []
+        for n in (1, count):
+            rows, cpu, load = pages_run(server, n, seconds, warmup)
+            if feed_kind == "cwload" and feed.poll() is not None:
+                raise RuntimeError(f"cwload feed ended during the run: {feed.stderr.read()[:400]}")
+            if feed_kind == "python" and feed.error:
+                raise RuntimeError(f"the Python feed failed: {feed.error}")
+            phases.append((n, rows, cpu, load))
+    finally:
+        if feed_kind == "cwload" and feed and feed.poll() is None:
+            feed.terminate()
+            feed.wait(10)
+        if feed_kind == "python" and feed:
+            feed.stop()
+        server.stop()
+    print(f"feed: {feed_kind}; {seconds:g} s measured after {warmup:g} s of warm-up; each page its own headless Chromium")
+    print(f"{'pages':>5} {'page':>6} {'draws/s':>8} {'frames/s':>9} {'age p50 ms':>11} {'age p95 ms':>11} {'browser CPU %':>14}")
+    print("-" * 71)
+    for n, rows, cpu, load in phases:
+        for k, r in enumerate(rows):
+            print(f"{n:>5} {k + 1:>6} {r['draws_per_s']:>8.1f} {r['frames_per_s']:>9.1f} {r['age_p50']:>11.1f} {r['age_p95']:>11.1f} {r['browser_cpu']:>14.1f}")
+        if n > 1:
+            # worst: the fewest draws and frames, the oldest ages; median: of the pages.
+            med = lambda key: pct([r[key] for r in rows], 0.5)  # noqa: E731
+            print(f"{n:>5} {'worst':>6} {min(r['draws_per_s'] for r in rows):>8.1f} {min(r['frames_per_s'] for r in rows):>9.1f}"
+                  f" {max(r['age_p50'] for r in rows):>11.1f} {max(r['age_p95'] for r in rows):>11.1f} {max(r['browser_cpu'] for r in rows):>14.1f}")
+            print(f"{n:>5} {'median':>6} {med('draws_per_s'):>8.1f} {med('frames_per_s'):>9.1f} {med('age_p50'):>11.1f} {med('age_p95'):>11.1f} {med('browser_cpu'):>14.1f}")
+            print(f"{n:>5} browsers' CPU in all {sum(r['browser_cpu'] for r in rows):.1f} % of a core")
+        print(f"{n:>5} server CPU {cpu:.1f} % of a core; load average {load[0]:.2f} at the start, {load[1]:.2f} at the end")
+    n, rows, _, _ = phases[-1]
+    ok = all(r["draws_per_s"] >= 28 and r["age_p95"] <= 50 for r in rows)
+    print(f"goal (each of {n} pages >= 28 draws/s, newest point <= 50 ms behind at p95): {'met' if ok else 'not met'}")
+
+
 def mouse(d, kind, x, y, **fields):
     d.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **fields})
 
 
-def gestures(count, tmp, rows):
+def gestures(count, first, tmp, rows):
     server = start(BIG, tmp)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", server.port)
@@ -194,6 +351,29 @@ def gestures(count, tmp, rows):
                 delay += logs[2]
             finally:
                 d.quit()
+        # The first gesture of a fresh page, one sample a fresh page (a new Chromium each):
+        # wheels and drags alternating, each the page's first input after its first draw.
+        first_zoom, first_pan = [], []
+        for k in range(first):
+            d = browser(1600, 940)
+            try:
+                d.get(f"{server.http}/s/big")
+                wait_for(d, "return window.chartwire && window.chartwire.draws > 0")
+                canvas = d.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
+                box = d.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                       "return [r.left + r.width / 2, r.top + r.height / 2]", canvas)
+                x, y = box[0] + random.randint(-200, 200), box[1]
+                if k % 2 == 0:
+                    mouse(d, "mouseWheel", x, y, deltaX=0, deltaY=-120)
+                else:
+                    mouse(d, "mouseMoved", x, y)
+                    mouse(d, "mousePressed", x, y, button="left", buttons=1, clickCount=1)
+                    mouse(d, "mouseMoved", x - 40, y, button="left", buttons=1)
+                    mouse(d, "mouseReleased", x - 40, y, button="left", buttons=0, clickCount=1)
+                wait_for(d, "return window.chartwire.inputLog.length > 0", timeout=10, message="the frame answering a fresh page's first gesture")
+                (first_zoom if k % 2 == 0 else first_pan).append(d.execute_script("return window.chartwire.inputLog[0]"))
+            finally:
+                d.quit()
         rows.append(("gesture_to_paint_p50_ms_1e7", pct(lat, 0.5), "ms"))
         rows.append(("gesture_to_paint_p95_ms_1e7", pct(lat, 0.95), "ms"))
         rows.append(("gestures_measured", len(lat), ""))
@@ -206,6 +386,12 @@ def gestures(count, tmp, rows):
         rows.append(("drag_step_to_paint_p50_ms", pct(drag_steps, 0.5), "ms"))
         rows.append(("drag_step_to_paint_p95_ms", pct(drag_steps, 0.95), "ms"))
         rows.append(("drag_steps_measured", len(drag_steps), ""))
+        if first:
+            rows.append(("first_zoom_to_paint_p50_ms", pct(first_zoom, 0.5), "ms"))
+            rows.append(("first_zoom_to_paint_max_ms", max(first_zoom), "ms"))
+            rows.append(("first_pan_to_paint_p50_ms", pct(first_pan, 0.5), "ms"))
+            rows.append(("first_pan_to_paint_max_ms", max(first_pan) if first_pan else float("nan"), "ms"))
+            rows.append(("first_gestures_measured", len(first_zoom) + len(first_pan), ""))
         rows.append(("gesture_dispatch_p50_ms", pct(delay, 0.5), "ms"))
         rows.append(("gesture_dispatch_p95_ms", pct(delay, 0.95), "ms"))
         rows.append(("gesture_to_frame_arrival_p50_ms", pct(arrival, 0.5), "ms"))
@@ -238,20 +424,29 @@ def first_draw(tmp, rows):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--seconds", type=float, help="measured window (default 10; 20 with --only pages)")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=["first", "live", "gestures"], help="run one part")
+    ap.add_argument("--only", choices=["first", "live", "gestures", "pages"], help="run one part (pages only when named)")
+    ap.add_argument("--first", type=int, default=10, help="fresh pages, one first gesture each (default 10; 4 with --quick)")
+    ap.add_argument("--pages", type=int, default=10, help="with --only pages: how many pages (default 10)")
+    ap.add_argument("--feed", choices=["cwload", "python"], default="cwload",
+                    help="with --only pages: cwload feed (as chartbench, default) or the feed of --only live")
+    ap.add_argument("--warmup", type=float, default=5, help="with --only pages: seconds before the measured window")
     ap.add_argument("--gestures", type=int, help="gestures to measure (10 a fresh page; default 30, 10 with --quick)")
     args = ap.parse_args()
     tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
     tmp.mkdir(exist_ok=True)
     rows = []
+    if args.only == "pages":
+        os.environ.setdefault("CHARTWIRE_BIN", str(ROOT / ".build" / "release" / "wsserver"))
+        pages(args.pages, args.seconds or 20, args.warmup, args.feed, tmp)
+        return
     if args.only in (None, "first"):
         first_draw(tmp, rows)
     if args.only in (None, "live"):
-        live(3 if args.quick else args.seconds, tmp, rows)
+        live(3 if args.quick else (args.seconds or 10), tmp, rows)
     if args.only in (None, "gestures"):
-        gestures(args.gestures or (10 if args.quick else 30), tmp, rows)
+        gestures(args.gestures or (10 if args.quick else 30), 4 if args.quick else args.first, tmp, rows)
     print(f"{'figure':36} {'value':>12}")
     print("-" * 50)
     for name, v, unit in rows:
