@@ -483,8 +483,7 @@ struct Painter {
     }
 
     /// Decodes PNG, JPEG or GIF bytes (by their signature, as ChartImage tells them apart)
-    /// into an image surface that owns its pixels (the SVG and PDF surfaces may hold on to
-    /// a source until they finish), or nil.
+    /// into an image surface, or nil.
     static func decode(_ bytes: [UInt8]) -> OpaquePointer? {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return decodePNG(bytes) }
         let isJPEG = bytes.starts(with: [0xFF, 0xD8]), isGIF = bytes.starts(with: Array("GIF8".utf8))
@@ -495,18 +494,21 @@ struct Painter {
             isJPEG ? cw_jpeg_decode(b.baseAddress, b.count, side, &width, &height)
                    : cw_gif_decode(b.baseAddress, b.count, side, &width, &height)
         }) else { return nil }
-        defer { cw_image_free(pixels) }
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height) else { return nil }
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface) else {
+        // The surface draws from the decoder's pixels (width·4 is ARGB32's stride) and frees
+        // them when its last reference goes: the SVG and PDF surfaces may hold on to a
+        // source until they finish. No second copy of the pixels.
+        guard cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, width) == width * 4,
+              let surface = cairo_image_surface_create_for_data(
+                  UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32, width, height, width * 4)
+        else { cw_image_free(pixels); return nil }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
+              cairo_surface_set_user_data(surface, decodedPixelsKey, pixels, { cw_image_free($0?.assumingMemoryBound(to: UInt32.self)) })
+                == CAIRO_STATUS_SUCCESS
+        else {
             cairo_surface_destroy(surface)
+            cw_image_free(pixels)
             return nil
         }
-        cairo_surface_flush(surface)
-        let stride = Int(cairo_image_surface_get_stride(surface)), row = Int(width) * 4
-        for y in 0..<Int(height) {
-            (data + y * stride).update(from: UnsafeRawPointer(pixels + y * Int(width)).assumingMemoryBound(to: UInt8.self), count: row)
-        }
-        cairo_surface_mark_dirty(surface)
         return surface
     }
 
@@ -546,6 +548,10 @@ struct Painter {
         cairo_restore(cr)
     }
 }
+
+/// The key under which a decoded JPEG's or GIF's surface keeps its pixels (only its
+/// address matters).
+nonisolated(unsafe) private let decodedPixelsKey = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)
 
 extension Double {
     /// The angle in 0 ..< 2π, but a whole turn stays a whole turn's remainder (0).
