@@ -66,8 +66,11 @@ let package = Package(
             pkgConfig: "cairo-ft",
             providers: [.apt(["libcairo2-dev"])]
         ),
-        // PNG encoding with zlib at a fast level (Cairo's own writer uses zlib's default).
-        .target(name: "CExport", dependencies: ["CZlib"]),
+        // PNG encoding with zlib at a fast level (Cairo's own writer uses zlib's default), and
+        // JPEG (libjpeg-turbo: Debian's libjpeg62-turbo-dev) and GIF (giflib: libgif-dev, which
+        // has no pkg-config file) decoding for annotation images, behind a C API of pixels.
+        .target(name: "CExport", dependencies: ["CZlib"],
+                linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("gif")]),
         // WebSocket client-frame masking, which libwebsockets does not check: follows
         // frame headers in what lws receives (a recv() wrapper) for the server to ask.
         .target(name: "CWireGuard"),

@@ -1,4 +1,5 @@
 import CCairo
+import CExport
 import ChartSession
 import FontStack
 import Foundation
@@ -472,10 +473,46 @@ struct Painter {
         cairo_restore(cr)
     }
 
-    /// drawImage(img, x, y, w, h) for a PNG the server holds (Cairo decodes PNG only: a
-    /// JPEG or GIF annotation image is left out of the export).
+    /// drawImage(img, x, y, w, h) for an image the server holds: a PNG through Cairo, a
+    /// JPEG (libjpeg-turbo) or a GIF's first frame (giflib) through CExport's decoders.
+    /// Bytes that do not decode draw nothing, as a broken image draws nothing on the page.
     mutating func image(x: Double, y: Double, w: Double, h: Double, src: String) {
-        guard w > 0, h > 0, let bytes = images(src), bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { return }
+        guard w > 0, h > 0, let bytes = images(src), let surface = Self.decode(bytes) else { return }
+        defer { cairo_surface_destroy(surface) }
+        drawImage(surface, x: x, y: y, w: w, h: h)
+    }
+
+    /// Decodes PNG, JPEG or GIF bytes (by their signature, as ChartImage tells them apart)
+    /// into an image surface, or nil.
+    static func decode(_ bytes: [UInt8]) -> OpaquePointer? {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return decodePNG(bytes) }
+        let isJPEG = bytes.starts(with: [0xFF, 0xD8]), isGIF = bytes.starts(with: Array("GIF8".utf8))
+        guard isJPEG || isGIF else { return nil }
+        var width: Int32 = 0, height: Int32 = 0
+        let side = Int32(ChartImage.maxSide)
+        guard let pixels = bytes.withUnsafeBufferPointer({ b in
+            isJPEG ? cw_jpeg_decode(b.baseAddress, b.count, side, &width, &height)
+                   : cw_gif_decode(b.baseAddress, b.count, side, &width, &height)
+        }) else { return nil }
+        // The surface draws from the decoder's pixels (width·4 is ARGB32's stride) and frees
+        // them when its last reference goes: the SVG and PDF surfaces may hold on to a
+        // source until they finish. No second copy of the pixels.
+        guard cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, width) == width * 4,
+              let surface = cairo_image_surface_create_for_data(
+                  UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32, width, height, width * 4)
+        else { cw_image_free(pixels); return nil }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
+              cairo_surface_set_user_data(surface, decodedPixelsKey, pixels, { cw_image_free($0?.assumingMemoryBound(to: UInt32.self)) })
+                == CAIRO_STATUS_SUCCESS
+        else {
+            cairo_surface_destroy(surface)
+            cw_image_free(pixels)
+            return nil
+        }
+        return surface
+    }
+
+    static func decodePNG(_ bytes: [UInt8]) -> OpaquePointer? {
         final class Reader { var bytes: [UInt8]; var at = 0; init(_ b: [UInt8]) { bytes = b } }
         let reader = Unmanaged.passRetained(Reader(bytes))
         defer { reader.release() }
@@ -488,9 +525,15 @@ struct Painter {
             r.at += n
             return CAIRO_STATUS_SUCCESS
         }
-        guard let surface = cairo_image_surface_create_from_png_stream(read, reader.toOpaque()) else { return }
-        defer { cairo_surface_destroy(surface) }
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { return }
+        guard let surface = cairo_image_surface_create_from_png_stream(read, reader.toOpaque()) else { return nil }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            cairo_surface_destroy(surface)
+            return nil
+        }
+        return surface
+    }
+
+    private mutating func drawImage(_ surface: OpaquePointer, x: Double, y: Double, w: Double, h: Double) {
         let iw = Double(cairo_image_surface_get_width(surface)), ih = Double(cairo_image_surface_get_height(surface))
         guard iw > 0, ih > 0 else { return }
         cairo_save(cr)
@@ -505,6 +548,10 @@ struct Painter {
         cairo_restore(cr)
     }
 }
+
+/// The key under which a decoded JPEG's or GIF's surface keeps its pixels (only its
+/// address matters).
+nonisolated(unsafe) private let decodedPixelsKey = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)
 
 extension Double {
     /// The angle in 0 ..< 2π, but a whole turn stays a whole turn's remainder (0).

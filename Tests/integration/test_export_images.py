@@ -631,3 +631,52 @@ def test_a_large_export_does_not_hold_up_the_server(server):
     took = done["headers"] - done["start"]
     print(f"export {took * 1000:.0f} ms; /healthz answered {1000 * (done['headers'] - answered):.0f} ms before it")
     assert answered < done["headers"] - 0.05, (answered, done)
+
+
+# A 16×16 JPEG (left half red, right half blue) and a 16×16 GIF (top half red, bottom
+# left green, bottom right transparent), made with libjpeg-turbo's and giflib's encoders;
+# the unit tests (AnnotationImageTests) have the same and more.
+RGB_JPEG = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAIBAQEBAQIBAQECAgICAgQDAgICAgUEBAMEBgUGBgYFBgYGBwkIBgcJBwYGCAsICQoKCgoKBggLDAsKDAkKCgr/2wBDAQICAgICAgUDAwUKBwYHCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgr/wAARCAAQABADAREAAhEBAxEB/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl5ufo6erx8vP09fb3+Pn6/8QAHwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcFBAQAAQJ3AAECAxEEBSExBhJBUQdhcRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk5ebn6Onq8vP09fb3+Pn6/9oADAMBAAIRAxEAPwD4vr+Uz/fw+Q6/6qD/AJrz68r/AJVz/pQPkOv+qg/5rz//2Q=="
+STILL_GIF = "R0lGODlhEAAQAPEAAP8AAAD/AAAA/wAAACH5BAEAAAMALAAAAAAQABAAQAIghI8Jwc0DI1T0OCdl3TzdlkXfEw7diabpGJQD68KlHBYAOw=="
+
+
+@pytest.mark.parametrize("dpr", [1, 2])
+def test_jpeg_and_gif_annotation_images_are_drawn_as_the_page_draws_them(tmp_path, dpr):
+    """Issue 30: an export draws JPEG and GIF annotation images (docs/export.md), each
+    64×64 CSS px: at the middle of each quarter, the server's image has the colour the
+    image has there and the page's pixel (Chromium decodes them itself) agrees."""
+    spec = {"sessions": [{"id": "export-images", "title": "JPEG and GIF", "chart": {
+        "title": "JPEG and GIF",
+        "xAxes": [{"id": "x", "mode": "fixed", "range": [0, 100]}],
+        "yAxes": [{"id": "y", "mode": "fixed", "range": [0, 100]}],
+        "images": {"photo": "data:image/jpeg;base64," + RGB_JPEG, "still": "data:image/gif;base64," + STILL_GIF},
+        "series": [{"id": "s", "name": "s", "color": "#1f77b4", "data": {"x": [0, 100], "y": [5, 5]}}],
+        "annotations": [{"type": "image", "image": "photo", "x": 30, "y": 60, "width": 64, "height": 64},
+                        {"type": "image", "image": "still", "x": 70, "y": 60, "width": 64, "height": 64}]}}]}
+    config = tmp_path / "images.json"
+    config.write_text(json.dumps(spec))
+    srv = Server("--config", str(config)).start()
+    d = browser(900, 640, dpr)
+    try:
+        d.set_script_timeout(60)
+        size, r = capture(d, srv, "export-images")
+        frame = frame_json(srv, "export-images", size)
+    finally:
+        d.quit()
+        srv.stop()
+    page, server_px = pixels_of(r, "page"), pixels_of(r, "server")
+    images = {c["src"].split("/images/")[1].split("?")[0]: c for layer in frame["layers"]
+              for c in layer.get("commands", []) if c["op"] == "image"}
+    assert set(images) == {"photo", "still"}, images
+    red, green, blue = (255, 0, 0), (0, 255, 0), (0, 0, 255)
+    expected = {"photo": [red, blue, red, blue], "still": [red, red, green, None]}   # None: transparent
+    for name, cmd in images.items():
+        assert (cmd["w"], cmd["h"]) == (64, 64)
+        for (fx, fy), want in zip([(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)], expected[name]):
+            x, y = int((cmd["x"] + fx * cmd["w"]) * size["dpr"]), int((cmd["y"] + fy * cmd["h"]) * size["dpr"])
+            s, p = [int(v) for v in server_px[y, x]], [int(v) for v in page[y, x]]
+            assert max(abs(a - b) for a, b in zip(s, p)) <= 16, f"{name} at {x},{y}: server {s}, page {p}"
+            if want is not None:
+                assert max(abs(a - b) for a, b in zip(s, want)) <= 16, f"{name} at {x},{y}: server {s}, want {want}"
+            else:
+                assert s[0] > 200 and s[1] > 200 and s[2] > 200, f"{name} at {x},{y}: transparent shows {s}, not white"
