@@ -141,7 +141,7 @@ let package = Package(
         // through it. The harness reaches the server's internals (`@testable`), so it is
         // compiled into the tests rather than built as a target of its own, which a plain
         // `swift build -c release` (no -enable-testing) could not compile.
-        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
+        .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartExport", "CExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
         .testTarget(name: "ChartExportTests", dependencies: ["ChartExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
         .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "CSQLite", "ChartSession", "LayoutEngine", "TestSupport"]),
     ]
@@ -152,10 +152,10 @@ let package = Package(
 // LLVMFuzzerTestOneInput and starts libFuzzer, so the ordinary build must not see them. What they
 // run is FuzzHarness, which the unit tests use to replay the corpus and every crash found.
 if Context.environment["CHARTWIRE_FUZZ"] != nil {
-    package.targets.append(.target(name: "FuzzHarness", dependencies: ["ChartWireServer", "ChartSession", "LayoutEngine", "FontStack"],
+    package.targets.append(.target(name: "FuzzHarness", dependencies: ["ChartWireServer", "CExport", "ChartSession", "LayoutEngine", "FontStack"],
                                    path: "fuzz/Harness"))
     package.targets.append(.target(name: "CFuzzDriver", path: "fuzz/CFuzzDriver"))
-    for name in ["json-spec", "client-message", "append-body", "points", "line-protocol", "router", "frame"] {
+    for name in ["json-spec", "client-message", "append-body", "points", "line-protocol", "router", "frame", "image"] {
         package.targets.append(.executableTarget(
             name: "fuzz-\(name)", dependencies: ["FuzzHarness", "CFuzzDriver"], path: "fuzz/targets/\(name)",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))

@@ -1,3 +1,4 @@
+import CExport
 import ChartSession
 import FontStack
 import Foundation
@@ -16,6 +17,7 @@ public enum FuzzHarness {
     public static let targets: [String: @Sendable ([UInt8]) -> [String]] = [
         "json-spec": jsonSpec, "client-message": clientMessage, "append-body": appendBody,
         "points": points, "line-protocol": lineProtocol, "router": router, "frame": frame,
+        "image": image,
     ]
 
     /// The chart font as the server loads it (the frame builder measures labels).
@@ -131,6 +133,27 @@ public enum FuzzHarness {
         let session = feedSession()
         _ = try? session.append(seriesId: id, xs: read.xs, values: read.values)
         return render(session)
+    }
+
+    /// Annotation image bytes as the image export decodes them (Sources/CExport/image.c):
+    /// the same bytes through the JPEG and the GIF decoder, each side capped at 512 here
+    /// so the fuzzer spends its time in the decoders, not in filling pixels. A decoded
+    /// image has sides within the cap and, from a JPEG, only opaque pixels.
+    public static func image(_ bytes: [UInt8]) -> [String] {
+        var problems: [String] = []
+        bytes.withUnsafeBufferPointer { b in
+            for (name, decode) in [("jpeg", cw_jpeg_decode), ("gif", cw_gif_decode)] as [(String, (UnsafePointer<UInt8>?, Int, Int32, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> UnsafeMutablePointer<UInt32>?)] {
+                var w: Int32 = 0, h: Int32 = 0
+                guard let pixels = decode(b.baseAddress, b.count, 512, &w, &h) else { continue }
+                defer { cw_image_free(pixels) }
+                guard (1...512).contains(w), (1...512).contains(h) else { problems.append("\(name): \(w)x\(h) past the cap"); continue }
+                if name == "jpeg" {
+                    let all = UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h))
+                    if all.contains(where: { $0 >> 24 != 0xFF }) { problems.append("jpeg: a pixel that is not opaque") }
+                }
+            }
+        }
+        return problems
     }
 
     /// Line protocol (`POST /api/sessions/{s}/write`): the first byte picks the
