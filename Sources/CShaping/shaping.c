@@ -71,9 +71,10 @@ int cw_face_has_glyph(const cw_face *face, uint32_t codepoint) {
     return hb_font_get_nominal_glyph(face->font, codepoint, &glyph) && glyph != 0;
 }
 
-int64_t cw_shape_advance(const cw_face *face, const uint32_t *text, size_t count,
-                         size_t start, size_t length, uint32_t script) {
-    if (length == 0 || start + length > count || count > INT32_MAX) return 0;
+/// `text[start ..< start + length]` shaped as one run of `script` (0 = guess) with the
+/// rest of `text` as context: the buffer both shaping calls read. The caller destroys it.
+static hb_buffer_t *shaped_run(const cw_face *face, const uint32_t *text, size_t count,
+                               size_t start, size_t length, uint32_t script) {
     hb_buffer_t *buffer = hb_buffer_create();
     hb_buffer_add_utf32(buffer, text, (int)count, (unsigned)start, (int)length);
     if (script != 0) {
@@ -82,6 +83,13 @@ int64_t cw_shape_advance(const cw_face *face, const uint32_t *text, size_t count
     }
     hb_buffer_guess_segment_properties(buffer);
     hb_shape(face->font, buffer, NULL, 0);
+    return buffer;
+}
+
+int64_t cw_shape_advance(const cw_face *face, const uint32_t *text, size_t count,
+                         size_t start, size_t length, uint32_t script) {
+    if (length == 0 || start + length > count || count > INT32_MAX) return 0;
+    hb_buffer_t *buffer = shaped_run(face, text, count, start, length, script);
     unsigned n = 0;
     const hb_glyph_position_t *pos = hb_buffer_get_glyph_positions(buffer, &n);
     int64_t sum = 0;
@@ -95,14 +103,7 @@ size_t cw_shape_glyphs(const cw_face *face, const uint32_t *text, size_t count,
                        uint32_t *glyphs, int32_t *xs, int32_t *ys, size_t capacity, int64_t *advance) {
     *advance = 0;
     if (length == 0 || start + length > count || count > INT32_MAX) return 0;
-    hb_buffer_t *buffer = hb_buffer_create();
-    hb_buffer_add_utf32(buffer, text, (int)count, (unsigned)start, (int)length);
-    if (script != 0) {
-        hb_buffer_set_script(buffer, (hb_script_t)script);
-        hb_buffer_set_direction(buffer, hb_script_get_horizontal_direction((hb_script_t)script));
-    }
-    hb_buffer_guess_segment_properties(buffer);
-    hb_shape(face->font, buffer, NULL, 0);
+    hb_buffer_t *buffer = shaped_run(face, text, count, start, length, script);
     unsigned n = 0;
     const hb_glyph_info_t *info = hb_buffer_get_glyph_infos(buffer, &n);
     const hb_glyph_position_t *pos = hb_buffer_get_glyph_positions(buffer, &n);
