@@ -97,20 +97,9 @@ public struct ImageRenderer: Sendable {
 
     /// A PNG decoded by Cairo (libpng): the tests read the encoder's output back with it.
     public static func decodePNG(_ png: [UInt8]) -> Pixels? {
-        final class Reader { var bytes: [UInt8]; var at = 0; init(_ b: [UInt8]) { bytes = b } }
-        let reader = Unmanaged.passRetained(Reader(png))
-        defer { reader.release() }
-        guard let surface = cairo_image_surface_create_from_png_stream({ closure, data, length in
-            guard let closure, let data else { return CAIRO_STATUS_READ_ERROR }
-            let r = Unmanaged<Reader>.fromOpaque(closure).takeUnretainedValue()
-            let n = Int(length)
-            guard r.at + n <= r.bytes.count else { return CAIRO_STATUS_READ_ERROR }
-            r.bytes.withUnsafeBufferPointer { data.update(from: $0.baseAddress! + r.at, count: n) }
-            r.at += n
-            return CAIRO_STATUS_SUCCESS
-        }, reader.toOpaque()) else { return nil }
+        guard let surface = Painter.decodePNG(png) else { return nil }
         defer { cairo_surface_destroy(surface) }
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface) else { return nil }
+        guard let data = cairo_image_surface_get_data(surface) else { return nil }
         let w = Int(cairo_image_surface_get_width(surface)), h = Int(cairo_image_surface_get_height(surface))
         let stride = Int(cairo_image_surface_get_stride(surface))
         return Pixels(width: w, height: h, stride: stride, bytes: Array(UnsafeBufferPointer(start: data, count: stride * h)))
