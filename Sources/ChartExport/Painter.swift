@@ -213,13 +213,7 @@ struct Painter {
             }
             if ok {
                 cairo_new_path(cr)
-                for s in stretches {
-                    moveTo(s[0], base)
-                    var k = 0
-                    while k + 1 < s.count { lineTo(s[k], s[k + 1]); k += 2 }
-                    lineTo(s[s.count - 2], base)
-                    cairo_close_path(cr)
-                }
+                closedDown(stretches, to: base)
                 cairo_fill(cr)
             }
             if let pattern { cairo_pattern_destroy(pattern) }
@@ -234,22 +228,26 @@ struct Painter {
         cairo_stroke(cr)
     }
 
+    /// Adds each stretch to the path as a closed region: down (or up) from its first point
+    /// to `edge`, along the stretch, and back to `edge` under its last point (an area's
+    /// fill to its baseline, a band's halves to the plot's top or bottom).
+    private mutating func closedDown(_ stretches: [[Float]], to edge: Float) {
+        for s in stretches {
+            moveTo(s[0], edge)
+            var k = 0
+            while k + 1 < s.count { lineTo(s[k], s[k + 1]); k += 2 }
+            lineTo(s[s.count - 2], edge)
+            cairo_close_path(cr)
+        }
+    }
+
     /// `drawBand`: under line a, clipped to above line b, in fill; under b, clipped to above a, in fillY1.
     mutating func band(_ c: BandFill) {
         let A = Self.stretches(c.a), B = Self.stretches(c.b)
-        func region(_ stretches: [[Float]], _ edge: Float) {
-            for s in stretches {
-                moveTo(s[0], edge)
-                var k = 0
-                while k + 1 < s.count { lineTo(s[k], s[k + 1]); k += 2 }
-                lineTo(s[s.count - 2], edge)
-                cairo_close_path(cr)
-            }
-        }
         for (under, above, fill) in [(A, B, c.fill), (B, A, c.fillY1)] {
             cairo_save(cr)
-            cairo_new_path(cr); region(above, c.top); cairo_clip(cr)
-            cairo_new_path(cr); region(under, c.bottom)
+            cairo_new_path(cr); closedDown(above, to: c.top); cairo_clip(cr)
+            cairo_new_path(cr); closedDown(under, to: c.bottom)
             if source(fill) { cairo_fill(cr) }
             cairo_new_path(cr)
             cairo_restore(cr)
