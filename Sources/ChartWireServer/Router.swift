@@ -251,8 +251,7 @@ struct Router {
         case let .failure(refused): return refused
         case let .success(t): token = t
         }
-        if let token, let control = controlToken, SessionAccess.same(control, token) { return nil }
-        switch session.access.role(for: token) {
+        switch role(of: token, on: session) {
         case .success(.controller): return nil
         case .success(.viewer) where token == nil:
             return .error(401, "session \"\(id)\" takes data from controllers: send Authorization: Bearer <token>")
@@ -274,13 +273,19 @@ struct Router {
         case let .failure(refused): return refused
         case let .success(t): token = t ?? req.query["token"]
         }
-        if let token, let control = controlToken, SessionAccess.same(control, token) { return nil }
-        switch session.access.role(for: token) {
+        switch role(of: token, on: session) {
         case .success: return nil
         case .failure(.tokenRequired):
             return .error(401, "session \"\(id)\" is watched with a token: send Authorization: Bearer <token> or ?token=")
         case .failure(.unknownToken): return .error(403, "the token is not one of session \"\(id)\"'s")
         }
+    }
+
+    /// What a request's token lets it do on a session: the server's control token steers
+    /// every session; any other token is the session's own (`SessionAccess.role`).
+    func role(of token: String?, on session: Session) -> Result<SessionAccess.Role, SessionAccess.Refusal> {
+        if let token, let control = controlToken, SessionAccess.same(control, token) { return .success(.controller) }
+        return session.access.role(for: token)
     }
 
     /// The token of an `Authorization: Bearer <token>` header (nil: no header).
