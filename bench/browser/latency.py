@@ -289,6 +289,25 @@ def mouse(d, kind, x, y, **fields):
     d.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **fields})
 
 
+
+def plot_centre(d):
+    """Waits for the page's first draw; the middle of its chart, in page coordinates."""
+    wait_for(d, "return window.chartwire && window.chartwire.draws > 0")
+    canvas = d.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
+    return d.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                            "return [r.left + r.width / 2, r.top + r.height / 2]", canvas)
+
+
+def gesture(d, x, y, wheel):
+    """One measured gesture at (x, y): a wheel turn zooming in, or a 40 px drag left."""
+    if wheel:
+        mouse(d, "mouseWheel", x, y, deltaX=0, deltaY=-120)
+    else:
+        mouse(d, "mouseMoved", x, y)
+        mouse(d, "mousePressed", x, y, button="left", buttons=1, clickCount=1)
+        mouse(d, "mouseMoved", x - 40, y, button="left", buttons=1)
+        mouse(d, "mouseReleased", x - 40, y, button="left", buttons=0, clickCount=1)
+
 def gestures(count, first, tmp, rows):
     server = start(BIG, tmp)
     try:
@@ -307,23 +326,14 @@ def gestures(count, first, tmp, rows):
             d = browser(1600, 940)
             try:
                 d.get(f"{server.http}/s/big")
-                wait_for(d, "return window.chartwire && window.chartwire.draws > 0")
-                canvas = d.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
-                box = d.execute_script("const r = arguments[0].getBoundingClientRect(); "
-                                       "return [r.left + r.width / 2, r.top + r.height / 2]", canvas)
+                box = plot_centre(d)
                 for g in range(10):
                     before = d.execute_script("return window.chartwire.inputLog.length")
                     # Input goes in through the DevTools protocol, as the browser receives
                     # a device's events (WebDriver actions carry timestamps taken in the
                     # driver, before its own round trips, and add a zero-delta wheel).
                     x, y = box[0] + random.randint(-200, 200), box[1]
-                    if g % 2 == 0:
-                        mouse(d, "mouseWheel", x, y, deltaX=0, deltaY=-120)
-                    else:
-                        mouse(d, "mouseMoved", x, y)
-                        mouse(d, "mousePressed", x, y, button="left", buttons=1, clickCount=1)
-                        mouse(d, "mouseMoved", x - 40, y, button="left", buttons=1)
-                        mouse(d, "mouseReleased", x - 40, y, button="left", buttons=0, clickCount=1)
+                    gesture(d, x, y, wheel=g % 2 == 0)
                     wait_for(d, f"return window.chartwire.inputLog.length > {before}", timeout=10, message="the frame answering a gesture")
                     # Long enough for a wheel's zoom animation to end: a drag made while it
                     # runs can be overtaken by it and left without a frame of its own.
@@ -358,18 +368,9 @@ def gestures(count, first, tmp, rows):
             d = browser(1600, 940)
             try:
                 d.get(f"{server.http}/s/big")
-                wait_for(d, "return window.chartwire && window.chartwire.draws > 0")
-                canvas = d.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
-                box = d.execute_script("const r = arguments[0].getBoundingClientRect(); "
-                                       "return [r.left + r.width / 2, r.top + r.height / 2]", canvas)
+                box = plot_centre(d)
                 x, y = box[0] + random.randint(-200, 200), box[1]
-                if k % 2 == 0:
-                    mouse(d, "mouseWheel", x, y, deltaX=0, deltaY=-120)
-                else:
-                    mouse(d, "mouseMoved", x, y)
-                    mouse(d, "mousePressed", x, y, button="left", buttons=1, clickCount=1)
-                    mouse(d, "mouseMoved", x - 40, y, button="left", buttons=1)
-                    mouse(d, "mouseReleased", x - 40, y, button="left", buttons=0, clickCount=1)
+                gesture(d, x, y, wheel=k % 2 == 0)
                 wait_for(d, "return window.chartwire.inputLog.length > 0", timeout=10, message="the frame answering a fresh page's first gesture")
                 (first_zoom if k % 2 == 0 else first_pan).append(d.execute_script("return window.chartwire.inputLog[0]"))
             finally:
