@@ -77,3 +77,91 @@ import Testing
         #expect(g.points(upTo: 3600).xs.count == DataGenerator.maxCatchUp)
     }
 }
+
+/// X values on a line are kept as the line (`XRamp`); every value reads back bit for bit.
+@Suite struct XRampTests {
+    /// Appends `xs` (with y = index) in batches of `batch` (1: one point at a time) and
+    /// checks every way of reading x against what went in, bit for bit.
+    func roundTrip(_ xs: [Double], batch: Int, capacity: Int? = nil) throws -> XYData {
+        var d = XYData(capacity: capacity)
+        var i = 0
+        while i < xs.count {
+            let n = min(batch, xs.count - i)
+            if n == 1 { d.append(x: xs[i], y: Double(i)) } else {
+                try d.append(xs: Array(xs[i..<i + n]), ys: (i..<i + n).map(Double.init))
+            }
+            i += n
+        }
+        let kept = Array(xs.suffix(d.count))
+        #expect(d.count == min(xs.count, capacity ?? xs.count))
+        #expect((0..<d.count).allSatisfy { d.x($0).bitPattern == kept[$0].bitPattern })
+        #expect(d.arrays.xs.map(\.bitPattern) == kept.map(\.bitPattern))
+        var stretched: [Double] = []
+        let lo = min(3, d.count), hi = max(lo, d.count - 2)
+        d.withStretches(lo..<hi) { x, _ in stretched += x }
+        #expect(stretched.map(\.bitPattern) == Array(kept[lo..<hi]).map(\.bitPattern))
+        if let first = kept.first { #expect(d.lowerBound(first) == 0 && d.upperBound(kept.last!) == d.count) }
+        d.checkInvariants()
+        return d
+    }
+
+    @Test func sampleIndicesCostNoBytes() throws {
+        let xs = (0..<100_000).map(Double.init)
+        for batch in [1, 7, 1000, 100_000] {
+            let d = try roundTrip(xs, batch: batch)
+            #expect(d.xHeapBytes == 0, "batch \(batch): \(d.xHeapBytes) bytes")
+        }
+        // Plain values for the same count: 8 bytes a point.
+        var rng = SystemRandomNumberGenerator()
+        var x = 0.0
+        let irregular = (0..<100_000).map { _ in x += Double.random(in: 0.5...1.5, using: &rng); return x }
+        let plain = try roundTrip(irregular, batch: 1000)
+        #expect(plain.xHeapBytes >= 100_000 * 8)
+    }
+
+    /// A sender adding its period up (`t += 0.1` from a Unix time) drifts off the exact
+    /// line by a few units in the last place: two bytes a point, read back exactly.
+    @Test func accumulatedTimestampsReadBackExactly() throws {
+        var t = 1_790_000_000.0
+        let xs = (0..<50_000).map { _ -> Double in defer { t += 0.1 }; return t }
+        var u = 0.0
+        let small = (0..<50_000).map { _ -> Double in defer { u += 0.001 }; return u }
+        for batch in [1, 333, 50_000] {
+            let d = try roundTrip(xs, batch: batch)
+            #expect(d.xHeapBytes <= 50_000 * 2 + 4 * 4096, "batch \(batch): \(d.xHeapBytes) bytes")
+            _ = try roundTrip(small, batch: batch)
+        }
+    }
+
+    /// Values that leave the line mid-chunk, repeats, -0.0, and steps that overflow.
+    @Test func valuesOffTheLineBecomePlain() throws {
+        var xs = (0..<3000).map(Double.init)
+        xs += [3000, 3000, 3000, 5000.5, 5001, 1e300, 1.7e308]            // off the line mid-chunk
+        xs += (0..<6000).map { 1.7e308 + Double($0) }                        // (equal doubles: step 0)
+        _ = try roundTrip(xs, batch: 1)
+        _ = try roundTrip(xs, batch: 500)
+        _ = try roundTrip(xs, batch: xs.count)
+        let signed: [Double] = [-0.0, 0.0, 1, 2, 3]
+        let d = try roundTrip(signed, batch: 1)
+        #expect(d.x(0).sign == .minus)
+        _ = try roundTrip([-Double.greatestFiniteMagnitude, Double.greatestFiniteMagnitude], batch: 1)
+        _ = try roundTrip([-Double.greatestFiniteMagnitude, 0, Double.greatestFiniteMagnitude], batch: 3)
+        // Whole chunks of repeats, then negative values rising to zero.
+        _ = try roundTrip(Array(repeating: 7.25, count: 9000) + (1...9000).map { 7.25 + Double($0) / 1024 }, batch: 4096)
+        _ = try roundTrip((0..<9000).map { -1 + Double($0) / 9000 }, batch: 1)
+    }
+
+    /// A FIFO evicts ramp chunks and plain ones alike, and copies keep their points.
+    @Test func fifoAndCopiesKeepExactValues() throws {
+        var t = 1_790_000_000.0
+        let xs = (0..<40_000).map { i -> Double in defer { t += i % 5000 < 4000 ? 0.25 : Double(i % 7) / 3 }; return t }
+        for batch in [1, 999] {
+            var d = try roundTrip(xs, batch: batch, capacity: 10_000)
+            let copy = d
+            try d.append(xs: (1...5000).map { t + Double($0) }, ys: Array(repeating: 1, count: 5000))
+            #expect(copy.arrays.xs.map(\.bitPattern) == xs.suffix(10_000).map(\.bitPattern))
+            #expect(d.firstX == xs[35_000] && d.lastX == t + 5000)
+            d.checkInvariants()
+        }
+    }
+}

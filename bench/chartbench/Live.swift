@@ -323,7 +323,20 @@ func runMemory(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: D
     let lineViewer = try line.load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
                                     "--duration", String(seconds / 2), "--warmup", String(warmup)], session: "line")
     let rss1e7 = try peakRSS(line.server, while: lineViewer)
+    line.server.stop()
     figures.rows.append(("server_rss_mb_1e7", rss1e7, ("data_raw_mb_1e7", 10_000_000 * 16 / mb), "MB"))
+
+    // The same with irregular x (each step 1 ± 0.25 at random, as arrival times are):
+    // no chunk's x lies on a line, so every x is stored as a plain float64.
+    let jittered = try Scenario(binDir: binDir, dir: dir, name: "memory-line-irregular", spec: lineSpec1e7,
+                                warmup: warmup, history: [])
+    defer { jittered.server.stop() }
+    _ = try jittered.load(["ingest", "--series", "l", "--points", "10000000", "--batch", "1000000", "--binary",
+                           "--jitter", "0.5"], session: "line").result()
+    let jitteredViewer = try jittered.load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
+                                            "--duration", String(seconds / 2), "--warmup", String(warmup)], session: "line")
+    let rssIrregular = try peakRSS(jittered.server, while: jitteredViewer)
+    figures.rows.append(("server_rss_mb_1e7_irregular_x", rssIrregular, ("data_raw_mb_1e7", 10_000_000 * 16 / mb), "MB"))
     return figures
 }
 

@@ -86,15 +86,17 @@ var figures: [(String, Double)] = []
 
 // MARK: Frames
 
-/// A chart with one line series of `n` points (a random walk, x = 0..<n).
-func lineChart(points n: Int) -> Chart {
+/// A chart with one line series of `n` points (a random walk, x = 0..<n; `irregular`:
+/// each x moved by up to a quarter step at random, so no chunk's x lies on a line and
+/// x is stored as plain float64s, not as ramps).
+func lineChart(points n: Int, irregular: Bool = false) -> Chart {
     var rng = UInt64(0x9E37_79B9_7F4A_7C15)
     var xs = [Double](repeating: 0, count: n), ys = [Double](repeating: 0, count: n)
     var y = 0.0
     for i in 0..<n {
         rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
         y += Double(Int64(bitPattern: rng % 2001) - 1000) / 1000
-        xs[i] = Double(i); ys[i] = y
+        xs[i] = irregular ? Double(i) + Double(rng % 1024) / 4096 : Double(i); ys[i] = y
     }
     var data = XYData()
     try! data.append(xs: xs, ys: ys)
@@ -155,6 +157,16 @@ for (label, n) in [("1e4", 10_000), ("1e6", 1_000_000), ("1e7", 10_000_000)] {
             worstNaive = max(worstNaive, medianMs(runs: naiveRuns) { _ = buildFrame(chart, naive) })
         }
         record("frame_build_ms_line_1e7_zoom", worst, baseline: ("naive_build_ms_line_1e7_zoom", worstNaive), unit: "ms")
+
+        // The same with x that lies on no line (stored plain): memory and full-frame time
+        // beside the regular x's (stored as ramps) of this run.
+        let regularMs = ms
+        let plainBefore = residentMB()
+        let plain = lineChart(points: n, irregular: true)
+        record("memory_mb_series_1e7_irregular_x", residentMB() - plainBefore,
+               baseline: ("memory_mb_raw_arrays_1e7", Double(n * 16) / 1_048_576), unit: "MB")
+        let plainMs = medianMs(runs: runs) { _ = buildFrame(plain, reduced) }
+        record("frame_build_ms_line_1e7_full_irregular_x", plainMs, baseline: ("frame_build_ms_line_1e7_full", regularMs), unit: "ms")
     }
 }
 

@@ -30,8 +30,9 @@
 //       "latency_ms":{"p50","p90","p99","max"},"rate"} for the measured interval.
 //
 //   cwload ingest --port P --session S --series ID --points N --batch K [--binary] [--host H]
-//                 [--start X --step DX] [--duration S]
-//       Sends N points (x = X, X+DX, ...) in batches of K as fast as it can over one
+//                 [--start X --step DX] [--jitter J] [--duration S]
+//       Sends N points (x = X, X+DX, ...; with --jitter J each step is DX·(1 ± J/2),
+//       uniformly at random, so x is irregular as arrival times are) in batches of K as fast as it can over one
 //       connection (with --duration: batches until S seconds have passed); prints
 //       {"points","accepted","seconds","wall_seconds","points_per_s","wall_points_per_s","failed"},
 //       where seconds (and points_per_s) count request-to-answer time, not encoding.
@@ -130,7 +131,7 @@ typedef struct {
     const char *host, *session, *series;
     int port, port2, count, width, height, ack, binary, batch, inflight, hosts, cpus, has_duration, has_points;
     char zoom;                                   // viewers --zoom: 'x', 'y' or 0
-    double duration, warmup, throttle, connect_rate, rate, dpr, start, step, jump, revert;
+    double duration, warmup, throttle, connect_rate, rate, dpr, start, step, jitter, jump, revert;
     long points;
 } Options;
 
@@ -169,6 +170,7 @@ static Options parse(int argc, char **argv) {
         else if (ARG("--start")) o.start = atof(v);
         else if (ARG("--step")) o.step = atof(v);
         else if (ARG("--jump")) o.jump = atof(v);
+        else if (ARG("--jitter")) o.jitter = atof(v);
         else if (ARG("--revert")) o.revert = atof(v);
         else if (strcmp(a, "--no-ack") == 0) o.ack = 0;
         else if (strcmp(a, "--binary") == 0) o.binary = 1;
@@ -664,7 +666,10 @@ static int ingest(const Options *o) {
     // --duration: batches of K until that much time has passed (--points then unused).
     while (o->has_duration ? now_s() - t0 < o->duration : sent < o->points) {
         int n = (int)(!o->has_duration && o->points - sent < o->batch ? o->points - sent : o->batch);
-        for (int i = 0; i < n; i++) { xs[i] = x; ys[i] = 0.8 * sin(i * 0.0007) + (double)rand() / RAND_MAX * 0.2 - 0.1; x += o->step; }
+        for (int i = 0; i < n; i++) {
+            xs[i] = x; ys[i] = 0.8 * sin(i * 0.0007) + (double)rand() / RAND_MAX * 0.2 - 0.1;
+            x += o->jitter > 0 ? o->step * (1 + o->jitter * ((double)rand() / RAND_MAX - 0.5)) : o->step;
+        }
         body_for(&body, o, xs, ys, n);        // encoding is the client's cost: not timed
         long accepted = 0;
         double a = now_s();
