@@ -493,7 +493,7 @@ public final class Session {
     }
 
     /// Marks the viewers whose modifier drawing the modifiers said changed.
-    private func collectOverlayInvalidations(viewsToo: Bool = true) {
+    func collectOverlayInvalidations(viewsToo: Bool = true) {
         if let which = chart.overlaysInvalidated {
             chart.overlaysInvalidated = []
             for v in viewers.values where v.view == nil && (which.isEmpty || which.contains(v.id)) { v.modifierDirty = true }
