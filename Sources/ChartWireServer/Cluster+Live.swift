@@ -23,6 +23,8 @@ final class ClusterLive {
     /// By session: the presence modifier and its version last posted.
     private var posted: [String: (modifier: ObjectIdentifier, version: Int, empty: Bool)] = [:]
     private var keptAliveAt = -Double.infinity
+    /// `PresenceModifier.localChanges` when the sessions were last looked through.
+    private var seenChanges = -1
     /// By session, by node: when its presence was last heard.
     private var heard: [String: [String: Double]] = [:]
     /// Whether the viewers were told the node's data is reconnecting (Redis away).
@@ -40,7 +42,12 @@ final class ClusterLive {
     func turn(_ hub: SessionHub, now: Double) -> [Session] {
         let keep = now - keptAliveAt >= Self.keepAlive
         if keep { keptAliveAt = now }
-        for s in hub.sessions {
+        // (Sessions are looked through only when some spot here moved, or to keep sets
+        // alive: not on every loop turn.)
+        let moved = PresenceModifier.localChanges.load(ordering: .relaxed)
+        let look = keep || moved != seenChanges
+        seenChanges = moved
+        for s in hub.sessions where look {
             guard let p = s.presence else { continue }
             let id = ObjectIdentifier(p)
             let last = posted[s.id]

@@ -105,10 +105,10 @@ public final class RedisPubSub: @unchecked Sendable {
     }
 
     /// The bytes published: the node's name, a newline, the body.
-    static func frame(node: String, body: [UInt8]) -> [UInt8] { Array(node.utf8) + [0x0A] + body }
+    public static func frame(node: String, body: [UInt8]) -> [UInt8] { Array(node.utf8) + [0x0A] + body }
 
     /// (node, body) of a publication; nil when it has no node line.
-    static func unframe(_ bytes: [UInt8]) -> (node: String, body: [UInt8])? {
+    public static func unframe(_ bytes: [UInt8]) -> (node: String, body: [UInt8])? {
         guard let nl = bytes.firstIndex(of: 0x0A) else { return nil }
         return (String(decoding: bytes[..<nl], as: UTF8.self), Array(bytes[(nl + 1)...]))
     }

@@ -13,7 +13,7 @@ import websocket
 
 from conftest import FIXTURES, Server
 import cwframe
-from test_cluster import Redis, append, request
+from test_cluster import Redis, append, eventually, frame, request
 from test_websocket import connect, hello, layer
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed")
@@ -140,6 +140,27 @@ def test_viewers_are_told_while_redis_is_away_and_when_it_is_back(live_cluster):
     # Live means writable again.
     assert append(a, [3001.0])[0] == 200
     dash.close()
+
+
+def test_a_gesture_while_redis_is_away_stays_on_its_node_until_redis_is_back(live_cluster):
+    """A controller's zoom while Redis is away cannot be logged: it shows on its own
+    node only, and when Redis is back that node reloads the session from Redis (the
+    zoom is undone; its viewers reconnect) and every node shows the same again."""
+    redis, (a, b) = live_cluster
+    va = Viewer(a)
+    held_a, held_b = frame(a), frame(b)
+    assert held_a == held_b
+    redis.proc.kill()
+    redis.proc.wait()
+    va.until(lambda: RECONNECTING in va.texts, timeout=5, what="reconnecting")
+    before = cwframe.visible_x_range(va.background)
+    va.ws.send(json.dumps({"type": "wheel", "x": 300, "y": 200, "deltaX": 0, "deltaY": -300}))
+    va.until(lambda: cwframe.visible_x_range(va.background) != before, what="the zoom on node a")
+    eventually(lambda: frame(a) != held_a)      # node a's chart moved...
+    assert frame(b) == held_b                   # ...node b's did not
+    redis.start()
+    eventually(lambda: frame(a) == held_a, timeout=8)
+    assert frame(b) == held_b
 
 
 def test_no_status_message_while_redis_stays(live_cluster):

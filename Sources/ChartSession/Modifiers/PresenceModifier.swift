@@ -1,5 +1,6 @@
 import Foundation
 import LayoutEngine
+import Synchronization
 
 /// Shows everyone where the others are pointing (presence): each viewer's hover over
 /// the plot is kept in data coordinates, and every other viewer sees it in its own
@@ -17,7 +18,12 @@ public final class PresenceModifier: GestureModifierBase {
     /// Where each viewer points: values on the first x and y axes.
     private var spots: [ViewerID: (x: Double, y: Double)] = [:]
     /// Counts changes of this node's viewers' spots.
-    public private(set) var localVersion = 0
+    public private(set) var localVersion = 0 {
+        didSet { Self.localChanges.add(1, ordering: .relaxed) }
+    }
+    /// Counts changes of local spots in every presence modifier of the process: a
+    /// cluster node looks for sessions to publish only when it moved.
+    public static let localChanges = Atomic<Int>(0)
     /// By node, where the viewers of other nodes point.
     private var remote: [String: [(viewer: Int64, x: Double, y: Double)]] = [:]
     static let colours = ["#d62728", "#9467bd", "#2ca02c", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#1f77b4"]

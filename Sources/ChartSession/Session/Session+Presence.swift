@@ -12,9 +12,11 @@ extension Session {
     @discardableResult
     public func changeOverlays(_ change: () -> Void) -> Bool {
         finishRendering()
-        change()
-        let dirtyBefore = viewers.values.filter(\.modifierDirty).count
+        // (What was pending already is marked first: the answer is about `change`.)
         collectOverlayInvalidations(viewsToo: false)
-        return viewers.values.filter(\.modifierDirty).count != dirtyBefore
+        change()
+        let changed = chart.overlaysInvalidated != nil
+        collectOverlayInvalidations(viewsToo: false)
+        return changed
     }
 }
