@@ -139,6 +139,10 @@ def test_viewers_are_told_while_redis_is_away_and_when_it_is_back(live_cluster):
     assert va.texts.index(LIVE) > va.texts.index(RECONNECTING)
     # Live means writable again.
     assert append(a, [3001.0])[0] == 200
+    # And presence crosses nodes again (each node subscribed anew).
+    x, y, w, h = va.plot()
+    va.hover(x + w / 2, y + h / 2)
+    vb.until(lambda: remote_labels(vb), timeout=5, what="presence across nodes after Redis came back")
     dash.close()
 
 
