@@ -79,9 +79,13 @@ final class ClusterLive {
         return Array(changed.values)
     }
 
-    /// `{"spots":[[viewer, x, y], ...]}`; nil when it is not that.
+    /// Most spots taken from one node for one session (presence is for rooms of people).
+    static let maxSpots = 256
+
+    /// `{"spots":[[viewer, x, y], ...]}` with at most `maxSpots`; nil when it is not that.
     static func spots(_ body: [UInt8]) -> [(viewer: Int64, x: Double, y: Double)]? {
-        guard let json = try? Jansson.parse(body, maxValues: 100_000), let list = json["spots"]?.arrayValue else { return nil }
+        guard let json = try? Jansson.parse(body, maxValues: 4 * maxSpots + 8), let list = json["spots"]?.arrayValue,
+              list.count <= maxSpots else { return nil }
         var out: [(viewer: Int64, x: Double, y: Double)] = []
         for item in list {
             guard let a = item.arrayValue, a.count == 3, case let .int(v) = a[0], let x = a[1].doubleValue, let y = a[2].doubleValue,

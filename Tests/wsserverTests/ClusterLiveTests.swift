@@ -22,5 +22,9 @@ import RedisStore
         for bad in [#"{"spots":[[3,1.5]]}"#, #"{"spots":[["3",1,2]]}"#, #"{"spot":[]}"#, "not json", #"{"spots":[[1,1e999,0]]}"#] {
             #expect(ClusterLive.spots(Array(bad.utf8)) == nil, "\(bad)")
         }
+        // At most 256 spots from one node: more is not a room of people.
+        func many(_ n: Int) -> [UInt8] { Array(("{\"spots\":[" + (0..<n).map { "[\($0),1,2]" }.joined(separator: ",") + "]}").utf8) }
+        #expect(ClusterLive.spots(many(256))?.count == 256)
+        #expect(ClusterLive.spots(many(257)) == nil)
     }
 }
