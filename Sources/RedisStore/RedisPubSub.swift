@@ -126,6 +126,12 @@ public final class RedisPubSub: @unchecked Sendable {
                 sub = subscribe()
                 state.withLock { $0.subscribed = sub != nil }
                 if sub == nil { retryAt = now + 0.5 }
+                // (Publications read with the subscription's answer wait in hiredis' buffer.)
+                if let c = sub, !readMessages(c, fromSocket: false) {
+                    redisFree(c)
+                    sub = nil
+                    state.withLock { $0.subscribed = false }
+                }
             }
             // What is due: each channel's newest body, once per interval.
             var due: [(String, [UInt8])] = []
@@ -191,10 +197,10 @@ public final class RedisPubSub: @unchecked Sendable {
         return c
     }
 
-    /// Reads what the socket holds and queues the other nodes' publications; false when
-    /// the connection is lost.
-    private func readMessages(_ c: UnsafeMutablePointer<redisContext>) -> Bool {
-        guard redisBufferRead(c) == 0 else { return false }
+    /// Reads what the socket holds (or, `fromSocket` false, only what hiredis buffered)
+    /// and queues the other nodes' publications; false when the connection is lost.
+    private func readMessages(_ c: UnsafeMutablePointer<redisContext>, fromSocket: Bool = true) -> Bool {
+        if fromSocket { guard redisBufferRead(c) == 0 else { return false } }
         var got: [Message] = []
         while true {
             var raw: UnsafeMutableRawPointer? = nil
