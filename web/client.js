@@ -57,7 +57,7 @@
     if (wait > 0) { if (!reportTimer) reportTimer = setTimeout(() => { reportTimer = null; report(true); }, wait); return; }
     reportedAt = performance.now();
     const st = charts[0].state;
-    window.parent.postMessage({ chartwire: "status", session: sessionId, status: statusText, connected: st.connected,
+    window.parent.postMessage({ chartwire: "status", session: sessionId, status: statusText, connected: st.connected, data: st.data,
                                 title: st.welcome ? st.welcome.title : null, frames: st.frames, draws: st.draws,
                                 reconnects: st.reconnects, errors: st.errors.map((e) => e.code),
                                 size: st.size && { width: st.size.width, height: st.size.height, dpr: st.size.dpr } }, "*");
@@ -80,12 +80,27 @@
     canvases[id] = c;
   }
   const input = canvases.modifier;
+  // "Reconnecting to data…": the node serving the chart has lost its data (a cluster
+  // node without Redis, docs/cluster.md); the chart shown is the last it had. Over the
+  // chart, letting every gesture through, until the server says "live" or the viewer
+  // starts afresh (a hello: a node whose data is away says so again at once).
+  const dataBanner = document.createElement("div");
+  dataBanner.className = "data-state";
+  dataBanner.setAttribute("role", "status");
+  dataBanner.textContent = "Reconnecting to data\u2026";
+  dataBanner.hidden = true;
+  root.prepend(dataBanner);   // (the modifier canvas stays the last child: the cursor rules)
+  function setData(data) {
+    state.data = data;
+    dataBanner.hidden = data !== "reconnecting";
+    report(true);
+  }
 
   // State visible to tests and curious users (window.chartwire).
   const state = { session: sessionId, chart: index, connected: conn.connected, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
                   events: [],
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
-                  fontsReady: false, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], drawMsLog: [], size: null };
+                  fontsReady: false, data: "live", drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], drawMsLog: [], size: null };
   Object.assign(state, { reconnects: conn.reconnects, stale: conn.stale, bytes: conn.bytes, fontsReady });
 
   let size = measure();
@@ -119,6 +134,7 @@
 
   // A (re)start of the viewer: the server sends every layer whole again.
   function hello() {
+    if (state.data !== "live") setData("live");
     state.layers = {};
     state.size = size;
     unacked = 0;
@@ -150,6 +166,8 @@
       report(true);
     } else if (msg.type === "frame") {
       onFrame(jsonFrame(msg));
+    } else if (msg.type === "status") {
+      setData(msg.data);
     }   // "heartbeat": nothing to do; its arrival was noted
   }
 

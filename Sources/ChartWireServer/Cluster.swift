@@ -22,6 +22,8 @@ import RedisStore
 final class ClusterDurability: Durability {
     let redis: RedisStore
     let reader: RedisReader
+    /// Presence between nodes, and the viewers' data state (Cluster+Live.swift).
+    let live: ClusterLive
     private var make: ((SessionSpec) -> Session)?
     private weak var hub: SessionHub?
     /// Sessions brought up to date with the stream in this loop turn (or redefined in
@@ -42,6 +44,7 @@ final class ClusterDurability: Durability {
     init(redis: RedisStore) {
         self.redis = redis
         reader = RedisReader(redis.address) { if let ctx = signalContext { lws_cancel_service(ctx) } }
+        live = ClusterLive(redis.address, node: redis.node)
         super.init(store: redis)
     }
 
@@ -93,6 +96,7 @@ final class ClusterDurability: Durability {
             reader.watch(inc, session: id, after: (stored.log.last?.seq ?? 0))
         }
         reader.start()
+        live.start()
     }
 
     // MARK: SessionJournal

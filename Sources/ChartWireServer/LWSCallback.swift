@@ -331,6 +331,8 @@ extension LWSServer {
         }
         client.rx.removeAll(keepingCapacity: client.rx.capacity <= 4096)
         client.outbox.append(contentsOf: replies.prefix(max(0, Self.maxOutbox - client.outbox.count)))
+        // A cluster node whose Redis is away says so after the welcome (Cluster+Live.swift).
+        if let status = dataStatusAfterWelcome(replies) { client.outbox.append(.text(status)) }
     }
 
     /// A dashboard's message: an object with a `chart` index (which of its sessions it
@@ -362,6 +364,7 @@ extension LWSServer {
         for r in replies.prefix(max(0, Self.maxOutbox - client.outbox.count)) {
             if case let .text(t) = r { client.enqueue(t, chart: Int(i)) } else { client.outbox.append(r) }
         }
+        if let status = dataStatusAfterWelcome(replies) { client.enqueue(status, chart: Int(i)) }
     }
 
     // MARK: Publishers (docs/feeding.md)

@@ -261,6 +261,8 @@ final class LWSServer {
                 }
                 // Other nodes' inputs, read by the Redis reader, applied in stream order.
                 if cluster.drain() { pump() }
+                // Presence between nodes; viewers told when the data goes or comes back.
+                liveTurn(cluster)
             }
             releaseHeldAnswers()
         }
@@ -349,6 +351,7 @@ final class LWSServer {
         sweepSlowBodies(now: now)
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
         durability?.maintain(hub)
+        if let cluster = durability as? ClusterDurability { liveTurn(cluster) }
         // A modifier's clock work (a long press) changed what it draws for some viewers.
         let redraw = Set(hub.sessions.filter { $0.takeViewerLayersChangedByClock() }.map(ObjectIdentifier.init))
         for (wsi, client) in clients {

@@ -146,7 +146,7 @@ public final class RedisConnection {
         throw StoreError("redis unavailable at \(address): \(message)")
     }
 
-    private static func value(_ r: UnsafeMutablePointer<redisReply>) -> RedisValue {
+    static func value(_ r: UnsafeMutablePointer<redisReply>) -> RedisValue {
         let t = Int32(r.pointee.type)
         func bytes() -> [UInt8] {
             guard let s = r.pointee.str, r.pointee.len > 0 else { return [] }

@@ -136,8 +136,10 @@ import TestSupport
         #expect(abs(Double(marker.y0) - layout.axis("y")!.calculator.pixel(xValue)) < 0.01, "y = x")
         #expect(own.contains { if case let .text(_, _, t, _, _, _, _, _) = $0 { return t == "Line: \(Int(xValue))" }; return false })
 
-        // A move sends a small patch.
+        // A move sends a small patch, and the other viewer still nothing (the chart's
+        // note of whose drawing changed is cleared once read, not left at "everyone").
         rig.pointer(.move, plot.midX + 30, plot.midY, buttons: 0, a)
+        #expect(!rig.session.wantsFrame(b), "the other viewer is sent nothing on later moves either")
         let moved = try #require(try rig.frame(a))
         #expect(moved.bytes <= 2048, "\(moved.bytes) bytes")
         // Leaving the canvas clears it.

@@ -497,4 +497,54 @@ extension SessionHub {
         s.disconnect(a)
         #expect(presence.overlay(for: b, layout: s.layout(size: small)).isEmpty)
     }
+
+    /// A cluster's other nodes (docs/cluster.md, "Presence between nodes"): their
+    /// viewers' spots are handed in per node, shown to every viewer here labelled with
+    /// the node, replaced by the node's next set, and gone with an empty one; this
+    /// node's own spots are what it publishes, and only their changes count.
+    @Test func otherNodesSpotsShowAndGo() throws {
+        let s = try ConfigSpec.decodeSession(foundationJSON("""
+            {"id": "p", "chart": {"xAxes": [{"id": "x", "mode": "fixed", "range": [0, 100]}],
+              "yAxes": [{"id": "y", "mode": "fixed", "range": [0, 100]}],
+              "series": [{"id": "s", "data": {"x": [0, 100], "y": [0, 100]}}], "modifiers": [{"type": "presence"}]}}
+            """)).makeSession(measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 800, height: 500, dpr: 1)
+        let a = s.connect()
+        _ = s.receive(.hello(size, format: .binary, token: nil), from: a)
+        s.publish(now: 0)
+        while s.nextFrame(for: a) != nil { _ = s.receive(.ack, from: a) }
+        #expect(!s.wantsFrame(a))
+        let presence = try #require(s.presence)
+        let layout = s.layout(size: size)
+        func labels() -> [String] {
+            presence.overlay(for: a, layout: layout).compactMap { if case let .text(_, _, t, _, _, _, _, _) = $0 { return t }; return nil }
+        }
+        // Node "kq7x..." has viewers 1 and 4 pointing; the viewer here is sent them.
+        #expect(s.changeOverlays { presence.setRemote(node: "kq7xz", [(1, 25, 50), (4, 75, 50)]) })
+        #expect(s.wantsFrame(a))
+        #expect(labels() == ["#1\u{b7}kq7", "#4\u{b7}kq7"])
+        // Where they point: x = 25 is a quarter along the plot.
+        let plot = layout.plotRect
+        guard case let .text(x, _, _, _, _, _, _, _)? = presence.overlay(for: a, layout: layout).dropFirst().first else { Issue.record("no label"); return }
+        #expect(abs(Double(x) - 8 - (plot.x + plot.width / 4)) < 1)
+        while s.nextFrame(for: a) != nil { _ = s.receive(.ack, from: a) }
+        // The same set again changes nothing; a new one replaces it; an empty one ends it.
+        #expect(!s.changeOverlays { presence.setRemote(node: "kq7xz", [(1, 25, 50), (4, 75, 50)]) })
+        #expect(!s.wantsFrame(a))
+        #expect(s.changeOverlays { presence.setRemote(node: "kq7xz", [(4, 80, 50)]) })
+        #expect(labels() == ["#4\u{b7}kq7"])
+        #expect(s.changeOverlays { presence.setRemote(node: "kq7xz", []) })
+        #expect(labels().isEmpty && presence.remoteNodes.isEmpty)
+        // The local spots are what this node publishes; a pointer that moves changes
+        // the version, one that does not move does not.
+        let v0 = presence.localVersion
+        _ = s.receive(.pointer(PointerEvent(phase: .move, x: plot.midX, y: plot.midY, buttons: 0, pointerType: .mouse)), from: a)
+        #expect(presence.localVersion == v0 + 1)
+        _ = s.receive(.pointer(PointerEvent(phase: .move, x: plot.midX, y: plot.midY, buttons: 0, pointerType: .mouse)), from: a)
+        #expect(presence.localVersion == v0 + 1)
+        let spots = presence.localSpots
+        #expect(spots.count == 1 && spots[0].viewer == a && abs(spots[0].x - 50) < 0.5 && abs(spots[0].y - 50) < 0.5)
+        s.disconnect(a)
+        #expect(presence.localSpots.isEmpty && presence.localVersion == v0 + 2)
+    }
 }

@@ -493,9 +493,9 @@ public final class Session {
     }
 
     /// Marks the viewers whose modifier drawing the modifiers said changed.
-    private func collectOverlayInvalidations(viewsToo: Bool = true) {
+    func collectOverlayInvalidations(viewsToo: Bool = true) {
         if let which = chart.overlaysInvalidated {
-            chart.overlaysInvalidated = []
+            chart.overlaysInvalidated = nil
             for v in viewers.values where v.view == nil && (which.isEmpty || which.contains(v.id)) { v.modifierDirty = true }
         }
         guard viewsToo else { return }
