@@ -330,3 +330,98 @@ def test_redis_from_the_config_file(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(spec))
     proc = subprocess.run(Server("--config", str(tmp_path / "bad.json")).args, capture_output=True, text=True, timeout=20)
     assert proc.returncode == 2 and "$.server.redis" in proc.stderr and "redis://HOST:PORT" in proc.stderr, proc.stderr
+
+
+def redis_cli(redis, *args):
+    out = subprocess.run(["redis-cli", "-p", str(redis.port), *args], capture_output=True, timeout=10)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.decode(errors="replace").strip()
+
+
+def stream(redis, session="static"):
+    """The session's stream: its length, first and last sequence numbers (ids are 0-N)."""
+    inc = redis_cli(redis, "HGET", "cw:sessions", session)
+    key = f"cw:log:{inc}"
+    length = int(redis_cli(redis, "XLEN", key))
+    first = redis_cli(redis, "XRANGE", key, "-", "+", "COUNT", "1").splitlines()
+    last = redis_cli(redis, "XREVRANGE", key, "+", "-", "COUNT", "1").splitlines()
+    seq = lambda lines: int(lines[0].split("-")[1]) if lines else None
+    return length, seq(first), seq(last), inc
+
+
+SNAPSHOT_EVERY, TAIL = 40, 15
+
+
+@pytest.fixture
+def trimming_cluster():
+    """Three nodes that snapshot a session every 40 inputs and keep 15 stream entries
+    before the snapshot."""
+    redis = Redis().start()
+    flags = ["--redis-snapshot", str(SNAPSHOT_EVERY), "--redis-tail", str(TAIL)]
+    nodes = [Server("--config", str(FIXTURES / "cluster.json"), "--redis", redis.url, *flags).start() for _ in range(3)]
+    yield redis, nodes, flags
+    for n in nodes:
+        n.stop()
+    redis.stop()
+    shutil.rmtree(redis.dir, ignore_errors=True)
+
+
+def feed(node, count, start):
+    for i in range(count):
+        x = start + i * 0.5
+        status, body = append(node, [x, x + 0.25])
+        assert status == 200, body
+
+
+def test_the_stream_stays_bounded_and_a_node_started_after_a_trim_serves_the_same_chart(trimming_cluster):
+    redis, (a, b, c), flags = trimming_cluster
+    longest = 0
+    for round in range(6):
+        feed(a if round % 2 == 0 else b, 50, 1000 + round * 25)
+        length, first, last, _ = stream(redis)
+        longest = max(longest, length)
+    # 300 inputs logged; the stream holds at most a snapshot's worth and the tail.
+    assert last == 300
+    assert first > 1 and longest <= SNAPSHOT_EVERY + TAIL + 1, (first, longest)
+    length, first, last, inc = stream(redis)
+    snap_seq = int(redis_cli(redis, "HGET", f"cw:snap:{inc}", "seq"))
+    assert first == snap_seq - TAIL + 1 and snap_seq <= last, (first, snap_seq, last)
+    assert int(redis_cli(redis, "HLEN", f"cw:chunks:{inc}")) >= 1
+    want = 11 + 300 * 2
+    for n in (a, b, c):
+        eventually(lambda: series_points(n)["line"] == want)
+    # A node started now loads the snapshot and the tail after it.
+    d = Server("--config", str(FIXTURES / "cluster.json"), "--redis", redis.url, *flags).start()
+    try:
+        assert series_points(d)["line"] == want
+        same_frames([a, b, c, d])
+        # and goes on with the others
+        feed(d, 30, 2000)
+        for n in (a, b, c, d):
+            eventually(lambda: series_points(n)["line"] == want + 60)
+        same_frames([a, b, c, d])
+    finally:
+        d.stop()
+
+
+def test_a_node_paused_past_the_trim_reloads_the_snapshot_and_shows_no_hole(trimming_cluster):
+    redis, (a, b, c), _ = trimming_cluster
+    feed(a, 10, 1000)
+    want = 11 + 10 * 2
+    eventually(lambda: series_points(c)["line"] == want)
+    os.kill(c.proc.pid, signal.SIGSTOP)
+    try:
+        feed(a, 150, 1100)
+    finally:
+        os.kill(c.proc.pid, signal.SIGCONT)
+    _, first, last, _ = stream(redis)
+    assert first > 11 and last == 160, (first, last)   # C's next entry (11) is gone from the stream
+    want += 150 * 2
+    for n in (a, b, c):
+        eventually(lambda: series_points(n)["line"] == want)
+    same_frames([a, b, c])
+    # C takes changes again, and the others see them.
+    feed(c, 5, 1500)
+    for n in (a, b, c):
+        eventually(lambda: series_points(n)["line"] == want + 10)
+    same_frames([a, b, c])
