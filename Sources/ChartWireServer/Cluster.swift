@@ -142,9 +142,19 @@ final class ClusterDurability: Durability {
     /// Before the door applies an input: the session is caught up with its stream (one
     /// round trip, which also shows whether Redis is there), so a change is not applied
     /// on a node that could not log it.
+    /// An input that arrives when the node fell behind its stream's trim is refused: the
+    /// catch-up loaded the session again (a new object), and the input would go to the
+    /// old one.
     override func refusal(session: String) -> String? {
         if unavailable == nil {
-            if hub?.session(session) != nil { catchUp(session) } else { probe() }
+            if let before = hub?.session(session) {
+                catchUp(session)
+                if unavailable == nil, hub?.session(session) !== before {
+                    return "this node was behind session \"\(session)\"'s stream in Redis and loaded it again; retry"
+                }
+            } else {
+                probe()
+            }
         }
         return writeRefusal
     }
