@@ -73,8 +73,8 @@ final class ClusterDurability: Durability {
     // MARK: Start-up
 
     /// Joins the cluster: defines the configured sessions Redis lacks (the first node
-    /// to start wins), then loads every session Redis holds (spec, then its log in
-    /// order) and starts following them.
+    /// to start wins), then loads every session Redis holds (its snapshot, or its spec,
+    /// then the log after it in order) and starts following them.
     func start(hub: SessionHub, make: @escaping (SessionSpec) -> Session) throws(StartupError) {
         self.hub = hub
         self.make = make
@@ -198,7 +198,7 @@ final class ClusterDurability: Durability {
         return changed
     }
 
-    /// Loads a session again from Redis (its registry entry, spec and whole log) and
+    /// Loads a session again from Redis (its registry entry, snapshot and the log after it) and
     /// hosts that instead (viewers of the old one reconnect); gone from Redis: removed.
     private func reload(_ id: String) {
         guard let hub, let make else { return }
