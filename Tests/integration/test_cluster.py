@@ -445,3 +445,33 @@ def test_a_node_paused_past_the_trim_reloads_the_snapshot_and_shows_no_hole(trim
     for n in (a, b, c):
         eventually(lambda: series_points(n)["line"] == want + 10)
     same_frames([a, b, c])
+
+
+def test_a_fifo_series_chunks_follow_its_evictions(trimming_cluster):
+    """A series with a capacity of 100 fed 600 points: each snapshot writes only the new
+    points as a chunk and deletes the chunks the FIFO evicted, so Redis holds a few
+    chunks, not one per snapshot; a node started afterwards holds the same 100 points."""
+    redis, (a, b, _), flags = trimming_cluster
+    spec = {"id": "fifo", "title": "FIFO", "chart": {
+        "xAxes": [{"id": "x", "mode": "fixed", "range": [0, 1200]}],
+        "yAxes": [{"id": "y", "mode": "fixed", "range": [-10, 110]}],
+        "series": [{"id": "s", "capacity": 100}]}}
+    status, body = request(a, "POST", "/api/sessions", spec)
+    assert status in (200, 201), body
+    for i in range(300):
+        status, body = append(a, [2.0 * i, 2.0 * i + 1], session="fifo", series="s")
+        assert status == 200, body
+    _, first, last, inc = stream(redis, "fifo")
+    assert last == 300 and first > 1
+    fields = int(redis_cli(redis, "HLEN", f"cw:chunks:{inc}"))
+    # 300 inputs, a snapshot about every 40 (seven or more, each adding a chunk of up
+    # to 80 points): the evicted chunks gone, 100 points span at most three.
+    assert 1 <= fields <= 3, fields
+    eventually(lambda: series_points(b, "fifo") == {"s": 100})
+    d = Server("--config", str(FIXTURES / "cluster.json"), "--redis", redis.url, *flags).start()
+    try:
+        assert series_points(d, "fifo") == {"s": 100}
+        frames = [frame(n, "fifo") for n in (a, b, d)]
+        assert frames[0] == frames[1] == frames[2]
+    finally:
+        d.stop()
