@@ -143,7 +143,7 @@ let package = Package(
         // `swift build -c release` (no -enable-testing) could not compile.
         .testTarget(name: "wsserverTests", dependencies: ["ChartWireServer", "ChartExport", "CExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
         .testTarget(name: "ChartExportTests", dependencies: ["ChartExport", "ChartSession", "LayoutEngine", "FontStack", "TestSupport"]),
-        .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "CSQLite", "ChartSession", "LayoutEngine", "TestSupport"]),
+        .testTarget(name: "ChartStoreTests", dependencies: ["ChartStore", "SQLiteStore", "RedisStore", "CSQLite", "ChartSession", "LayoutEngine", "TestSupport"]),
     ]
 )
 

@@ -19,6 +19,9 @@ import RedisStore
 /// - A reader thread (`RedisReader`) follows the streams and the sessions' registry; the
 ///   loop applies what it read (`drain`).
 /// - Generators run on the node holding the session's clock lease.
+/// - The node that commits a session's inputs snapshots it once `snapshotEntries`
+///   inputs or `snapshotBytes` of them have been logged since the last snapshot
+///   (`snapshotIfDue`); the stream is then trimmed to `streamTail` entries before it.
 final class ClusterDurability: Durability {
     let redis: RedisStore
     let reader: RedisReader
@@ -40,9 +43,21 @@ final class ClusterDurability: Durability {
     private var dirty = Set<String>()
     static let leaseMs = 3000
     static let leaseEvery = 1.0
+    /// A session is snapshotted by the node committing its inputs once this many inputs,
+    /// or bytes of them, were logged since its last snapshot (`--redis-snapshot`).
+    let snapshotEntries: Int
+    let snapshotBytes = Durability.snapshotBytes
+    /// Entries of a session's stream kept before its snapshot's N (`--redis-tail`), for
+    /// nodes slightly behind; one further behind reloads the snapshot.
+    let streamTail: Int
+    static let defaultStreamTail = 1000
+    /// Inputs (and their bytes) logged since the session's last snapshot that this node knows of.
+    private var sinceSnapshot: [String: (entries: Int, bytes: Int)] = [:]
 
-    init(redis: RedisStore) {
+    init(redis: RedisStore, snapshotEntries: Int = Durability.snapshotEntries, streamTail: Int = ClusterDurability.defaultStreamTail) {
         self.redis = redis
+        self.snapshotEntries = snapshotEntries
+        self.streamTail = streamTail
         reader = RedisReader(redis.address) { if let ctx = signalContext { lws_cancel_service(ctx) } }
         live = ClusterLive(redis.address, node: redis.node)
         super.init(store: redis)
@@ -61,8 +76,8 @@ final class ClusterDurability: Durability {
     // MARK: Start-up
 
     /// Joins the cluster: defines the configured sessions Redis lacks (the first node
-    /// to start wins), then loads every session Redis holds (spec, then its log in
-    /// order) and starts following them.
+    /// to start wins), then loads every session Redis holds (its snapshot, or its spec,
+    /// then the log after it in order) and starts following them.
     func start(hub: SessionHub, make: @escaping (SessionSpec) -> Session) throws(StartupError) {
         self.hub = hub
         self.make = make
@@ -80,23 +95,36 @@ final class ClusterDurability: Durability {
             let stored: StoredSession?
             do { stored = try redis.load(id, inc: inc) } catch { throw StartupError(message: "--redis: \(error.message)") }
             guard let stored else { continue }
-            if let s = hub.session(id), let spec = try? Jansson.parse(stored.spec), spec == s.specJSON {
+            let configured = hub.session(id)
+            if let s = configured, stored.snapshot == nil, let spec = try? Jansson.parse(stored.spec), spec == s.specJSON {
                 // The configured session is the stored one: its log is replayed on it.
                 for e in stored.log { if let input = try? SessionCodec.decode(e.payload) { _ = try? s.apply(input) } }
+                noteStoredRuns(id, nil)
             } else {
-                let fresh: Session
-                do { fresh = try Durability.rebuild(stored, make: make).0 } catch {
+                let fresh: Session, runs: [String: StoredRun]
+                do { (fresh, runs) = try Durability.rebuild(stored, make: make) } catch {
                     throw StartupError(message: "--redis: session \"\(id)\": \(error.message)")
                 }
+                // (The configured session's tokens, as when its log is replayed on it.)
+                if let s = configured, let spec = try? Jansson.parse(stored.spec), spec == s.specJSON { fresh.access = s.access }
                 hub.remove(id)
                 hub.add(fresh)
+                noteStoredRuns(id, runs)
             }
-            redis.incs[id] = inc
-            redis.nextSeq[id] = (stored.log.last?.seq ?? 0) + 1
-            reader.watch(inc, session: id, after: (stored.log.last?.seq ?? 0))
+            let last = loaded(stored, inc: inc)
+            reader.watch(inc, session: id, after: last)
         }
         reader.start()
         live.start()
+    }
+
+    /// Notes a session just loaded from Redis; returns its last sequence number.
+    private func loaded(_ stored: StoredSession, inc: String) -> Int64 {
+        let last = max(stored.log.last?.seq ?? 0, stored.snapshot?.seq ?? 0)
+        redis.incs[stored.id] = inc
+        redis.nextSeq[stored.id] = last + 1
+        sinceSnapshot[stored.id] = (stored.log.count, stored.log.reduce(0) { $0 + $1.payload.count })
+        return last
     }
 
     // MARK: SessionJournal
@@ -118,9 +146,19 @@ final class ClusterDurability: Durability {
     /// Before the door applies an input: the session is caught up with its stream (one
     /// round trip, which also shows whether Redis is there), so a change is not applied
     /// on a node that could not log it.
+    /// An input that arrives when the node fell behind its stream's trim is refused: the
+    /// catch-up loaded the session again (a new object), and the input would go to the
+    /// old one.
     override func refusal(session: String) -> String? {
         if unavailable == nil {
-            if hub?.session(session) != nil { catchUp(session) } else { probe() }
+            if let before = hub?.session(session) {
+                catchUp(session)
+                if unavailable == nil, hub?.session(session) !== before {
+                    return "this node was behind session \"\(session)\"'s stream in Redis and loaded it again; retry"
+                }
+            } else {
+                probe()
+            }
         }
         return writeRefusal
     }
@@ -157,12 +195,14 @@ final class ClusterDurability: Durability {
             if let input = try? SessionCodec.decode(e.payload) { _ = try? s.apply(input) }
             next = e.seq + 1
             changed = true
+            sinceSnapshot[s.id, default: (0, 0)].entries += 1
+            sinceSnapshot[s.id, default: (0, 0)].bytes += e.payload.count
         }
         redis.nextSeq[s.id] = next
         return changed
     }
 
-    /// Loads a session again from Redis (its registry entry, spec and whole log) and
+    /// Loads a session again from Redis (its registry entry, snapshot and the log after it) and
     /// hosts that instead (viewers of the old one reconnect); gone from Redis: removed.
     private func reload(_ id: String) {
         guard let hub, let make else { return }
@@ -175,12 +215,11 @@ final class ClusterDurability: Durability {
                 hub.remove(id)
                 return
             }
-            let fresh = try Durability.rebuild(stored, make: make).0
-            let last = stored.log.last?.seq ?? 0
-            redis.incs[id] = inc
-            redis.nextSeq[id] = last + 1
+            let (fresh, runs) = try Durability.rebuild(stored, make: make)
+            let last = loaded(stored, inc: inc)
             hub.remove(id)
             hub.add(fresh)
+            noteStoredRuns(id, runs)
             reader.watch(inc, session: id, after: last)
         } catch let e as StoreError {
             unavailable = e.message
@@ -207,14 +246,27 @@ final class ClusterDurability: Durability {
         commits += 1
         var touched = Set<String>()
         for _ in 0..<Self.commitTries {
+            var logged: [String: (entries: Int, bytes: Int)] = [:]
             for w in redis.pending {
                 switch w {
-                case let .define(id, _, _), let .append(id, _, _, _), let .remove(id), let .snapshot(id, _, _, _): touched.insert(id)
+                case let .define(id, _, _), let .remove(id), let .snapshot(id, _, _, _):
+                    touched.insert(id)
+                    logged[id] = nil
+                    sinceSnapshot[id] = nil
+                case let .append(id, _, _, payload):
+                    touched.insert(id)
+                    logged[id, default: (0, 0)].entries += 1
+                    logged[id, default: (0, 0)].bytes += payload.count
                 }
             }
             switch redis.commitCluster() {
             case .ok:
+                for (id, n) in logged {
+                    sinceSnapshot[id, default: (0, 0)].entries += n.entries
+                    sinceSnapshot[id, default: (0, 0)].bytes += n.bytes
+                }
                 follow(touched)
+                snapshotIfDue(touched)
                 return
             case let .unavailable(why):
                 unavailable = why
@@ -234,6 +286,36 @@ final class ClusterDurability: Durability {
         fail("other nodes kept writing to the same session first (\(Self.commitTries) tries); retry", touched)
         for id in dirty.sorted() { reload(id) }
         dirty = []
+    }
+
+    /// Snapshots the sessions this commit carried inputs of whose logs grew past the
+    /// limits since their last snapshot (their state is exactly the stream's up to the
+    /// last entry this node committed), then trims their streams (`commitSnapshots`).
+    /// Another node's snapshot found in their place: this node's next one rewrites
+    /// every chunk (it does not know which the other wrote).
+    private func snapshotIfDue(_ touched: Set<String>) {
+        var taken = false
+        for id in touched.sorted() {
+            guard let n = sinceSnapshot[id], n.entries >= snapshotEntries || n.bytes >= snapshotBytes,
+                  let s = hub?.session(id) else { continue }
+            if redis.known[id]?.refs == nil { noteStoredRuns(id, nil) }
+            if snapshot(s) { taken = true }
+        }
+        guard taken else { return }
+        for (id, outcome) in redis.commitSnapshots(tail: streamTail) {
+            switch outcome {
+            case .written:
+                sinceSnapshot[id] = (0, 0)
+            case let .stale(seq):
+                noteStoredRuns(id, nil)
+                sinceSnapshot[id] = (Int(max(0, (redis.nextSeq[id] ?? 1) - 1 - seq)), 0)
+            case let .failed(why):
+                // (Tried again once as much more was logged; the stream keeps everything meanwhile.)
+                noteStoredRuns(id, nil)
+                sinceSnapshot[id] = (0, 0)
+                FileHandle.standardError.write(Data("wsserver: snapshot of session \"\(id)\" not written to Redis: \(why)\n".utf8))
+            }
+        }
     }
 
     /// Compare-and-append attempts before a change is refused with 503.

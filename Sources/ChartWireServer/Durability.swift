@@ -171,6 +171,11 @@ class Durability: SessionJournal {
         return true
     }
 
+    /// What the store holds of a session's runs: as restored with it (`rebuild`), or
+    /// nil: not known, so its next snapshot rewrites every series (a cluster node whose
+    /// session was snapshotted by another node).
+    func noteStoredRuns(_ id: String, _ stored: [String: StoredRun]?) { runs[id] = stored }
+
     /// Stored points and bytes of a session (`/api/stats`, `GET /api/sessions/{s}`).
     func usageJSON(_ s: Session) -> [(String, JSONValue)] {
         let u = store.usage(s.id)

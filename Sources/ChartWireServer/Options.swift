@@ -39,6 +39,10 @@ struct Options: Equatable {
     var fsync = SQLiteStore.Sync.always
     /// The cluster's Redis (`--redis`); nil: this node stands alone.
     var redis: RedisAddress? = nil
+    /// A cluster node snapshots a session into Redis after this many inputs (`--redis-snapshot`).
+    var redisSnapshot = 20_000
+    /// Entries of a session's stream kept before its snapshot (`--redis-tail`).
+    var redisTail = 1000
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -49,6 +53,7 @@ struct Options: Equatable {
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
                         [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off]
                         [--trusted-proxy ADDR]... [--log-format text|json] [--redis redis://HOST:PORT] [--quiet]
+                        [--redis-snapshot N] [--redis-tail N]
                         [--allow-origin ORIGIN]... [--allow-host NAME]... [--tls-cert FILE --tls-key FILE]
                         [--limit NAME=VALUE]...
           --host ADDR     address to bind (default 127.0.0.1)
@@ -75,6 +80,11 @@ struct Options: Equatable {
           --redis URL     run as a node of a cluster: sessions, their changes and data
                           are kept in this Redis and shared with every node using it
                           (replaces --data; docs/cluster.md)
+          --redis-snapshot N
+                          a node snapshots a session into Redis once N inputs (or 16 MB
+                          of them) were logged since its last snapshot (default 20000)
+          --redis-tail N  entries of a session's stream kept before its snapshot, for
+                          nodes slightly behind (default 1000; at least 1)
           --quiet         no log on stderr but fatal errors
           --allow-origin ORIGIN
                           also accept WebSocket upgrades and writes from pages of ORIGIN,
@@ -182,6 +192,12 @@ struct Options: Equatable {
                     throw UsageError(message: "--redis: \"\(v)\" is not redis://HOST:PORT")
                 }
                 o.redis = address
+            case "--redis-snapshot", "--redis-tail":
+                let v = try value(arg)
+                guard let n = Int(v), (1...100_000_000).contains(n) else {
+                    throw UsageError(message: "\(arg): \"\(v)\" is not a whole number from 1 to 100000000")
+                }
+                if arg == "--redis-tail" { o.redisTail = n } else { o.redisSnapshot = n }
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

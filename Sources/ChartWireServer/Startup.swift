@@ -91,7 +91,8 @@ struct ServerResources {
         var durability: Durability? = nil
         if let address = redis {
             // A cluster node: Redis holds the sessions (docs/cluster.md).
-            let cluster = ClusterDurability(redis: RedisStore(address))
+            let cluster = ClusterDurability(redis: RedisStore(address), snapshotEntries: options.redisSnapshot,
+                                            streamTail: options.redisTail)
             // (Sessions made from Redis later, made elsewhere or reloaded, get the
             // heartbeat the transport gives the sessions it starts with.)
             let heartbeat = options.heartbeat > 0 ? options.heartbeat : nil

@@ -12,14 +12,15 @@ import Synchronization
 ///   points is one input), field `i` holding the codec's bytes. Entry ids are `0-N`,
 ///   N the input's sequence number: the stream is contiguous, so a node knows it holds
 ///   every input before N, and an `XADD` of `0-N` fails when another node wrote N first.
+/// - `cw:snap:{inc}`, `cw:chunks:{inc}`: the latest snapshot and its points'
+///   chunks (`SnapshotManifest`); the stream is trimmed behind it, keeping a tail.
 /// - `cw:lease:{session}`: the node that runs the session's clock (`SET NX PX`).
 ///
 /// Writes are buffered (`BufferedStore`) and sent by `commitCluster` as one pipeline:
 /// per session one Lua script that appends all of its inputs only if the session's
 /// incarnation is still the one the node applied them to and no other node wrote the
-/// first sequence number already (compare and append). The store does not snapshot:
-/// `snapshot` writes are dropped (the whole log is replayed by a node that loads a
-/// session; see docs/cluster.md).
+/// first sequence number already (compare and append). Snapshots are written by
+/// `commitSnapshots`, after the commit of the inputs they cover.
 public final class RedisStore: BufferedStore, SessionStore {
     public let connection: RedisConnection
     public var address: RedisAddress { connection.address }
@@ -37,6 +38,18 @@ public final class RedisStore: BufferedStore, SessionStore {
     public static let sessionsKey = "cw:sessions"
     public static func logKey(_ inc: String) -> String { "cw:log:" + inc }
     public static func specKey(_ inc: String) -> String { "cw:spec:" + inc }
+    public static func snapKey(_ inc: String) -> String { "cw:snap:" + inc }
+    public static func chunksKey(_ inc: String) -> String { "cw:chunks:" + inc }
+
+    /// The snapshot this node knows to be the current one of each session: loaded, or
+    /// written by it. `refs` nil: its chunks are not known here (another node wrote
+    /// it), so this node's next snapshot rewrites every chunk.
+    public struct KnownSnapshot: Equatable, Sendable {
+        public var inc: String
+        public var seq: Int64
+        public var refs: [ChunkRef]?
+    }
+    public var known: [String: KnownSnapshot] = [:]
 
     static let appendScript = """
         if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return -1 end
@@ -51,15 +64,51 @@ public final class RedisStore: BufferedStore, SessionStore {
         if (cur or '') ~= ARGV[2] then return 0 end
         redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
         redis.call('SET', 'cw:spec:' .. ARGV[3], ARGV[4])
-        if cur then redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur) end
+        if cur then redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur, 'cw:snap:' .. cur, 'cw:chunks:' .. cur) end
         return 1
         """
     static let removeScript = """
         local cur = redis.call('HGET', KEYS[1], ARGV[1])
         if cur ~= ARGV[2] then return 0 end
         redis.call('HDEL', KEYS[1], ARGV[1])
-        redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur)
+        redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur, 'cw:snap:' .. cur, 'cw:chunks:' .. cur)
         return 1
+        """
+    /// Switches a session's snapshot (KEYS: sessions, snap, chunks, log; ARGV: id, inc,
+    /// the snapshot's N it was computed against (0: none), its own N, the stream tail to
+    /// keep, state, manifest, the number of manifest fields, those fields, then the
+    /// fields this writer added): only if the incarnation and the current snapshot are
+    /// the expected ones. Then the chunk fields the manifest does not name are deleted
+    /// and the stream trimmed to the entries after N - tail. Returns {1, N}, or {0,
+    /// current N} when another snapshot came first (the added fields are deleted), or
+    /// {-1, 0} when the session was redefined or deleted, or a chunk the manifest names
+    /// is missing (its write failed): a manifest never names a chunk Redis lacks.
+    static let snapshotScript = """
+        if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then
+          for k = 9 + tonumber(ARGV[8]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[k]) end
+          return {-1, 0}
+        end
+        local cur = tonumber(redis.call('HGET', KEYS[2], 'seq') or '0')
+        local n = tonumber(ARGV[4])
+        if cur ~= tonumber(ARGV[3]) or n <= cur then
+          for k = 9 + tonumber(ARGV[8]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[k]) end
+          return {0, cur}
+        end
+        local keep = {}
+        for k = 9, 8 + tonumber(ARGV[8]) do
+          if redis.call('HEXISTS', KEYS[3], ARGV[k]) == 0 then
+            for j = 9 + tonumber(ARGV[8]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[j]) end
+            return {-1, 0}
+          end
+          keep[ARGV[k]] = true
+        end
+        redis.call('HSET', KEYS[2], 'seq', ARGV[4], 'state', ARGV[6], 'chunks', ARGV[7])
+        for _, f in ipairs(redis.call('HKEYS', KEYS[3])) do
+          if not keep[f] then redis.call('HDEL', KEYS[3], f) end
+        end
+        local minid = n - tonumber(ARGV[5]) + 1
+        if minid > 1 then redis.call('XTRIM', KEYS[4], 'MINID', '0-' .. minid) end
+        return {1, n}
         """
     static let leaseScript = """
         local cur = redis.call('GET', KEYS[1])
@@ -97,14 +146,55 @@ public final class RedisStore: BufferedStore, SessionStore {
         return map
     }
 
-    /// A session's spec and its whole log, as stored for incarnation `inc` (nil: gone).
+    /// A session as stored for incarnation `inc` (nil: gone): its spec, its latest
+    /// snapshot with its chunks, and the stream's entries after the snapshot. The
+    /// snapshot's chunks and the stream tail are read in one round trip that ends by
+    /// reading the snapshot's N again: if a newer snapshot replaced it meanwhile (its
+    /// chunks may be gone, the stream trimmed past it) everything is read again, so a
+    /// session is never loaded with a hole.
     public func load(_ id: String, inc: String) throws(StoreError) -> StoredSession? {
-        let replies = try connection.read([["GET", Self.specKey(inc)], ["XRANGE", Self.logKey(inc), "-", "+"]])
-        guard let stored = replies[0].bytes, !stored.isEmpty else { return nil }
-        let origin: SessionOrigin = stored[0] == UInt8(ascii: "c") ? .config : .runtime
-        return StoredSession(id: id, origin: origin, spec: Array(stored.dropFirst()), snapshot: nil,
-                             log: Self.entries(replies[1]).map { StoredEntry(seq: $0.seq, kind: $0.payload.first ?? 0, payload: $0.payload) })
+        for _ in 0..<Self.loadTries {
+            let head = try connection.read([["GET", Self.specKey(inc)], ["HMGET", Self.snapKey(inc), "seq", "state", "chunks"]])
+            guard let stored = head[0].bytes, !stored.isEmpty else { return nil }
+            let origin: SessionOrigin = stored[0] == UInt8(ascii: "c") ? .config : .runtime
+            let snap = head[1].array ?? []
+            let seqText = snap.first?.text
+            let seq = seqText.flatMap { Int64($0) } ?? 0
+            var refs: [ChunkRef] = []
+            if seqText != nil {
+                do { refs = try SnapshotManifest.decode(snap.count > 2 ? snap[2].bytes ?? [] : []) } catch {
+                    throw StoreError("the snapshot of session \"\(id)\" in \(address): \(error.description)")
+                }
+            }
+            // The chunks (a few per read, so no reply is huge), the tail, the snapshot's N again.
+            var reads: [[String]] = stride(from: 0, to: refs.count, by: 8).map { k in
+                ["HMGET", Self.chunksKey(inc)] + refs[k..<min(refs.count, k + 8)].map(\.field)
+            }
+            reads.append(["XRANGE", Self.logKey(inc), seqText == nil ? "-" : "(0-\(seq)", "+"])
+            reads.append(["HGET", Self.snapKey(inc), "seq"])
+            let replies = try connection.read(reads)
+            guard replies.last?.text == seqText else { continue }
+            var chunks: [StoredChunk] = []
+            var whole = true
+            for (ref, value) in zip(refs, replies.dropLast(2).flatMap { $0.array ?? [] }) {
+                guard let bytes = value.bytes, let columns = SnapshotManifest.columns(bytes, of: ref) else {
+                    whole = false
+                    break
+                }
+                chunks.append(StoredChunk(series: ref.series, first: ref.first, columns: columns))
+            }
+            let log = Self.entries(replies[replies.count - 2])
+            guard whole, chunks.count == refs.count, log.first.map({ $0.seq == seq + 1 }) ?? true else { continue }
+            known[id] = KnownSnapshot(inc: inc, seq: seq, refs: refs)
+            return StoredSession(id: id, origin: origin, spec: Array(stored.dropFirst()),
+                                 snapshot: seqText == nil ? nil : StoredSnapshot(seq: seq, state: snap.count > 1 ? snap[1].bytes ?? [] : [], chunks: chunks),
+                                 log: log.map { StoredEntry(seq: $0.seq, kind: $0.payload.first ?? 0, payload: $0.payload) })
+        }
+        throw StoreError("redis at \(address): session \"\(id)\" kept changing its snapshot while it was read (\(Self.loadTries) tries)")
     }
+
+    /// Reads of a session whose snapshot is replaced while they run are tried again this often.
+    static let loadTries = 8
 
     /// The log of `inc` after sequence number `seq`.
     public func readLog(_ inc: String, after seq: Int64) throws(StoreError) -> [(seq: Int64, payload: [UInt8])] {
@@ -223,6 +313,82 @@ public final class RedisStore: BufferedStore, SessionStore {
 
     /// Drops buffered writes (Redis refused or could not take them).
     public func discardPending() { pending = [] }
+
+    public enum SnapshotOutcome: Equatable, Sendable {
+        /// In place; the stream was trimmed behind it.
+        case written
+        /// Another snapshot (of this N) is current: this one was not written; this
+        /// node's next snapshot of the session rewrites every chunk.
+        case stale(Int64)
+        /// Not written (Redis away, or the session redefined meanwhile).
+        case failed(String)
+    }
+
+    /// Writes the buffered snapshots (`snapshot`, taken after the inputs they cover were
+    /// committed): per session, first whether the snapshot this node computed its chunk
+    /// writes against is still the current one (one round trip), then its new chunks
+    /// and the switch (`snapshotScript`), which keeps `tail` entries of the stream
+    /// before N. A snapshot is never needed for correctness: one that fails leaves the
+    /// previous one and a longer stream.
+    public func commitSnapshots(tail: Int) -> [String: SnapshotOutcome] {
+        var snaps: [(id: String, inc: String, seq: Int64, state: [UInt8], writes: ChunkWrites)] = []
+        for w in pending {
+            if case let .snapshot(id, seq, state, writes) = w, let inc = incs[id] { snaps.append((id, inc, seq, state, writes)) }
+        }
+        pending.removeAll { if case .snapshot = $0 { return true }; return false }
+        var outcomes: [String: SnapshotOutcome] = [:]
+        guard !snaps.isEmpty else { return outcomes }
+        let current: [RedisValue]
+        do { current = try connection.read(snaps.map { ["HGET", Self.snapKey($0.inc), "seq"] }) } catch {
+            for s in snaps { outcomes[s.id] = .failed(error.message) }
+            return outcomes
+        }
+        var commands: [[[UInt8]]] = []
+        var switching: [(id: String, inc: String, seq: Int64, refs: [ChunkRef], reply: Int)] = []
+        for (s, cur) in zip(snaps, current) {
+            let now = cur.text.flatMap { Int64($0) } ?? 0
+            let mine = known[s.id].flatMap { $0.inc == s.inc ? $0 : nil }
+            // (Writes that continue stored runs need the chunks they continue.)
+            guard now == (mine?.seq ?? 0), now < s.seq, mine?.refs != nil || s.writes.evict.isEmpty else {
+                known[s.id] = KnownSnapshot(inc: s.inc, seq: now, refs: nil)
+                outcomes[s.id] = .stale(now)
+                continue
+            }
+            let (refs, added) = SnapshotManifest.next(mine?.refs ?? [], s.writes, prefix: "\(node).\(s.seq).")
+            for a in added { commands.append([Array("HSET".utf8), Array(Self.chunksKey(s.inc).utf8), Array(a.field.utf8), a.bytes]) }
+            let args: [String] = ["EVAL", Self.snapshotScript, "4", Self.sessionsKey, Self.snapKey(s.inc), Self.chunksKey(s.inc), Self.logKey(s.inc),
+                                  s.id, s.inc, String(now), String(s.seq), String(tail)]
+            commands.append(args.map { Array($0.utf8) } + [s.state, SnapshotManifest.encode(refs), Array(String(refs.count).utf8)]
+                            + refs.map { Array($0.field.utf8) } + added.map { Array($0.field.utf8) })
+            switching.append((s.id, s.inc, s.seq, refs, commands.count - 1))
+        }
+        guard !commands.isEmpty else { return outcomes }
+        let replies: [RedisValue]
+        do { replies = try connection.pipeline(commands) } catch {
+            for s in switching {
+                known[s.id] = nil
+                outcomes[s.id] = .failed(error.message)
+            }
+            return outcomes
+        }
+        for s in switching {
+            let reply = replies[s.reply].array?.compactMap(\.int) ?? []
+            switch reply.first {
+            case 1:
+                known[s.id] = KnownSnapshot(inc: s.inc, seq: s.seq, refs: s.refs)
+                outcomes[s.id] = .written
+            case 0:
+                let now = reply.count > 1 ? reply[1] : 0
+                known[s.id] = KnownSnapshot(inc: s.inc, seq: now, refs: nil)
+                outcomes[s.id] = .stale(now)
+            default:
+                known[s.id] = nil
+                if case let .error(message) = replies[s.reply] { outcomes[s.id] = .failed("redis refused a snapshot: \(message)") }
+                else { outcomes[s.id] = .failed("the session was redefined or deleted meanwhile, or a chunk was not written") }
+            }
+        }
+        return outcomes
+    }
 }
 
 /// Reads the cluster's changes on its own thread and connection: the sessions'

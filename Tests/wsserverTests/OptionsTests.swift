@@ -1,5 +1,6 @@
 import Testing
 @testable import ChartWireServer
+import RedisStore
 
 @Suite struct OptionsTests {
     @Test func defaults() throws {
@@ -22,6 +23,9 @@ import Testing
         let o = try Options.parse(["--data", "/var/lib/cw", "--fsync", "batch"])
         #expect(o.dataDir == "/var/lib/cw" && o.fsync == .batch)
         #expect(try Options.parse(["--fsync", "off"]).fsync == .off)
+        let r = try Options.parse(["--redis", "redis://10.0.0.5:7000", "--redis-snapshot", "500", "--redis-tail", "20"])
+        #expect(r.redis == RedisAddress(host: "10.0.0.5", port: 7000) && r.redisSnapshot == 500 && r.redisTail == 20)
+        #expect(Options().redisSnapshot == 20_000 && Options().redisTail == 1000)
     }
 
     @Test(arguments: [
@@ -49,6 +53,8 @@ import Testing
         (["--limit", "headerTimeoutS=1.5"], #"--limit: headerTimeoutS must be a whole number from 1 to 3600, not "1.5""#),
         (["--limit", "maxHeadBytes=100000"], #"--limit: maxHeadBytes must be a whole number from 1024 to 49152, not "100000""#),
         (["--data"], "--data needs a value"),
+        (["--redis-tail", "0"], #"--redis-tail: "0" is not a whole number from 1 to 100000000"#),
+        (["--redis-snapshot", "many"], #"--redis-snapshot: "many" is not a whole number from 1 to 100000000"#),
         (["--fsync", "sometimes"], #"--fsync: "sometimes" is not a mode (always, batch or off)"#),
     ])
     func badFlags(args: [String], message: String) {
