@@ -134,11 +134,70 @@ import TestSupport
             #expect(s.chart.sharedViewState == live.chart.sharedViewState)
             #expect(s.chart.series.map { $0.generator?.progress.emitted } == live.chart.series.map { $0.generator?.progress.emitted })
         }
-        // The same chart drawn (layer versions aside: a restored chart has its own history).
-        // (Not compared with the live one: an automatic range is stabilised against the
-        // ranges shown at earlier frames, which are presentation, not state.)
+        // The same chart drawn (layer versions aside: a restored chart has its own history),
+        // automatic ranges included (they settle at each input). Not compared with the
+        // live one: an axis' room for labels (`labelSpace`, by default the widest labels
+        // shown so far) follows the frames a chart drew, which are presentation, not state.
+        #expect(restored.chart.resolvedRanges() == live.chart.resolvedRanges())
+        #expect(full.chart.resolvedRanges() == live.chart.resolvedRanges())
         let a = restored.displayList(size: Fixtures.size), b = full.displayList(size: Fixtures.size)
         #expect(a.layers.map(\.commands) == b.layers.map(\.commands))
+    }
+
+    /// An automatic range keeps a little room once it has grown (hysteresis): where it
+    /// stands must follow from the inputs alone, so a node that applied them without
+    /// publishing (a cluster node with no viewer, a replay after a restart, a snapshot
+    /// and its tail) draws the same axis as the node whose viewers saw every step.
+    @Test func automaticRangesSettleWithTheInputsNotThePublications() throws {
+        let (live, v) = try watched()
+        let recorder = Recorder()
+        live.journal = recorder
+        var now = 1.0
+        func published() { now += 0.1; _ = frame(live, v, at: now) }
+        published()
+        try live.submit(.append(series: "a", xs: [3], values: [[100]])); published()
+        // The peak comes down to 92: the axis keeps the room it grew to.
+        try live.submit(.update(series: "a", index: 3, values: [[92]])); published()
+        try live.submit(.append(series: "a", xs: [4], values: [[40]])); published()
+        let inputs = recorder.inputs
+        let y = try #require(live.chart.resolvedRanges()["y"])
+        #expect(y.max >= 100, "the live axis kept the room it grew to: \(y)")
+
+        let quiet = try session()
+        for input in inputs { try quiet.apply(input) }
+        let snapped = try session()
+        try snapped.apply(inputs[0])
+        var snap = try #require(snapped.snapshot())
+        let series = snap.series
+        snap = try SessionCodec.decodeState(SessionCodec.encodeState(snap))
+        snap.series = series
+        let restored = try ConfigSpec.decodeSession(snap.spec, runtime: false).makeSession(measurer: TestFonts.measurer)
+        restored.restore(snap)
+        for input in inputs.dropFirst() { try restored.apply(input) }
+
+        let shown = live.displayList(size: Fixtures.size).layers.map(\.commands)
+        for s in [quiet, restored] {
+            #expect(s.chart.resolvedRanges()["y"] == y)
+            #expect(s.displayList(size: Fixtures.size).layers.map(\.commands) == shown)
+        }
+    }
+
+    /// A snapshot written before the settled ranges were stored (format 1) still reads.
+    @Test func aFormatOneSnapshotStillReads() throws {
+        let s = try session()
+        try s.submit(.append(series: "a", xs: [3], values: [[100]]))
+        let snap = try #require(s.snapshot())
+        #expect(!snap.settledRanges.isEmpty)
+        var bytes = SessionCodec.encodeState(snap)
+        #expect(bytes[0] == 2)
+        // Format 1: the same bytes without the settled ranges' count and entries.
+        let tail = 8 + snap.settledRanges.reduce(0) { $0 + 8 + $1.axis.utf8.count + 16 }
+        bytes.removeLast(tail)
+        bytes[0] = 1
+        let old = try SessionCodec.decodeState(bytes)
+        #expect(old.settledRanges.isEmpty && old.spec == snap.spec)
+        bytes[0] = 3
+        #expect(throws: SessionCodec.DecodeError.self) { try SessionCodec.decodeState(bytes) }
     }
 
     @Test func generatorsGoOnFromTheirSnapshot() throws {

@@ -189,9 +189,9 @@ public final class Chart {
     /// Counts replacements of `layoutManager` (a manager is not comparable).
     public private(set) var layoutManagerGeneration = 0
     public private(set) var version: UInt64 = 1
-    /// The automatic range each axis showed last (see `commitRanges`): new automatic
-    /// ranges are stabilised against it.
-    private var shownAutoRanges: [String: DoubleRange] = [:]
+    /// The automatic range each axis settled on at the last change through the session's
+    /// door (see `commitRanges`): new automatic ranges are stabilised against it.
+    public private(set) var shownAutoRanges: [String: DoubleRange] = [:]
 
     public init(title: String?, xAxes: [AxisConfig], yAxes: [AxisConfig], series: [Series],
                 legend: LegendConfig? = LegendConfig(), theme: Theme = Theme(), modifiers: [ChartModifierBase] = []) {
@@ -832,9 +832,17 @@ public final class Chart {
         return r.isValid && !r.isEmpty ? r : shown
     }
 
+    /// Takes settled automatic ranges (a snapshot's), for axes this chart has.
+    public func restoreSettledRanges(_ ranges: [(axis: String, range: DoubleRange)]) {
+        for (id, r) in ranges where axes.contains(where: { $0.id == id }) { shownAutoRanges[id] = r }
+    }
+
     /// Records the automatic ranges about to be shown, for the next `resolvedRanges`.
-    /// Sessions call it once per published frame. Changes nothing visible: the
-    /// ranges it records are the ones `resolvedRanges` returns now.
+    /// A session calls it after every input it applies or logs (the one door), so the
+    /// ranges settle the same way wherever the same inputs are applied in the same order:
+    /// live, replayed after a restart, or on every node of a cluster (an independent view
+    /// calls it per published frame). Changes nothing visible: the ranges it records are
+    /// the ones `resolvedRanges` returns now.
     public func commitRanges() {
         let ranges = resolvedRanges()
         for axis in axes where axis.userRange == nil && (axis.config.mode == .extents || axis.config.mode == .visible) {

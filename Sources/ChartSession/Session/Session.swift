@@ -617,7 +617,6 @@ public final class Session {
         finishRendering()
         // (The transport asks every viewer after a publication: none needs telling apart.)
         readyViewers = []
-        chart.commitRanges()
         let changedAt = pendingChangeAt ?? now
         pendingChangeAt = nil
         main.publishedVersion = chart.version

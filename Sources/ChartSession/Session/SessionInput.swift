@@ -228,16 +228,20 @@ extension Session {
         case .define, .patch, .write, .view: loggedView = chart.sharedViewState
         default: break
         }
+        // Automatic ranges settle at each input (a clock tick that brought nothing was no
+        // change: it is withdrawn from the log, so it settles nothing either).
+        if case .clock = input, result.count == 0 {} else { chart.commitRanges() }
         result.version = chart.version
         return result
     }
 
     /// Logs the shared view if a gesture or a glide changed it since it was last logged.
     func noteViewChange() {
-        guard journal != nil else { return }
         let state = chart.sharedViewState
         guard state != loggedView else { return }
         loggedView = state
+        // (Where the `.view` is applied the automatic ranges settle after it too.)
+        chart.commitRanges()
         journal?.record(.view(state), session: id)
     }
 }

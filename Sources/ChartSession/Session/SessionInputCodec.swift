@@ -91,7 +91,7 @@ public enum SessionCodec {
     /// chunks beside it).
     public static func encodeState(_ s: SessionSnapshot) -> [UInt8] {
         var w = Writer()
-        w.byte(1)  // format
+        w.byte(2)  // format (1: without the settled ranges)
         w.json(s.spec)
         w.view(s.view)
         w.byte(s.clockElapsed == nil ? 0 : 1)
@@ -103,13 +103,16 @@ public enum SessionCodec {
         }
         w.int(s.ranges.count)
         for r in s.ranges { w.string(r.id); w.int(r.first); w.int(r.count) }
+        w.int(s.settledRanges.count)
+        for r in s.settledRanges { w.string(r.axis); w.double(r.range.min); w.double(r.range.max) }
         return w.out
     }
 
     /// The state `encodeState` wrote; `series` comes empty (the chunks fill it).
     public static func decodeState(_ bytes: [UInt8]) throws(DecodeError) -> SessionSnapshot {
         var r = Reader(bytes)
-        guard try r.byte() == 1 else { throw DecodeError(message: "unknown snapshot format") }
+        let format = try r.byte()
+        guard format == 1 || format == 2 else { throw DecodeError(message: "unknown snapshot format") }
         let spec = try r.json()
         let view = try r.view()
         let hasClock = try r.byte() == 1
@@ -121,9 +124,17 @@ public enum SessionCodec {
         }
         var ranges: [SessionSnapshot.SeriesRange] = []
         for _ in 0..<(try r.count()) { ranges.append(.init(id: try r.string(), first: try r.int(), count: try r.int())) }
+        var settled: [(axis: String, range: DoubleRange)] = []
+        if format >= 2 {
+            for _ in 0..<(try r.count()) {
+                let axis = try r.string(), lo = try r.double(), hi = try r.double()
+                guard lo.isFinite, hi.isFinite, lo <= hi else { throw DecodeError(message: "a settled range that is not one") }
+                settled.append((axis, DoubleRange(lo, hi)))
+            }
+        }
         guard r.atEnd else { throw DecodeError(message: "bytes after the snapshot state") }
         return SessionSnapshot(spec: spec, view: view, clockElapsed: hasClock ? elapsed : nil, startUnixTime: unix,
-                               generators: generators, series: [], ranges: ranges)
+                               generators: generators, series: [], ranges: ranges, settledRanges: settled)
     }
 
     /// A float64 column as bytes, and back.

@@ -1,3 +1,4 @@
+import LayoutEngine
 /// A session's whole state at one log position: its spec (as defined and patched), the
 /// shared view, the generators' progress and clock, and every series' points as float64
 /// columns. Restoring it and applying the inputs logged after it gives the state the
@@ -39,6 +40,9 @@ public struct SessionSnapshot: Sendable {
     /// The points (empty in a stored state: its chunks hold them, `ranges` says where).
     public var series: [SeriesColumns]
     public var ranges: [SeriesRange] = []
+    /// The automatic ranges the axes settled on (`Chart.shownAutoRanges`): a snapshot
+    /// plus the inputs after it settles them as the whole log would.
+    public var settledRanges: [(axis: String, range: DoubleRange)] = []
 }
 
 /// A series' run of points (`XYData.lineage`) and its sequence numbers, for a store
@@ -66,7 +70,8 @@ extension Session {
             },
             series: !points ? [] : chart.series.map { s in
                 .init(id: s.id, columns: columns(series: s.id, sequences: s.data.firstSequence..<s.data.endSequence))
-            })
+            },
+            settledRanges: chart.shownAutoRanges.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     /// Each series' run of points.
@@ -127,6 +132,7 @@ extension Session {
                 chart.withSeries(i) { $0.generator!.progress = (g.emitted, g.random, g.walk) }
             }
             if view { chart.restoreViewState(snapshot.view) }
+            chart.restoreSettledRanges(snapshot.settledRanges)
         }
         clockElapsed = snapshot.clockElapsed
         startUnixTime = snapshot.startUnixTime
