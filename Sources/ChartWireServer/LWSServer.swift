@@ -223,6 +223,11 @@ final class LWSServer {
         // thread; the context outlives the sessions' render threads' use of it only while
         // the server runs, hence the global, cleared on the way out.)
         Session.onRenderFinished { if let ctx = signalContext { lws_cancel_service(ctx) } }
+        // Pull sources (a series' spec `source`): fetched on worker threads, whose
+        // answers wake the loop, which takes them in (`collectPulls`).
+        let allow = options.pullAllow.isEmpty ? nil : Set(options.pullAllow)
+        Session.makeURLSources { url in HTTPDataSource(url: url, allowed: allow) }
+        Session.onPullAnswered { if let ctx = signalContext { lws_cancel_service(ctx) } }
         guard let vhost = lws_get_vhost_by_name(ctx, "default") else {
             throw ListenError(message: "libwebsockets created no default vhost")
         }
@@ -252,6 +257,7 @@ final class LWSServer {
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
             collectExports()
+            collectPulls()
             // What the turn changed: one commit, then the answers held for it go.
             durability?.commitIfPending()
             if let cluster = durability as? ClusterDurability {
@@ -348,6 +354,7 @@ final class LWSServer {
         }
         sweepSlowBodies(now: now)
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
+        for session in hub.sessions where session.pullsData { session.runPulls(now: now) }
         durability?.maintain(hub)
         // A modifier's clock work (a long press) changed what it draws for some viewers.
         let redraw = Set(hub.sessions.filter { $0.takeViewerLayersChangedByClock() }.map(ObjectIdentifier.init))
@@ -380,6 +387,20 @@ final class LWSServer {
         }
         // The publication is done: the next may be due.
         if finished { pump() }
+    }
+
+    /// Pull sources' answers that arrived: taken in through each session's door; a
+    /// failure is logged (and kept in the series' pull state, `GET /api/stats`).
+    private func collectPulls() {
+        var taken = false
+        let now = ProcessInfo.processInfo.systemUptime
+        for session in hub.sessions where session.hasPullAnswers {
+            for f in session.collectPulls(now: now) {
+                logger.log(.warn, "pull", f.message, [("session", session.id), ("series", f.series)], key: "pull:\(session.id):\(f.series)")
+            }
+            taken = true
+        }
+        if taken { pump() }
     }
 
     /// A session's viewer, to find its connection.

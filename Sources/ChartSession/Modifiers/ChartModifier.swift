@@ -215,12 +215,15 @@ public enum ChartEvent: Equatable, Sendable {
     /// Points arrived for a series (an append or another data operation; Swift
     /// handlers only): ShinobiCharts' data load start and finish in one.
     case dataLoaded(series: String, points: Int)
+    /// A pull source is being asked for a series' points in `from...to` (ShinobiCharts'
+    /// "will start loading data"; Swift handlers only): `dataLoaded` follows the answer.
+    case dataLoading(series: String, from: Double, to: Double)
 
     /// Sent to every viewer of the session (not a crosshair's every move, nor the
     /// server's own bookkeeping).
     public var isBroadcast: Bool {
         switch self {
-        case .crosshairMoved, .renderStarted, .renderFinished, .dataLoaded, .panning, .zooming: return false
+        case .crosshairMoved, .renderStarted, .renderFinished, .dataLoaded, .dataLoading, .panning, .zooming: return false
         default: return true
         }
     }
@@ -241,6 +244,7 @@ public enum ChartEvent: Equatable, Sendable {
         case .renderStarted: return "renderStarted"
         case .renderFinished: return "renderFinished"
         case .dataLoaded: return "dataLoaded"
+        case .dataLoading: return "dataLoading"
         }
     }
 
@@ -265,6 +269,8 @@ public enum ChartEvent: Equatable, Sendable {
             fields.append(("fullRedraw", .bool(full)))
         case let .dataLoaded(series, points):
             fields += [("series", .string(series)), ("points", .int(Int64(points)))]
+        case let .dataLoading(series, from, to):
+            fields += [("series", .string(series)), ("from", .number(from)), ("to", .number(to))]
         }
         return .object(fields)
     }

@@ -77,6 +77,8 @@ public struct SeriesSpec: Sendable {
     public var capacity: Int?
     /// Seconds (x units) of points kept behind the newest x (`Series.retention`).
     public var retention: Double?
+    /// The pull source's URL (`Series.source`).
+    public var source: String?
     public var xs: [Double]
     /// Each point's values, in the order of `kind.valueFields`.
     public var values: [[Double]]
@@ -845,6 +847,7 @@ public enum ConfigSpec {
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.retention = try r.number("retention", min: 0)
         if spec.retention == 0 { throw JSONReadError(path: "\(r.path).retention", message: "expected a number of seconds above 0") }
+        spec.source = try readSource(&r, spec)
         spec.style = try readStyle(&r, kind: kind)
         spec.selected = try r.bool("selected") ?? false
         if try r.has("selectedStyle") {
@@ -887,11 +890,35 @@ public enum ConfigSpec {
         spec.entryAnimation = try animation("entryAnimation", .defaultEntry)
         spec.exitAnimation = try animation("exitAnimation", .defaultExit)
         spec.stackIndex = try r.integer("stackIndex", min: 0, max: 1_000)
+        if spec.source != nil, spec.stackIndex != nil {
+            throw JSONReadError(path: "\(r.path).source", message: "a pulled series is not stacked")
+        }
         spec.stackPercent = try r.bool("stackPercent") ?? false
         if spec.stackPercent, spec.stackIndex == nil {
             throw JSONReadError(path: "\(r.path).stackPercent", message: "stackPercent needs a stackIndex")
         }
         return spec
+    }
+
+    /// A series' `source`: an `http://` URL (no user or password in it), the server
+    /// asks for ranges with `series`, `from` and `to` added to its query (docs/feeding.md,
+    /// "Pulled data"). Not with a generator, a capacity, a retention or a stack, nor on a pie.
+    static func readSource(_ r: inout JSONReader, _ spec: SeriesSpec) throws -> String? {
+        guard let url = try r.string("source") else { return nil }
+        let path = "\(r.path).source"
+        guard let rest = url.hasPrefix("http://") ? url.dropFirst(7) : nil else {
+            throw JSONReadError(path: path, message: "expected an http:// URL (https is not taken: put a proxy near the source)")
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty, url.count <= 2048, !url.contains("#"),
+              url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw JSONReadError(path: path, message: "expected http://host[:port][/path][?query], at most 2048 printable ASCII characters, no fragment")
+        }
+        if authority.contains("@") { throw JSONReadError(path: path, message: "a source URL carries no user or password") }
+        if spec.generator != nil || spec.capacity != nil || spec.retention != nil || spec.kind.isRadial {
+            throw JSONReadError(path: path, message: "a pulled series has no generator, capacity or retention, and is not a pie or donut")
+        }
+        return url
     }
 
     /// Series sharing a `stackIndex` (on the same axes) must stack: lines, step lines
@@ -1160,6 +1187,8 @@ extension SessionSpec {
                                 yAxisId: s.yAxis ?? chart.yAxes[0].id, data: XYData(capacity: s.capacity), generator: s.generator)
             series.retention = s.retention
             try! series.append(xs: s.xs, values: s.values)  // checked while decoding
+            series.source = s.source
+            if s.source != nil { series.startCoverage() }
             series.isHidden = s.hidden
             series.showInLegend = s.showInLegend
             series.stackIndex = s.stackIndex
