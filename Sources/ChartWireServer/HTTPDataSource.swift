@@ -18,13 +18,21 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
     let allowed: Set<String>?
     static let queue = DispatchQueue(label: "chartwire.pull", attributes: .concurrent)
 
-    init(url: String, limits: PullLimits = .standard, allowed: Set<String>? = nil) {
-        self.url = url; self.limits = limits; self.allowed = allowed
+    /// The server itself (host, port), for sources given as a path (`/api/demo/points`).
+    let own: (host: String, port: UInt16)?
+
+    init(url: String, limits: PullLimits = .standard, allowed: Set<String>? = nil, own: (host: String, port: UInt16)? = nil) {
+        self.url = url; self.limits = limits; self.allowed = allowed; self.own = own
     }
 
     func dataPoints(for request: PullRequest, reply: @escaping @Sendable (PullAnswer) -> Void) {
-        let url = url, limits = limits, allowed = allowed
-        Self.queue.async { reply(Self.fetch(url: url, request: request, limits: limits, allowed: allowed)) }
+        let limits = limits, allowed = allowed
+        // A path is this server's own: asked on its own address, whatever --pull-allow says.
+        let given = self.url
+        var target = given
+        if given.hasPrefix("/"), let own { target = "http://" + (own.host.contains(":") ? "[\(own.host)]" : own.host) + ":\(own.port)" + given }
+        let mine = target != given
+        Self.queue.async { [target] in reply(Self.fetch(url: target, request: request, limits: limits, allowed: mine ? nil : allowed)) }
     }
 
     /// The parts of an `http://` URL.

@@ -223,15 +223,18 @@ final class LWSServer {
         // thread; the context outlives the sessions' render threads' use of it only while
         // the server runs, hence the global, cleared on the way out.)
         Session.onRenderFinished { if let ctx = signalContext { lws_cancel_service(ctx) } }
-        // Pull sources (a series' spec `source`): fetched on worker threads, whose
-        // answers wake the loop, which takes them in (`collectPulls`).
-        let allow = options.pullAllow.isEmpty ? nil : Set(options.pullAllow)
-        Session.makeURLSources { url in HTTPDataSource(url: url, allowed: allow) }
-        Session.onPullAnswered { if let ctx = signalContext { lws_cancel_service(ctx) } }
         guard let vhost = lws_get_vhost_by_name(ctx, "default") else {
             throw ListenError(message: "libwebsockets created no default vhost")
         }
         let port = Int(lws_get_vhost_listen_port(vhost))
+        // Pull sources (a series' spec `source`): fetched on worker threads, whose
+        // answers wake the loop, which takes them in (`collectPulls`). A source given as
+        // a path is this server's own, asked on the loopback address for a wildcard bind.
+        let allow = options.pullAllow.isEmpty ? nil : Set(options.pullAllow)
+        let ownHost = options.host == "0.0.0.0" ? "127.0.0.1" : options.host == "::" ? "::1" : options.host
+        let own = (host: ownHost, port: UInt16(clamping: port))
+        Session.makeURLSources { url in HTTPDataSource(url: url, allowed: allow, own: own) }
+        Session.onPullAnswered { if let ctx = signalContext { lws_cancel_service(ctx) } }
 
         let timer = UnsafeMutablePointer<lws_sorted_usec_list_t>.allocate(capacity: 1)
         timer.initialize(to: lws_sorted_usec_list_t())

@@ -187,6 +187,8 @@ struct Router {
             guard hub.session(parts[2]) != nil, case let .array(all)? = withStorage(hub.listing)["sessions"],
                   let entry = all.first(where: { $0["id"] == .string(parts[2]) }) else { return .error(404, "no session \"\(parts[2])\"") }
             return .json(200, entry)
+        case 3 where parts[0] == "api" && parts[1] == "demo" && parts[2] == "points":
+            return demoPoints(query: req.query)
         case 2 where parts[0] == "api" && parts[1] == "measure":
             return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
@@ -585,6 +587,18 @@ struct Router {
 
     /// `GET /api/measure?text=T&size=S&bold=1`: how wide the server measures a
     /// string in the chart font (for checking the client's font against the server's).
+    /// `GET /api/demo/points?from=&to=`: the demo pull source (`DemoHistory`), minute
+    /// readings for any range of Unix seconds, as an append body.
+    func demoPoints(query: [String: String]) -> HTTPResponse {
+        guard let from = query["from"].flatMap(Double.init), let to = query["to"].flatMap(Double.init), from <= to else {
+            return .error(400, "from and to are required: numbers, from <= to")
+        }
+        guard let p = DemoHistory.points(from: from, to: to) else {
+            return .error(400, "the range holds more than \(DemoHistory.maxPoints) minutes")
+        }
+        return .json(200, .object([("x", .array(p.xs.map { .number($0) })), ("y", .array(p.ys.map { .number($0) }))]))
+    }
+
     func measure(query: [String: String]) -> HTTPResponse {
         guard let text = query["text"] else { return .error(400, "text is required") }
         guard let size = Double(query["size"] ?? "12"), size > 0, size <= 500 else {

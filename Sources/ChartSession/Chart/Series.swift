@@ -183,6 +183,9 @@ public struct Series: Sendable {
         return nil
     }
 
+    /// Drawn in the order its points were given, not in x order (spec `unsorted`).
+    public var isUnsorted: Bool { !data.ordered }
+
     /// The values drawn: the stacked sums for a stacked series, else its data.
     public var plotted: XYData { stacked ?? data }
 
@@ -200,7 +203,7 @@ public struct Series: Sendable {
     /// is shown (with any animation under way), its selection, a pie's turn.
     mutating func carry(from old: Series, data keepData: Bool, generator: Bool, visibility: Bool, selection: Bool, rotation: Bool) {
         if keepData {
-            if old.data.capacity == data.capacity {
+            if old.data.capacity == data.capacity, old.data.ordered == data.ordered {
                 data = old.data
                 more = old.more
             } else {
@@ -393,7 +396,8 @@ public struct Series: Sendable {
     public mutating func replaceAll(xs: [Double], values: [[Double]]) throws(AppendError) {
         try checkValues(count: xs.count, values: values)
         if let i = xs.firstIndex(where: { !$0.isFinite }) { throw .nonFinite(field: "x", index: i) }
-        let m = merged(xs: xs, values: values, keepingLive: false)
+        // (An unsorted line keeps the order given.)
+        let m = data.ordered ? merged(xs: xs, values: values, keepingLive: false) : (xs: xs, values: values)
         try! data.replaceAll(xs: m.xs, ys: m.values[0])
         for k in more.indices { try! more[k].replaceAll(xs: m.xs, ys: m.values[k + 1]) }
         if pullCoverage != nil { startCoverage() }
@@ -407,7 +411,7 @@ public struct Series: Sendable {
         if pullCoverage != nil, let lo = xs.min(), let hi = xs.max() { pullCoverage?.insert(min(lo, data.lastX ?? lo)...hi) }
         let oldest = data.firstSequence
         defer { applyRetention(); if data.firstSequence != oldest { coverEvictions() } }
-        if follows(xs) {
+        if follows(xs) || !data.ordered {
             try! data.append(xs: xs, ys: values[0])
             for k in more.indices { try! more[k].append(xs: xs, ys: values[k + 1]) }
             return
@@ -448,6 +452,14 @@ public struct Series: Sendable {
 
     /// The extent of every value of the points with x in `[lo, hi]`.
     func valueRange(xFrom lo: Double, to hi: Double) -> (min: Double, max: Double)? {
+        if !data.ordered {
+            // An unsorted line: every point with x inside, wherever it is.
+            var low = Double.infinity, high = -Double.infinity
+            data.withStretches(0..<data.count) { xs, ys in
+                for k in xs.indices where xs[k] >= lo && xs[k] <= hi && !ys[k].isNaN { low = min(low, ys[k]); high = max(high, ys[k]) }
+            }
+            return low <= high ? (low, high) : nil
+        }
         let start = plotted.lowerBound(lo), end = plotted.upperBound(hi)
         return start < end ? valueRange(indices: start..<end) : nil
     }

@@ -1,3 +1,4 @@
+import Foundation
 import LayoutEngine
 import Synchronization
 
@@ -262,7 +263,7 @@ extension Session {
     public func runPulls(now: Double) {
         guard pullsData else { return }
         var ranges: [String: DoubleRange]?
-        for s in chart.series where !s.isHidden {
+        for s in chart.series where !s.isHidden && s.data.ordered {
             guard let source = source(for: s) else { continue }
             if ranges == nil { ranges = chart.resolvedRanges() }
             guard let r = ranges?[s.xAxisId], r.min.isFinite, r.max.isFinite, r.min <= r.max else { continue }
@@ -384,5 +385,48 @@ extension Series {
         }
         if pullCoverage == nil { startCoverage() }
         pullCoverage?.insert(from...to)
+    }
+}
+
+/// The server's own demo pull source (`GET /api/demo/points`, and the gallery's
+/// `gallery-pull` session): a made-up history of minute readings, the same for any
+/// range asked (a pure function of x), so a zoom or pan anywhere finds data.
+public enum DemoHistory {
+    /// Seconds between points.
+    public static let step = 60.0
+    /// Most points in one answer (a wider range is refused: 100,000 minutes, 69 days).
+    public static let maxPoints = 100_000
+
+    /// The points with x (Unix seconds) in `from...to`, on whole minutes.
+    public static func points(from: Double, to: Double) -> (xs: [Double], ys: [Double])? {
+        guard from.isFinite, to.isFinite, from <= to else { return nil }
+        let first = (from / step).rounded(.up), last = (to / step).rounded(.down)
+        guard last - first < Double(maxPoints) else { return nil }
+        guard first <= last else { return ([], []) }
+        let xs = stride(from: first, through: last, by: 1).map { $0 * step }
+        return (xs, xs.map(value))
+    }
+
+    /// The reading at `x`: a daily swing, an hourly ripple and a little noise hashed
+    /// from the minute (no state: any range gives the same values).
+    public static func value(_ x: Double) -> Double {
+        let day = 86_400.0
+        var h = UInt64(bitPattern: Int64(x / step)) &* 0x9E37_79B9_7F4A_7C15
+        h ^= h >> 29; h = h &* 0xBF58_476D_1CE4_E5B9; h ^= h >> 32
+        let noise = Double(h % 10_000) / 10_000 - 0.5
+        let v = 50 + 22 * sin(2 * .pi * x / day) + 6 * sin(2 * .pi * x / 3_700) + 3 * noise
+        return (v * 1000).rounded() / 1000
+    }
+}
+
+/// `DemoHistory` as an in-process source (tests, and a Swift program's example).
+public final class DemoHistorySource: ChartDataSource {
+    public init() {}
+    public func dataPoints(for request: PullRequest, reply: @escaping @Sendable (PullAnswer) -> Void) {
+        guard let p = DemoHistory.points(from: request.from, to: request.to) else {
+            reply(.failure("the range \(request.from)...\(request.to) holds more than \(DemoHistory.maxPoints) minutes"))
+            return
+        }
+        reply(.points(xs: p.xs, values: [p.ys]))
     }
 }

@@ -220,6 +220,7 @@ extension Session {
             }
             try series(id)
             let s = chart.series[chart.seriesIndex(id)!]
+            guard s.data.ordered else { throw .refused("series \"\(id)\" is an unsorted line: it takes no pulled points") }
             let held = s.data.upperBound(to) - s.data.lowerBound(from)
             try changing(id, growth: xs.count - held) { (s: inout Series) throws(AppendError) in
                 try s.mergePulled(from: from, to: to, xs: xs, values: values)

@@ -79,6 +79,8 @@ public struct SeriesSpec: Sendable {
     public var retention: Double?
     /// The pull source's URL (`Series.source`).
     public var source: String?
+    /// A line drawn in the order its points are given (`Series.isUnsorted`).
+    public var unsorted = false
     public var xs: [Double]
     /// Each point's values, in the order of `kind.valueFields`.
     public var values: [[Double]]
@@ -893,6 +895,17 @@ public enum ConfigSpec {
         if spec.source != nil, spec.stackIndex != nil {
             throw JSONReadError(path: "\(r.path).source", message: "a pulled series is not stacked")
         }
+        spec.unsorted = try r.bool("unsorted") ?? false
+        if spec.unsorted {
+            let path = "\(r.path).unsorted"
+            guard kind == .line else { throw JSONReadError(path: path, message: "only a line series (type line) is drawn unsorted") }
+            if spec.stackIndex != nil || spec.source != nil || spec.retention != nil || spec.generator != nil {
+                throw JSONReadError(path: path, message: "an unsorted line has no stackIndex, source, retention or generator")
+            }
+            if spec.style.marker != nil || spec.style.showFill {
+                throw JSONReadError(path: path, message: "an unsorted line is drawn without markers or fill")
+            }
+        }
         spec.stackPercent = try r.bool("stackPercent") ?? false
         if spec.stackPercent, spec.stackIndex == nil {
             throw JSONReadError(path: "\(r.path).stackPercent", message: "stackPercent needs a stackIndex")
@@ -900,12 +913,23 @@ public enum ConfigSpec {
         return spec
     }
 
-    /// A series' `source`: an `http://` URL (no user or password in it), the server
+    /// A series' `source`: an `http://` URL (no user or password in it), or a path on
+    /// this server (`/api/demo/points`), the server
     /// asks for ranges with `series`, `from` and `to` added to its query (docs/feeding.md,
     /// "Pulled data"). Not with a generator, a capacity, a retention or a stack, nor on a pie.
     static func readSource(_ r: inout JSONReader, _ spec: SeriesSpec) throws -> String? {
         guard let url = try r.string("source") else { return nil }
         let path = "\(r.path).source"
+        if url.hasPrefix("/") {
+            // A path on this server (its own demo source, `/api/demo/points`).
+            guard url.count <= 2048, !url.contains("#"), url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                throw JSONReadError(path: path, message: "expected a path of at most 2048 printable ASCII characters, no fragment")
+            }
+            if spec.generator != nil || spec.capacity != nil || spec.retention != nil || spec.kind.isRadial {
+                throw JSONReadError(path: path, message: "a pulled series has no generator, capacity or retention, and is not a pie or donut")
+            }
+            return url
+        }
         guard let rest = url.hasPrefix("http://") ? url.dropFirst(7) : nil else {
             throw JSONReadError(path: path, message: "expected an http:// URL (https is not taken: put a proxy near the source)")
         }
@@ -1184,7 +1208,8 @@ extension SessionSpec {
         let series = chart.series.enumerated().map { i, s in
             var series = Series(id: s.id, name: s.name, kind: s.kind, color: s.color ?? palette[i % palette.count],
                                 style: s.style, xAxisId: s.xAxis ?? chart.xAxes[0].id,
-                                yAxisId: s.yAxis ?? chart.yAxes[0].id, data: XYData(capacity: s.capacity), generator: s.generator)
+                                yAxisId: s.yAxis ?? chart.yAxes[0].id, data: XYData(capacity: s.capacity, ordered: !s.unsorted),
+                                generator: s.generator)
             series.retention = s.retention
             try! series.append(xs: s.xs, values: s.values)  // checked while decoding
             series.source = s.source
