@@ -147,3 +147,21 @@ def test_pull_allow_refuses_other_hosts_and_bad_sources_are_refused_with_their_p
     finally:
         srv.stop()
         httpd.shutdown()
+
+
+def test_the_gallery_pulls_from_the_servers_own_demo_source(demo_server):
+    status, body = call(demo_server, "GET", "/api/demo/points?from=0&to=600")
+    assert status == 200 and body["x"] == [60.0 * i for i in range(11)] and len(body["y"]) == 11
+    # The same x has the same value whatever the range asked.
+    assert call(demo_server, "GET", "/api/demo/points?from=300&to=400")[1]["y"] == body["y"][5:7]
+    assert call(demo_server, "GET", "/api/demo/points?from=0&to=1e12")[0] == 400
+    assert call(demo_server, "GET", "/api/demo/points?to=5")[0] == 400
+
+    def pulled():
+        for s in call(demo_server, "GET", "/api/stats")[1]["sessions"]:
+            if s["id"] == "gallery-pull":
+                return next((p for p in s.get("pulls", []) if p["series"] == "reading" and p["answers"] >= 1), None)
+    p = wait(pulled, what="the gallery's pull")
+    # The visible day, 1440 minutes and its last one (both ends included).
+    assert p["source"] == "/api/demo/points" and p["points"] == 1441 and p["failures"] == 0, p
+    assert p["held"] == [[1795392000, 1795478400]], p
