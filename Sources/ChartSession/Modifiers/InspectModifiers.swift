@@ -228,6 +228,8 @@ public final class SeriesSelectionModifier: GestureModifierBase {
                 }
             }
             chart.emit(.selectionToggled(viewer: args.viewer, series: id, point: slice, selected: selected))
+            chart.emit(.selectionAt(viewer: args.viewer, series: id, pixelX: p.x, pixelY: p.y, point: slice,
+                                    x: nil, y: chart.series[pie].data.count > slice ? chart.series[pie].data.y(slice) : nil, selected: selected))
             return true
         }
         if mode == .point {
@@ -236,6 +238,8 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             let selected = !s.selectedPoints.contains(s.data.firstSequence + index)
             chart.setPointSelected(s.id, index: index, selected, exclusive: togglePointSelection)
             chart.emit(.selectionToggled(viewer: args.viewer, series: s.id, point: index, selected: selected))
+            chart.emit(.selectionAt(viewer: args.viewer, series: s.id, pixelX: p.x, pixelY: p.y, point: index,
+                                    x: s.data.x(index), y: s.plotted.y(index), selected: selected))
             return true
         }
         guard let hit = nearestSeries(to: p, chart: chart, layout: layout) else { return false }
@@ -246,7 +250,28 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             chart.setSelected(s.id, selected)
         }
         chart.emit(.selectionToggled(viewer: args.viewer, series: s.id, point: nil, selected: selected))
+        // Where: the tap, and the series' point nearest it on screen.
+        let near = nearestPoint(to: p, in: hit, chart: chart, layout: layout)
+        chart.emit(.selectionAt(viewer: args.viewer, series: s.id, pixelX: p.x, pixelY: p.y, point: near,
+                                x: near.map { s.data.x($0) }, y: near.map { s.plotted.y($0) }, selected: selected))
         return true
+    }
+
+    /// The index of series `i`'s point nearest `p` on screen, among those whose x lies
+    /// within the view's X range (nil: none there).
+    func nearestPoint(to p: Point, in i: Int, chart: Chart, layout: ChartLayout) -> Int? {
+        let s = chart.series[i]
+        guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { return nil }
+        let across = xl.alignment.isHorizontal, data = s.plotted
+        let range = xl.calculator.range
+        let lo = data.lowerBound(range.min), hi = data.upperBound(range.max)
+        var best: (index: Int, distance: Double)?
+        for j in lo..<min(hi, lo + 200_000) where data.y(j).isFinite {
+            let a = xl.calculator.pixel(data.x(j)), b = yl.calculator.pixel(data.y(j))
+            let d = across ? hypot(a - p.x, b - p.y) : hypot(b - p.x, a - p.y)
+            if d < best?.distance ?? .infinity { best = (j, d) }
+        }
+        return best?.index
     }
 
     /// The series and index of the point nearest `p` (screen px), within `hitRadius`.
