@@ -165,3 +165,34 @@ def test_the_gallery_pulls_from_the_servers_own_demo_source(demo_server):
     # The visible day, 1440 minutes and its last one (both ends included).
     assert p["source"] == "/api/demo/points" and p["points"] == 1441 and p["failures"] == 0, p
     assert p["held"] == [[1795392000, 1795478400]], p
+
+
+def test_pulled_points_are_logged_and_come_back_after_a_restart_without_the_source(tmp_path):
+    httpd = source_server()
+    port = httpd.server_address[1]
+    data = str(tmp_path / "data")
+    srv = Server("--no-demo", "--data", data).start()
+    try:
+        spec = {"id": "pull", "chart": {"xAxes": [{"id": "x", "visibleRange": [0, 50]}],
+                                        "series": [{"id": "a", "source": f"http://127.0.0.1:{port}/ok"}]}}
+        assert call(srv, "POST", "/api/sessions", spec)[0] == 201
+        wait(lambda: (p := series_pull(srv, "a")) and p["answers"] >= 1, what="the answer")
+        points = next(s for s in call(srv, "GET", "/api/sessions/pull")[1]["series"] if s["id"] == "a")["points"]
+        assert points == 51
+    finally:
+        srv.stop()
+        httpd.shutdown()
+        httpd.server_close()
+    # The source is gone: the points come from the server's own log.
+    again = Server("--no-demo", "--data", data).start()
+    try:
+        entry = call(again, "GET", "/api/sessions/pull")[1]
+        a = next(s for s in entry["series"] if s["id"] == "a")
+        assert a["points"] == 51, entry
+        status, body = call(again, "GET", "/api/sessions/pull/data.json?from=0&to=50")
+        assert status == 200 and body["series"][0]["x"][:3] == [0, 1, 2], body
+        # What the series holds counts as held: nothing is asked of the missing source.
+        time.sleep(0.6)
+        assert a["pull"]["held"] == [[0, 50]] and series_pull(again, "a")["requests"] == 0
+    finally:
+        again.stop()
