@@ -81,6 +81,9 @@ public struct SeriesSpec: Sendable {
     public var source: String?
     /// A line drawn in the order its points are given (`Series.isUnsorted`).
     public var unsorted = false
+    /// `data.x` given as category names (strings): mapped to the positions of the x
+    /// axis' `categories` once the axes are known.
+    var xNames: [String]?
     public var xs: [Double]
     /// Each point's values, in the order of `kind.valueFields`.
     public var values: [[Double]]
@@ -338,7 +341,7 @@ public enum ConfigSpec {
             }
         }
 
-        let series = try r.objects("series", readSeries) ?? []
+        var series = try r.objects("series", readSeries) ?? []
         var seriesIds: Set<String> = []
         for (i, s) in series.enumerated() {
             let path = "\(r.path).series[\(i)]"
@@ -347,6 +350,9 @@ public enum ConfigSpec {
             }
             if let x = s.xAxis, !xAxes.contains(where: { $0.id == x }) {
                 throw JSONReadError(path: "\(path).xAxis", message: "no x axis \"\(x)\"")
+            }
+            if let names = s.xNames, let axis = s.xAxis.flatMap({ x in xAxes.first { $0.id == x } }) ?? xAxes.first {
+                series[i].xs = try CategoryNames.positions(names, axis: axis, path: "\(path).data.x")
             }
             if let y = s.yAxis, !yAxes.contains(where: { $0.id == y }) {
                 throw JSONReadError(path: "\(path).yAxis", message: "no y axis \"\(y)\"")
@@ -813,8 +819,14 @@ public enum ConfigSpec {
         var xs: [Double] = []
         var values = kind.valueFields.map { _ in [Double]() }
         let dataPath = "\(r.path).data"
+        var xNames: [String]?
         try r.object("data") { d in
-            let x = try d.numbers("x")
+            // x as names of the x axis' categories (mapped below, with the axes).
+            if let items = d.value["x"]?.arrayValue, !items.isEmpty, items.allSatisfy({ $0.stringValue != nil }) {
+                xNames = items.compactMap(\.stringValue)
+                _ = try d.strings("x")
+            }
+            let x: [Double]? = try xNames.map { $0.indices.map(Double.init) } ?? d.numbers("x")
             for (k, field) in kind.valueFields.enumerated() { values[k] = try d.numbersOrGaps(field) ?? [] }
             // A pie's slices need no x: they are taken in order.
             xs = x ?? (kind.isRadial ? values[0].indices.map(Double.init) : [])
@@ -849,6 +861,7 @@ public enum ConfigSpec {
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.retention = try r.number("retention", min: 0)
         if spec.retention == 0 { throw JSONReadError(path: "\(r.path).retention", message: "expected a number of seconds above 0") }
+        spec.xNames = xNames
         spec.source = try readSource(&r, spec)
         spec.style = try readStyle(&r, kind: kind)
         spec.selected = try r.bool("selected") ?? false
@@ -1270,5 +1283,33 @@ public struct ThemeSpec: Sendable {
         for (key, path) in Self.fields { if let c = colors[key] { t[keyPath: path] = c } }
         if let palette { t.palette = palette }
         return t
+    }
+}
+
+/// x given as category names (strings, the "string x for category axes"):
+/// each name is the position of that name in the x axis' `categories` (0, 1, ...).
+/// In a spec's `data.x` and in JSON appends, inserts and replacements of a series on a
+/// category axis with `categories` (docs/axes.md, "Category axes").
+public enum CategoryNames {
+    public static func positions(_ names: [String], axis: AxisConfig, path: String) throws(JSONReadError) -> [Double] {
+        guard axis.type == .category, !axis.categories.isEmpty else {
+            throw JSONReadError(path: path, message: "x given as names needs a category x axis with categories; axis \"\(axis.id)\" has none")
+        }
+        return try positions(names, categories: axis.categories, axis: axis.id, path: path)
+    }
+
+    public static func positions(_ names: [String], categories: [String], axis: String, path: String) throws(JSONReadError) -> [Double] {
+        var index: [String: Int] = [:]
+        for (i, c) in categories.enumerated() where index[c] == nil { index[c] = i }
+        var out: [Double] = []
+        out.reserveCapacity(names.count)
+        for (j, name) in names.enumerated() {
+            guard let i = index[name] else {
+                let shown = categories.prefix(8).map { "\"\($0)\"" }.joined(separator: ", ") + (categories.count > 8 ? ", ..." : "")
+                throw JSONReadError(path: "\(path)[\(j)]", message: "\"\(name)\" is not a category of axis \"\(axis)\" (\(shown))")
+            }
+            out.append(Double(i))
+        }
+        return out
     }
 }
