@@ -193,6 +193,30 @@ import TestSupport
         #expect(throws: SessionInputError.self) { try s.submit(.pull(series: "a", from: 0, to: 1, xs: [2], values: [[1]])) }
     }
 
+    @Test func anIndependentViewZoomingOutIsAskedForToo() throws {
+        let spec = #"""
+            {"id": "p", "viewMode": "independent", "chart": {"xAxes": [{"id": "x", "visibleRange": [10, 12]}],
+              "series": [{"id": "a", "data": {"x": [10, 11, 12], "y": [0, 0, 0]}}],
+              "modifiers": [{"type": "mouseWheelZoom"}]}}
+            """#
+        let s = try ConfigSpec.decodeSession(foundationJSON(spec)).makeSession(measurer: TestFonts.measurer)
+        s.renderThreads = 1
+        let src = Source()
+        s.setDataSource(src, for: "a")
+        s.publish(now: 0)
+        let v = s.connect()
+        _ = s.receive(.hello(Fixtures.size, format: .binary, token: nil), from: v)
+        s.runPulls(now: 0); s.runPulls(now: 1)
+        #expect(src.requests.isEmpty, "the shared view holds all it shows")
+        // The viewer zooms out its own view: past 10...12 on both sides.
+        _ = s.receive(.wheel(WheelEvent(x: 400, y: 250, deltaY: 600)), from: v)
+        s.publish(now: 1.5)
+        #expect(s.chart.axis("x")?.userRange == DoubleRange(10, 12), "the shared view did not move")
+        s.runPulls(now: 2); s.runPulls(now: 2.5)
+        let r = try #require(src.requests.first)
+        #expect(r.from < 10 && r.to == (10.0).nextDown)
+    }
+
     @Test func pushesExtendWhatIsHeld() throws {
         let (s, _) = try session()
         try s.submit(.append(series: "a", xs: [15, 16], values: [[1, 1]]))

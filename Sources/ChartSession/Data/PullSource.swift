@@ -262,14 +262,26 @@ extension Session {
     /// `dataLoading` for each request. Call it on the session's thread, on a clock.
     public func runPulls(now: Double) {
         guard pullsData else { return }
-        var ranges: [String: DoubleRange]?
+        // What is shown: the session's chart, then each independent view (not one a
+        // render thread is drawing now: it is asked at the next turn).
+        var shown: [[String: DoubleRange]]?
         for s in chart.series where !s.isHidden && s.data.ordered {
             guard let source = source(for: s) else { continue }
-            if ranges == nil { ranges = chart.resolvedRanges() }
-            guard let r = ranges?[s.xAxisId], r.min.isFinite, r.max.isFinite, r.min <= r.max else { continue }
-            var state = pulls.states[s.id] ?? PullState()
+            if shown == nil {
+                shown = [chart.resolvedRanges()]
+                for v in viewers.values.sorted(by: { $0.id < $1.id }) {
+                    if let view = v.view, !view.rendering { shown?.append(view.chart.resolvedRanges()) }
+                }
+            }
             let coverage = s.pullCoverage ?? PullCoverage()
-            let gap = state.next(visible: r.min...r.max, coverage: coverage, now: now, limits: pulls.limits)
+            let candidates = (shown ?? []).compactMap { ranges -> ClosedRange<Double>? in
+                guard let r = ranges[s.xAxisId], r.min.isFinite, r.max.isFinite, r.min <= r.max else { return nil }
+                return r.min...r.max
+            }
+            // The first range shown that lacks something (the shared view first).
+            guard let r = candidates.first(where: { !coverage.covers($0) }) ?? candidates.first else { continue }
+            var state = pulls.states[s.id] ?? PullState()
+            let gap = state.next(visible: r, coverage: coverage, now: now, limits: pulls.limits)
             guard let gap else { pulls.states[s.id] = state; continue }
             let request = PullRequest(session: id, series: s.id, fields: s.kind.valueFields, from: gap.lowerBound, to: gap.upperBound,
                                       maxPoints: pulls.limits.maxPoints)
