@@ -151,6 +151,8 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
             if n > 0 {
                 out += buffer[0..<n]
                 if out.count > maxBytes { return .failure(.message("the answer is larger than \(maxBytes) bytes")) }
+                // A whole answer of a stated length: done, even if the peer keeps the connection.
+                if let need = completeLength(out), out.count >= need { return .success(out) }
                 continue
             }
             if n == 0 { return .success(out) }
@@ -159,6 +161,23 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
                 return .failure(.message("no whole answer within the timeout"))
             }
         }
+    }
+
+    /// The length of the whole answer (head and body) when its head is in and states a
+    /// `Content-Length`; nil otherwise (read to the end).
+    static func completeLength(_ raw: [UInt8]) -> Int? {
+        guard let end = headEnd(raw) else { return nil }
+        let head = String(decoding: raw[..<end], as: UTF8.self).lowercased()
+        guard let line = head.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+              let n = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) else { return nil }
+        return end + 4 + n
+    }
+
+    /// Where the head ends (the index of its blank line's `\r\n\r\n`).
+    static func headEnd(_ raw: [UInt8]) -> Int? {
+        guard raw.count >= 4 else { return nil }
+        for i in 0...(raw.count - 4) where raw[i] == 13 && raw[i + 1] == 10 && raw[i + 2] == 13 && raw[i + 3] == 10 { return i }
+        return nil
     }
 
     /// Waits until `fd` is ready for `events` or `deadline` (Unix seconds) passes.
@@ -175,8 +194,7 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
 
     /// The body of a whole HTTP/1.x answer of status 200 (chunked or not).
     static func body(of raw: [UInt8], maxBytes: Int) -> Result<[UInt8], Failure> {
-        let sep: [UInt8] = [13, 10, 13, 10]
-        guard let end = raw.indices.dropLast(3).first(where: { raw[$0] == 13 && Array(raw[$0..<($0 + 4)]) == sep }) else {
+        guard let end = headEnd(raw) else {
             return .failure(.message(raw.isEmpty ? "the source closed without answering" : "the answer has no complete HTTP head"))
         }
         let head = String(decoding: raw[..<end], as: UTF8.self)
