@@ -177,6 +177,12 @@ import TestSupport
         // The stats show it.
         let stats = try #require(s.pullJSON(series: "a"))
         #expect(stats["failures"] == .int(3) && stats["lastError"] == .string("source down"))
+        #expect(s.pullWarnings == ["$.chart.series[0].source: the last request failed (3 in a row): source down"])
+        // An answer ends the warning.
+        s.runPulls(now: 9)
+        let (_, fourth) = src.asked.withLock { $0.removeFirst() }
+        fourth(.points(xs: [1], values: [[1]]))
+        #expect(s.collectPulls(now: 9.1).isEmpty && s.pullWarnings.isEmpty)
     }
 
     @Test func pointsOutsideTheRangeAskedForAreLeftOutAndHeldOnesReplaced() throws {

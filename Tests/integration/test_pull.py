@@ -86,6 +86,9 @@ def test_a_viewer_zooming_past_the_held_data_gets_the_sources_points():
         assert not any(a[1] == "a" for a in Source.asked), Source.asked
         g = series_pull(srv, "g")
         assert "not a points body" in g["lastError"], g
+        warnings = call(srv, "GET", "/api/sessions/pull")[1]["warnings"]
+        assert any(w.startswith("$.chart.series[2].source: the last request failed") and "not a points body" in w
+                   for w in warnings), warnings
         h_state = series_pull(srv, "h")
         assert h_state["inFlight"] == [100, 200], h_state   # hanging, and nothing else waits for it
 

@@ -243,6 +243,15 @@ extension Session {
         return .object(m)
     }
 
+    /// A warning per series whose last request to its source failed (and has not been
+    /// answered since): `GET /api/sessions` and `GET /api/sessions/{s}` list them.
+    public var pullWarnings: [String] {
+        pulls.states.sorted { $0.key < $1.key }.compactMap { id, st in
+            guard st.failures > 0, let e = st.lastError, let i = chart.seriesIndex(id) else { return nil }
+            return "$.chart.series[\(i)].source: the last request failed (\(st.failures) in a row): \(e)"
+        }
+    }
+
     /// Whether a series of this session pulls (and the transport should call `runPulls`).
     public var pullsData: Bool {
         !pulls.attached.isEmpty || chart.series.contains { $0.source != nil }

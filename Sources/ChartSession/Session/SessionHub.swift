@@ -102,7 +102,7 @@ public final class SessionHub {
                     .object([("id", .string($0.id)), ("name", .string($0.name)), ("points", .int(Int64($0.data.count)))]
                             + (s.pullJSON(series: $0.id).map { [("pull", $0)] } ?? []))
                 })),
-            ])
+            ] + (s.pullWarnings.isEmpty ? [] : [("warnings", .array(s.pullWarnings.map { .string($0) }))]))
         }))])
     }
 
