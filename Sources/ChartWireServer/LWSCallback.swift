@@ -495,7 +495,7 @@ extension LWSServer {
             return refuse(.badMessage, "a binary batch starts with \"CWA1\" (the binary append body)")
         }
         do {
-            let points = try Router.readPoints(p.rx, kind: kind)
+            let points = try Router.readPoints(p.rx, kind: kind, categories: Router.categories(p.session, series: index))
             let n = try p.session.submit(.append(series: p.series, xs: points.xs, values: points.values)).count
             return .object([("type", "ack"), ("batch", .int(Int64(p.batches))), ("accepted", .int(Int64(n)))])
         } catch let e as Router.BodyError {

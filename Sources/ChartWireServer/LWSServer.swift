@@ -227,6 +227,14 @@ final class LWSServer {
             throw ListenError(message: "libwebsockets created no default vhost")
         }
         let port = Int(lws_get_vhost_listen_port(vhost))
+        // Pull sources (a series' spec `source`): fetched on worker threads, whose
+        // answers wake the loop, which takes them in (`collectPulls`). A source given as
+        // a path is this server's own, asked on the loopback address for a wildcard bind.
+        let allow = options.pullAllow.isEmpty ? nil : Set(options.pullAllow)
+        let ownHost = options.host == "0.0.0.0" ? "127.0.0.1" : options.host == "::" ? "::1" : options.host
+        let own = (host: ownHost, port: UInt16(clamping: port))
+        Session.makeURLSources { url in HTTPDataSource(url: url, allowed: allow, own: own) }
+        Session.onPullAnswered { if let ctx = signalContext { lws_cancel_service(ctx) } }
 
         let timer = UnsafeMutablePointer<lws_sorted_usec_list_t>.allocate(capacity: 1)
         timer.initialize(to: lws_sorted_usec_list_t())
@@ -252,6 +260,7 @@ final class LWSServer {
             if lws_service(ctx, 0) < 0 { break }
             collectRendered()
             collectExports()
+            collectPulls()
             // What the turn changed: one commit, then the answers held for it go.
             durability?.commitIfPending()
             if let cluster = durability as? ClusterDurability {
@@ -350,6 +359,7 @@ final class LWSServer {
         }
         sweepSlowBodies(now: now)
         hub.advance(to: now, unixTime: Date().timeIntervalSince1970)
+        for session in hub.sessions where session.pullsData { session.runPulls(now: now) }
         durability?.maintain(hub)
         if let cluster = durability as? ClusterDurability { liveTurn(cluster) }
         // A modifier's clock work (a long press) changed what it draws for some viewers.
@@ -383,6 +393,20 @@ final class LWSServer {
         }
         // The publication is done: the next may be due.
         if finished { pump() }
+    }
+
+    /// Pull sources' answers that arrived: taken in through each session's door; a
+    /// failure is logged (and kept in the series' pull state, `GET /api/stats`).
+    private func collectPulls() {
+        var taken = false
+        let now = ProcessInfo.processInfo.systemUptime
+        for session in hub.sessions where session.hasPullAnswers {
+            for f in session.collectPulls(now: now) {
+                logger.log(.warn, "pull", f.message, [("session", session.id), ("series", f.series)], key: "pull:\(session.id):\(f.series)")
+            }
+            taken = true
+        }
+        if taken { pump() }
     }
 
     /// A session's viewer, to find its connection.

@@ -21,6 +21,9 @@ struct Options: Equatable {
     var allowOrigins: [String] = []
     /// Host names the server answers to beside its defaults (docs/security.md).
     var allowHosts: [String] = []
+    /// Hosts (`host` or `host:port`) a series' pull `source` URL may name (`--pull-allow`,
+    /// repeatable); empty: any (docs/feeding.md, "Pulled data").
+    var pullAllow: [String] = []
     /// PEM certificate chain and private key: serve https and wss.
     var tlsCert: String? = nil
     var tlsKey: String? = nil
@@ -54,7 +57,8 @@ struct Options: Equatable {
                         [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off]
                         [--trusted-proxy ADDR]... [--log-format text|json] [--redis redis://HOST:PORT] [--quiet]
                         [--redis-snapshot N] [--redis-tail N]
-                        [--allow-origin ORIGIN]... [--allow-host NAME]... [--tls-cert FILE --tls-key FILE]
+                        [--allow-origin ORIGIN]... [--allow-host NAME]... [--pull-allow HOST[:PORT]]...
+                        [--tls-cert FILE --tls-key FILE]
                         [--limit NAME=VALUE]...
           --host ADDR     address to bind (default 127.0.0.1)
           --port N        TCP port, 0 picks a free one (default 8080)
@@ -96,6 +100,9 @@ struct Options: Equatable {
                           also answer requests whose Host is NAME (repeatable). Default:
                           the bound address, and localhost, 127.0.0.1, [::1] when bound to
                           loopback; any name when bound to 0.0.0.0 or :: and none given
+          --pull-allow HOST[:PORT]
+                          the only hosts a series' pull source URL may name (repeatable;
+                          default: any; docs/feeding.md, "Pulled data")
           --tls-cert FILE, --tls-key FILE
                           PEM certificate (chain) and key: serve https:// and wss://
           --limit NAME=VALUE
@@ -151,6 +158,12 @@ struct Options: Equatable {
                     throw UsageError(message: "--allow-host: \"\(v)\" is not a host name")
                 }
                 o.allowHosts.append(v.lowercased())
+            case "--pull-allow":
+                let v = try value(arg)
+                guard !v.isEmpty, !v.contains("/"), !v.contains(" "), !v.contains("@") else {
+                    throw UsageError(message: "--pull-allow: \"\(v)\" is not a host or host:port")
+                }
+                o.pullAllow.append(v.lowercased())
             case "--tls-cert": o.tlsCert = try value(arg)
             case "--tls-key": o.tlsKey = try value(arg)
             case "--limit":

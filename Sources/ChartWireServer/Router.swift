@@ -187,6 +187,8 @@ struct Router {
             guard hub.session(parts[2]) != nil, case let .array(all)? = withStorage(hub.listing)["sessions"],
                   let entry = all.first(where: { $0["id"] == .string(parts[2]) }) else { return .error(404, "no session \"\(parts[2])\"") }
             return .json(200, entry)
+        case 3 where parts[0] == "api" && parts[1] == "demo" && parts[2] == "points":
+            return demoPoints(query: req.query)
         case 2 where parts[0] == "api" && parts[1] == "measure":
             return measure(query: req.query)
         case 4 where parts[0] == "api" && parts[1] == "sessions" && parts[3] == "frame.json":
@@ -585,6 +587,18 @@ struct Router {
 
     /// `GET /api/measure?text=T&size=S&bold=1`: how wide the server measures a
     /// string in the chart font (for checking the client's font against the server's).
+    /// `GET /api/demo/points?from=&to=`: the demo pull source (`DemoHistory`), minute
+    /// readings for any range of Unix seconds, as an append body.
+    func demoPoints(query: [String: String]) -> HTTPResponse {
+        guard let from = query["from"].flatMap(Double.init), let to = query["to"].flatMap(Double.init), from <= to else {
+            return .error(400, "from and to are required: numbers, from <= to")
+        }
+        guard let p = DemoHistory.points(from: from, to: to) else {
+            return .error(400, "the range holds more than \(DemoHistory.maxPoints) minutes")
+        }
+        return .json(200, .object([("x", .array(p.xs.map { .number($0) })), ("y", .array(p.ys.map { .number($0) }))]))
+    }
+
     func measure(query: [String: String]) -> HTTPResponse {
         guard let text = query["text"] else { return .error(400, "text is required") }
         guard let size = Double(query["size"] ?? "12"), size > 0, size <= 500 else {
@@ -601,6 +615,13 @@ struct Router {
         ]))
     }
 
+    /// The categories of a series' x axis, for x given as names (nil: not a category axis).
+    static func categories(_ session: Session, series index: Int) -> (axis: String, names: [String])? {
+        guard let axis = session.chart.axis(session.chart.series[index].xAxisId)?.config, axis.type == .category,
+              !axis.categories.isEmpty else { return nil }
+        return (axis.id, axis.categories)
+    }
+
     func append(session id: String, series: String, body: [UInt8]) -> HTTPResponse {
         guard let session = hub.session(id) else { return .error(404, "no session \"\(id)\"") }
         guard let index = session.chart.seriesIndex(series) else {
@@ -609,7 +630,9 @@ struct Router {
         let kind = session.chart.series[index].kind
         guard body.count <= Self.maxAppendBody else { return .error(413, "body larger than \(Self.maxAppendBody) bytes") }
         let points: (xs: [Double], values: [[Double]])
-        do { points = try Self.readPoints(body, kind: kind) } catch { return .error(error.status, error.message) }
+        do { points = try Self.readPoints(body, kind: kind, categories: Self.categories(session, series: index)) } catch {
+            return .error(error.status, error.message)
+        }
         do {
             let n = try session.submit(.append(series: series, xs: points.xs, values: points.values)).count
             return .json(200, .object([("accepted", .int(Int64(n)))]))
@@ -653,7 +676,8 @@ struct Router {
     /// The points of an append, insert or replace body: binary x/y (`CWA1`, x/y series
     /// only), or JSON with `x` and the series type's value fields; `extra` names the
     /// other fields the body may carry (read by `also`).
-    static func readPoints(_ body: [UInt8], kind: SeriesKind, extra: [String] = [],
+    /// `categories`: the series' x axis' categories, when x may be given as their names.
+    static func readPoints(_ body: [UInt8], kind: SeriesKind, extra: [String] = [], categories: (axis: String, names: [String])? = nil,
                            also: (inout JSONReader) throws -> Void = { _ in }) throws(BodyError) -> (xs: [Double], values: [[Double]]) {
         if AppendBody.isBinary(body) {
             guard kind.valueFields == ["y"], extra.isEmpty else {
@@ -678,7 +702,14 @@ struct Router {
         do {
             var r = JSONReader(json)
             try also(&r)
-            let x = try r.numbers("x")
+            let x: [Double]?
+            if let categories, let items = json["x"]?.arrayValue, !items.isEmpty, items.allSatisfy({ $0.stringValue != nil }) {
+                // x as names of the axis' categories.
+                _ = try r.strings("x")
+                x = try CategoryNames.positions(items.compactMap(\.stringValue), categories: categories.names, axis: categories.axis, path: "$.x")
+            } else {
+                x = try r.numbers("x")
+            }
             var values: [[Double]] = []
             for field in kind.valueFields {
                 guard let v = try r.numbersOrGaps(field) else { throw r.fail("field \"\(field)\" is required") }
@@ -703,7 +734,7 @@ struct Router {
         guard let i = session.chart.seriesIndex(series) else {
             return .error(404, "no series \"\(series)\" in session \"\(id)\"")
         }
-        let kind = session.chart.series[i].kind
+        let kind = session.chart.series[i].kind, names = Self.categories(session, series: i)
         let before = session.chart.series[i].data.count
         /// A JSON body with an integer field `key` (and nothing else unless `more`).
         func integer(_ key: String) throws(BodyError) -> Int {
@@ -720,7 +751,7 @@ struct Router {
             switch op {
             case "insert":
                 var at = 0
-                let p = try Self.readPoints(body, kind: kind, extra: ["index"]) { r in
+                let p = try Self.readPoints(body, kind: kind, extra: ["index"], categories: names) { r in
                     guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
                     at = Int(n)
                 }
@@ -761,7 +792,7 @@ struct Router {
                 try session.submit(.clear(series: series))
                 return .json(200, .object([("removed", .int(Int64(before)))]))
             default:  // replace
-                let p = try Self.readPoints(body, kind: kind)
+                let p = try Self.readPoints(body, kind: kind, categories: names)
                 try session.submit(.replaceData(series: series, xs: p.xs, values: p.values))
                 return .json(200, .object([("accepted", .int(Int64(p.xs.count)))]))
             }

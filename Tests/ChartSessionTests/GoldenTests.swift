@@ -51,6 +51,14 @@ import TestSupport
     func gallery(id: String) throws {
         let spec = try #require(try ConfigSpec.decode(foundationJSON(GallerySpec.json)).first { $0.id == id })
         let session = spec.makeSession(measurer: TestFonts.measurer)
+        if session.chart.series.contains(where: { $0.source == "/api/demo/points" }) {
+            // The server's own demo source, in-process: asked for the range shown, answered at once.
+            for s in session.chart.series where s.source != nil { session.setDataSource(DemoHistorySource(), for: s.id) }
+            session.runPulls(now: 0)
+            session.runPulls(now: 1)
+            #expect(session.collectPulls(now: 1).isEmpty)
+            #expect(session.chart.series.allSatisfy { $0.source == nil || $0.data.count > 1000 })
+        }
         if session.chart.series.contains(where: \.animationEnabled) {
             // Halfway through the entry animations (1.2 s): the golden shows a step of them.
             session.chart.advanceAnimations(to: 0, watched: true)

@@ -227,6 +227,7 @@ import TestSupport
             .view(SharedViewState(ranges: [("x", DoubleRange(1, 2)), ("y", nil)],
                                   series: [.init(id: "a", isHidden: true, isSelected: false, selectedPoints: [3], selectedSlices: [], rotation: 0.5)])),
             .clock(elapsed: 3.25, startedAt: 1e9),
+            .pull(series: "a", from: -2.5, to: 7, xs: [-1, 0.5], values: [[3, .nan]]),
         ]
         for input in inputs {
             let decoded = try SessionCodec.decode(SessionCodec.encode(input))

@@ -206,6 +206,19 @@ for kind in [SeriesKind.scatter, .column] {
     recordFrame("\(kind.rawValue)_1e6", chart)
 }
 
+// An unsorted line (spec `unsorted`): a Lissajous figure of 10^6 points, drawn in the
+// order given (UnsortedLineReducer: one pass, a point per device pixel entered).
+do {
+    let n = 1_000_000
+    var data = XYData(ordered: false)
+    let ts = (0..<n).map { Double($0) / Double(n - 1) * 2 * Double.pi }
+    try! data.append(xs: ts.map { sin(3 * $0) }, ys: ts.map { sin(2 * $0) })
+    let chart = Chart(title: "Bench", xAxes: [AxisConfig(id: "x", alignment: .bottom, title: "X")],
+                      yAxes: [AxisConfig(id: "y", alignment: .left, title: "Y", mode: .visible, growBy: (0.05, 0.05))],
+                      series: [Series(id: "s", name: "Lissajous", color: "#1f77b4", xAxisId: "x", yAxisId: "y", data: data)])
+    recordFrame("unsorted_1e6", chart)
+}
+
 // 10^6 candles (a random walk of minute bars), zoomed out to the whole range.
 func candleChart(count n: Int) -> Chart {
     var rng = UInt64(0x8CB9_2BA7_2F3D_8DD7)

@@ -142,6 +142,8 @@ public final class Chart {
     @discardableResult
     public func advanceAnimations(to now: Double, watched: Bool) -> Bool {
         var changed = false, busy = false
+        var events: [ChartEvent] = []
+        defer { for e in events { emit(e) } }
         for i in series.indices {
             let s = series[i]
             if !s.animationEnabled {
@@ -159,15 +161,18 @@ public final class Chart {
                 series[i].animation = AnimationState(direction: .entry, animation: s.entryAnimation, shown: 0)
             }
             guard var a = series[i].animation else { continue }
+            if a.startedAt == nil { events.append(.seriesAnimationStarted(series: s.id, entry: a.direction == .entry)) }
             let start = a.startedAt ?? (now, a.shown)
             a.startedAt = start
             let step = max(0, now - start.time) / max(a.animation.duration, 1e-9)
             a.shown = a.direction == .entry ? min(1, start.shown + step) : max(0, start.shown - step)
             if a.direction == .entry, a.shown >= 1 {
                 series[i].animation = nil
+                events.append(.seriesAnimationFinished(series: s.id, entry: true))
             } else if a.direction == .exit, a.shown <= 0 {
                 series[i].animation = nil
                 series[i].isHidden = true
+                events.append(.seriesAnimationFinished(series: s.id, entry: false))
             } else {
                 busy = true
                 if a == series[i].animation { continue }

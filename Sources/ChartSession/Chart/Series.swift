@@ -123,6 +123,12 @@ public struct Series: Sendable {
     /// FIFO evicts them (docs/persistence.md, "Retention"). Measured in the data's own
     /// x, never the wall clock, so a replay of the same appends keeps the same points.
     public var retention: Double?
+    /// The URL of the series' pull source (spec `source`, docs/feeding.md "Pulled
+    /// data"): asked for the points of x ranges a viewer shows and the series lacks.
+    public var source: String?
+    /// The x ranges the series holds, for pulling (`PullCoverage`); nil: not tracked
+    /// (no source). Pushes extend it, a source's answers add to it.
+    public internal(set) var pullCoverage: PullCoverage?
     /// Not drawn, not in the legend, and left out of automatic ranges.
     public var isHidden = false
     /// Listed in the legend (when shown).
@@ -177,6 +183,9 @@ public struct Series: Sendable {
         return nil
     }
 
+    /// Drawn in the order its points were given, not in x order (spec `unsorted`).
+    public var isUnsorted: Bool { !data.ordered }
+
     /// The values drawn: the stacked sums for a stacked series, else its data.
     public var plotted: XYData { stacked ?? data }
 
@@ -194,7 +203,7 @@ public struct Series: Sendable {
     /// is shown (with any animation under way), its selection, a pie's turn.
     mutating func carry(from old: Series, data keepData: Bool, generator: Bool, visibility: Bool, selection: Bool, rotation: Bool) {
         if keepData {
-            if old.data.capacity == data.capacity {
+            if old.data.capacity == data.capacity, old.data.ordered == data.ordered {
                 data = old.data
                 more = old.more
             } else {
@@ -215,6 +224,9 @@ public struct Series: Sendable {
         if rotation { style.rotation = old.style.rotation }
         // A retention given (or shortened) by the new spec applies to the points kept.
         if keepData { applyRetention() }
+        // What a pulling series holds stays held; a source just given starts from its points.
+        if keepData, source != nil { pullCoverage = old.pullCoverage }
+        if source != nil, pullCoverage == nil { startCoverage() }
     }
 
     /// The values named `field` (one of `kind.valueFields`).
@@ -306,6 +318,7 @@ public struct Series: Sendable {
         try data.validateInsert(at: index, xs: xs, ys: values[0])
         try! data.insert(at: index, xs: xs, ys: values[0])
         for k in more.indices { try! more[k].insert(at: index, xs: xs, ys: values[k + 1]) }
+        if let first = xs.first, let last = xs.last { pullCoverage?.insert(first...last) }
     }
 
     /// Replaces the values (not x) of live points `index...`.
@@ -320,12 +333,14 @@ public struct Series: Sendable {
     public mutating func removeFirst(_ n: Int) throws(AppendError) {
         try data.removeFirst(n)
         for k in more.indices { try! more[k].removeFirst(n) }
+        if n > 0 { coverEvictions() }
     }
 
     /// Removes every point.
     public mutating func clear() {
         data.clear()
         for k in more.indices { more[k].clear() }
+        if pullCoverage != nil { pullCoverage = PullCoverage() }
     }
 
     /// Stored points in place of all (a session restored from its snapshot): already in x
@@ -381,17 +396,22 @@ public struct Series: Sendable {
     public mutating func replaceAll(xs: [Double], values: [[Double]]) throws(AppendError) {
         try checkValues(count: xs.count, values: values)
         if let i = xs.firstIndex(where: { !$0.isFinite }) { throw .nonFinite(field: "x", index: i) }
-        let m = merged(xs: xs, values: values, keepingLive: false)
+        // (An unsorted line keeps the order given.)
+        let m = data.ordered ? merged(xs: xs, values: values, keepingLive: false) : (xs: xs, values: values)
         try! data.replaceAll(xs: m.xs, ys: m.values[0])
         for k in more.indices { try! more[k].replaceAll(xs: m.xs, ys: m.values[k + 1]) }
+        if pullCoverage != nil { startCoverage() }
     }
 
     /// Appends a batch atomically: all of it is checked first, then every value is
     /// stored, or an error is thrown and nothing changes.
     public mutating func append(xs: [Double], values: [[Double]]) throws(AppendError) {
         try validate(xs: xs, values: values)
-        defer { applyRetention() }
-        if follows(xs) {
+        // A push covers from the newest x before it to its own newest x.
+        if pullCoverage != nil, let lo = xs.min(), let hi = xs.max() { pullCoverage?.insert(min(lo, data.lastX ?? lo)...hi) }
+        let oldest = data.firstSequence
+        defer { applyRetention(); if data.firstSequence != oldest { coverEvictions() } }
+        if follows(xs) || !data.ordered {
             try! data.append(xs: xs, ys: values[0])
             for k in more.indices { try! more[k].append(xs: xs, ys: values[k + 1]) }
             return
@@ -401,6 +421,12 @@ public struct Series: Sendable {
         let m = merged(xs: xs, values: values)
         try! data.replaceAll(xs: m.xs, ys: m.values[0])
         for k in more.indices { try! more[k].replaceAll(xs: m.xs, ys: m.values[k + 1]) }
+    }
+
+    /// Points evicted from the front (capacity, retention, removeFirst) are no longer held.
+    mutating func coverEvictions() {
+        guard pullCoverage != nil else { return }
+        if let first = data.firstX { pullCoverage?.drop(below: first) }
     }
 
     /// Evicts the points older than `retention` before the newest x (every value field
@@ -426,6 +452,14 @@ public struct Series: Sendable {
 
     /// The extent of every value of the points with x in `[lo, hi]`.
     func valueRange(xFrom lo: Double, to hi: Double) -> (min: Double, max: Double)? {
+        if !data.ordered {
+            // An unsorted line: every point with x inside, wherever it is.
+            var low = Double.infinity, high = -Double.infinity
+            data.withStretches(0..<data.count) { xs, ys in
+                for k in xs.indices where xs[k] >= lo && xs[k] <= hi && !ys[k].isNaN { low = min(low, ys[k]); high = max(high, ys[k]) }
+            }
+            return low <= high ? (low, high) : nil
+        }
         let start = plotted.lowerBound(lo), end = plotted.upperBound(hi)
         return start < end ? valueRange(indices: start..<end) : nil
     }

@@ -78,6 +78,11 @@ public struct XYData: Sendable {
     static let chunkSize = 1 << chunkShift
     public private(set) var count = 0
     public let capacity: Int?
+    /// x in order (the default), or points kept in the order given (an unsorted line,
+    /// SciChart's unsorted data: a trajectory, a Lissajous figure). Unordered data takes
+    /// any x; `lowerBound`/`upperBound` then answer 0 and `count` (every point is a
+    /// candidate: callers scan), and `xRange` reads every point.
+    public let ordered: Bool
     /// Names this run of points: appends and FIFO evictions keep it, any other change
     /// (which rebuilds the data) makes a new one. A store that has the points of a run
     /// up to some sequence number need only add the newer ones (docs/persistence.md).
@@ -91,15 +96,16 @@ public struct XYData: Sendable {
     public private(set) var minSpacing = Double.infinity
     private var index = YIndex()
 
-    public init(capacity: Int? = nil) {
+    public init(capacity: Int? = nil, ordered: Bool = true) {
         precondition(capacity.map { $0 > 0 } ?? true, "capacity must be positive")
         self.capacity = capacity
+        self.ordered = ordered
     }
 
     /// Empty, its first point to have sequence number `firstSequence` (values derived
     /// from another series' points, numbered as those are).
-    init(capacity: Int?, firstSequence: Int) {
-        self.init(capacity: capacity)
+    init(capacity: Int?, firstSequence: Int, ordered: Bool = true) {
+        self.init(capacity: capacity, ordered: ordered)
         self.firstSequence = firstSequence
         self.base = firstSequence
     }
@@ -159,7 +165,7 @@ public struct XYData: Sendable {
         for i in 0..<xs.count {
             guard xs[i].isFinite else { throw .nonFinite(field: "x", index: i) }
             guard !ys[i].isInfinite else { throw .nonFinite(field: "y", index: i) }
-            guard xs[i] >= previous else { throw .xNotSorted(index: i) }
+            guard xs[i] >= previous || !ordered else { throw .xNotSorted(index: i) }
             previous = xs[i]
         }
     }
@@ -241,7 +247,7 @@ public struct XYData: Sendable {
     /// These points in place of the live ones, numbered from the same first sequence
     /// number (already checked: sorted x, finite x, no infinite y).
     private mutating func rebuild(xs newX: [Double], ys newY: [Double], firstSequence first: Int) {
-        var d = XYData(capacity: capacity, firstSequence: first)
+        var d = XYData(capacity: capacity, firstSequence: first, ordered: ordered)
         try! d.append(xs: newX, ys: newY)
         d.generation = generation + 1
         self = d
@@ -250,20 +256,21 @@ public struct XYData: Sendable {
     /// Empty, numbered from the same first sequence number, as a change other than an
     /// append leaves it (`rebuild` with no points): to be filled by appends (a reload).
     func emptied() -> XYData {
-        var d = XYData(capacity: capacity, firstSequence: firstSequence)
+        var d = XYData(capacity: capacity, firstSequence: firstSequence, ordered: ordered)
         d.generation = generation + 1
         return d
     }
 
     /// Checks `newX`/`newY` as the whole of a series' points.
-    static func check(xs newX: [Double], ys newY: [Double]) throws(AppendError) {
-        try XYData().validate(xs: newX, ys: newY)
+    static func check(xs newX: [Double], ys newY: [Double], ordered: Bool = true) throws(AppendError) {
+        try XYData(ordered: ordered).validate(xs: newX, ys: newY)
     }
 
     /// Checks an insert of a sorted batch before live point `index` (0...count).
     public func validateInsert(at index: Int, xs newX: [Double], ys newY: [Double]) throws(AppendError) {
         guard index >= 0, index <= count else { throw .indexOutOfRange(index: index, count: count, inclusive: true) }
-        try Self.check(xs: newX, ys: newY)
+        try Self.check(xs: newX, ys: newY, ordered: ordered)
+        guard ordered else { return }
         if let first = newX.first, index > 0, first < x(index - 1) {
             throw .insertOutOfOrder(index: index, x: first, bound: x(index - 1), before: true)
         }
@@ -313,13 +320,13 @@ public struct XYData: Sendable {
 
     /// These points in place of all the live ones (a reload), atomically.
     public mutating func replaceAll(xs newX: [Double], ys newY: [Double]) throws(AppendError) {
-        try Self.check(xs: newX, ys: newY)
+        try Self.check(xs: newX, ys: newY, ordered: ordered)
         rebuild(xs: newX, ys: newY, firstSequence: firstSequence)
     }
 
     /// Appends one point already known to be valid (generators).
     public mutating func append(x: Double, y: Double) {
-        precondition(x.isFinite && !y.isInfinite && x >= (lastX ?? -.infinity), "invalid point")
+        precondition(x.isFinite && !y.isInfinite && (x >= (lastX ?? -.infinity) || !ordered), "invalid point")
         store(x, y)
     }
 
@@ -435,6 +442,7 @@ public struct XYData: Sendable {
 
     /// First index whose x is >= `value` (count if none).
     public func lowerBound(_ value: Double) -> Int {
+        guard ordered else { return 0 }
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) >> 1
@@ -445,6 +453,7 @@ public struct XYData: Sendable {
 
     /// First index whose x is > `value` (count if none).
     public func upperBound(_ value: Double) -> Int {
+        guard ordered else { return count }
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) >> 1
@@ -454,7 +463,28 @@ public struct XYData: Sendable {
     }
 
     /// Range of x over all points.
-    public var xRange: (min: Double, max: Double)? { isEmpty ? nil : (x(0), x(count - 1)) }
+    public var xRange: (min: Double, max: Double)? {
+        guard !isEmpty else { return nil }
+        guard !ordered else { return (x(0), x(count - 1)) }
+        var lo = Double.infinity, hi = -Double.infinity
+        withStretches(0..<count) { xs, _ in for v in xs { lo = Swift.min(lo, v); hi = Swift.max(hi, v) } }
+        return (lo, hi)
+    }
+
+    /// The point whose x is nearest `value` (the first of equals), nil when empty:
+    /// a binary search, or a scan of unordered data.
+    public func nearestIndex(toX value: Double) -> Int? {
+        guard !isEmpty else { return nil }
+        guard !ordered else {
+            let i = lowerBound(value)
+            return [i - 1, i].filter { $0 >= 0 && $0 < count }.min { abs(x($0) - value) < abs(x($1) - value) }
+        }
+        var best = 0, distance = Double.infinity, i = 0
+        withStretches(0..<count) { xs, _ in
+            for v in xs { if abs(v - value) < distance { distance = abs(v - value); best = i }; i += 1 }
+        }
+        return best
+    }
 
     /// Summary of y over live indices: the min and max of its non-NaN values (min =
     /// +inf, max = -inf when it has none) and whether any y is NaN.

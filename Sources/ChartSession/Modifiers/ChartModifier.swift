@@ -215,12 +215,30 @@ public enum ChartEvent: Equatable, Sendable {
     /// Points arrived for a series (an append or another data operation; Swift
     /// handlers only): ShinobiCharts' data load start and finish in one.
     case dataLoaded(series: String, points: Int)
+    /// A pull source is being asked for a series' points in `from...to` (ShinobiCharts'
+    /// "will start loading data"; Swift handlers only): `dataLoaded` follows the answer.
+    case dataLoading(series: String, from: Double, to: Double)
+    /// A series' entry (`entry` true) or exit animation set off, and ended (Swift
+    /// handlers only; ShinobiCharts' series animation delegate).
+    case seriesAnimationStarted(series: String, entry: Bool)
+    case seriesAnimationFinished(series: String, entry: Bool)
+    /// A pie or donut turned by a drag (ShinobiCharts' radial pan): begins, each step
+    /// (Swift handlers only, with the rotation in degrees), ends.
+    case radialPanStarted(viewer: ViewerID, series: String)
+    case radialPanning(viewer: ViewerID, series: String, rotation: Double)
+    case radialPanEnded(viewer: ViewerID, series: String, rotation: Double)
+    /// A selection by tap, with where: the tap's pixel (CSS px in the viewer's canvas)
+    /// and the point of the series nearest it (its index, x and y; a slice for a pie),
+    /// in series mode too (ShinobiCharts' `toggledSelectionForSeries:nearPoint:atPixelCoordinate:`).
+    /// Follows `selectionToggled`; Swift handlers only.
+    case selectionAt(viewer: ViewerID, series: String, pixelX: Double, pixelY: Double, point: Int?, x: Double?, y: Double?, selected: Bool)
 
     /// Sent to every viewer of the session (not a crosshair's every move, nor the
     /// server's own bookkeeping).
     public var isBroadcast: Bool {
         switch self {
-        case .crosshairMoved, .renderStarted, .renderFinished, .dataLoaded, .panning, .zooming: return false
+        case .crosshairMoved, .renderStarted, .renderFinished, .dataLoaded, .dataLoading, .panning, .zooming,
+             .seriesAnimationStarted, .seriesAnimationFinished, .radialPanning, .selectionAt: return false
         default: return true
         }
     }
@@ -241,6 +259,13 @@ public enum ChartEvent: Equatable, Sendable {
         case .renderStarted: return "renderStarted"
         case .renderFinished: return "renderFinished"
         case .dataLoaded: return "dataLoaded"
+        case .dataLoading: return "dataLoading"
+        case .seriesAnimationStarted: return "seriesAnimationStarted"
+        case .seriesAnimationFinished: return "seriesAnimationFinished"
+        case .radialPanStarted: return "radialPanStarted"
+        case .radialPanning: return "radialPanning"
+        case .radialPanEnded: return "radialPanEnded"
+        case .selectionAt: return "selectionAt"
         }
     }
 
@@ -265,6 +290,19 @@ public enum ChartEvent: Equatable, Sendable {
             fields.append(("fullRedraw", .bool(full)))
         case let .dataLoaded(series, points):
             fields += [("series", .string(series)), ("points", .int(Int64(points)))]
+        case let .dataLoading(series, from, to):
+            fields += [("series", .string(series)), ("from", .number(from)), ("to", .number(to))]
+        case let .seriesAnimationStarted(series, entry), let .seriesAnimationFinished(series, entry):
+            fields += [("series", .string(series)), ("entry", .bool(entry))]
+        case let .radialPanStarted(v, series):
+            fields += [("viewer", .int(Int64(v))), ("series", .string(series))]
+        case let .radialPanning(v, series, rotation), let .radialPanEnded(v, series, rotation):
+            fields += [("viewer", .int(Int64(v))), ("series", .string(series)), ("rotation", .number(rotation))]
+        case let .selectionAt(v, series, px, py, point, x, y, selected):
+            fields += [("viewer", .int(Int64(v))), ("series", .string(series)), ("pixelX", .number(px)), ("pixelY", .number(py))]
+            if let point { fields.append(("point", .int(Int64(point)))) }
+            if let x, let y { fields += [("x", .number(x)), ("y", .number(y))] }
+            fields.append(("selected", .bool(selected)))
         }
         return .object(fields)
     }

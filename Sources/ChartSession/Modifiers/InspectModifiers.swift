@@ -108,10 +108,8 @@ public final class RolloverModifier: PointerTrackingModifier {
             let data = s.plotted
             guard !data.isEmpty else { continue }
             let v = xl.calculator.value(x)
-            // The nearest point in x: one of the two about v.
-            let i = data.lowerBound(v)
-            let candidates = [i - 1, i].filter { $0 >= 0 && $0 < data.count }
-            guard let j = candidates.min(by: { abs(data.x($0) - v) < abs(data.x($1) - v) }) else { continue }
+            // The nearest point in x: one of the two about v (an unsorted line: of all).
+            guard let j = data.nearestIndex(toX: v) else { continue }
             let px = xl.calculator.pixel(data.x(j)), y = data.y(j)
             guard y.isFinite, abs(px - x) <= max(40, plot.width / 20) else { continue }
             let py = yl.calculator.pixel(y)
@@ -230,6 +228,8 @@ public final class SeriesSelectionModifier: GestureModifierBase {
                 }
             }
             chart.emit(.selectionToggled(viewer: args.viewer, series: id, point: slice, selected: selected))
+            chart.emit(.selectionAt(viewer: args.viewer, series: id, pixelX: p.x, pixelY: p.y, point: slice,
+                                    x: nil, y: chart.series[pie].data.count > slice ? chart.series[pie].data.y(slice) : nil, selected: selected))
             return true
         }
         if mode == .point {
@@ -238,6 +238,8 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             let selected = !s.selectedPoints.contains(s.data.firstSequence + index)
             chart.setPointSelected(s.id, index: index, selected, exclusive: togglePointSelection)
             chart.emit(.selectionToggled(viewer: args.viewer, series: s.id, point: index, selected: selected))
+            chart.emit(.selectionAt(viewer: args.viewer, series: s.id, pixelX: p.x, pixelY: p.y, point: index,
+                                    x: s.data.x(index), y: s.plotted.y(index), selected: selected))
             return true
         }
         guard let hit = nearestSeries(to: p, chart: chart, layout: layout) else { return false }
@@ -248,7 +250,28 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             chart.setSelected(s.id, selected)
         }
         chart.emit(.selectionToggled(viewer: args.viewer, series: s.id, point: nil, selected: selected))
+        // Where: the tap, and the series' point nearest it on screen.
+        let near = nearestPoint(to: p, in: hit, chart: chart, layout: layout)
+        chart.emit(.selectionAt(viewer: args.viewer, series: s.id, pixelX: p.x, pixelY: p.y, point: near,
+                                x: near.map { s.data.x($0) }, y: near.map { s.plotted.y($0) }, selected: selected))
         return true
+    }
+
+    /// The index of series `i`'s point nearest `p` on screen, among those whose x lies
+    /// within the view's X range (nil: none there).
+    func nearestPoint(to p: Point, in i: Int, chart: Chart, layout: ChartLayout) -> Int? {
+        let s = chart.series[i]
+        guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { return nil }
+        let across = xl.alignment.isHorizontal, data = s.plotted
+        let range = xl.calculator.range
+        let lo = data.lowerBound(range.min), hi = data.upperBound(range.max)
+        var best: (index: Int, distance: Double)?
+        for j in lo..<min(hi, lo + 200_000) where data.y(j).isFinite {
+            let a = xl.calculator.pixel(data.x(j)), b = yl.calculator.pixel(data.y(j))
+            let d = across ? hypot(a - p.x, b - p.y) : hypot(b - p.x, a - p.y)
+            if d < best?.distance ?? .infinity { best = (j, d) }
+        }
+        return best?.index
     }
 
     /// The series and index of the point nearest `p` (screen px), within `hitRadius`.
@@ -260,7 +283,7 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             let along = across ? p.x : p.y
             let v1 = xl.calculator.value(along - hitRadius), v2 = xl.calculator.value(along + hitRadius)
             let lo = data.lowerBound(min(v1, v2)), hi = data.upperBound(max(v1, v2))
-            for j in lo..<min(hi, lo + 4000) where data.y(j).isFinite {
+            for j in lo..<min(hi, lo + (data.ordered ? 4000 : 200_000)) where data.y(j).isFinite {
                 let a = xl.calculator.pixel(data.x(j)), b = yl.calculator.pixel(data.y(j))
                 let d = across ? hypot(a - p.x, b - p.y) : hypot(b - p.x, a - p.y)
                 if d <= hitRadius, d < best?.distance ?? .infinity { best = (i, j, d) }
@@ -283,7 +306,7 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             let from = max(0, lo - 1), to = min(data.count, hi + 1)
             guard from < to else { continue }
             var previous: Point?
-            for j in from..<min(to, from + 4000) {
+            for j in from..<min(to, from + (data.ordered ? 4000 : 200_000)) {
                 let y = data.y(j)
                 guard y.isFinite else { previous = nil; continue }
                 let a = xl.calculator.pixel(data.x(j)), b = yl.calculator.pixel(y)
@@ -401,7 +424,20 @@ public final class CrosshairModifier: PointerTrackingModifier {
             let v = xl.calculator.value(p.x)
             let i = data.lowerBound(v)
             var candidate: (Target, Double)?
-            if interpolatePoints, [.line, .area, .band].contains(s.kind), i > 0, i < data.count,
+            if !data.ordered {
+                // An unsorted line: the nearest point on screen, of all of them.
+                var j = 0
+                data.withStretches(0..<data.count) { xs, ys in
+                    for k in xs.indices {
+                        defer { j += 1 }
+                        guard ys[k].isFinite else { continue }
+                        let d = hypot(xl.calculator.pixel(xs[k]) - p.x, yl.calculator.pixel(ys[k]) - p.y)
+                        if d < candidate?.1 ?? .infinity {
+                            candidate = (Target(seriesId: s.id, seriesName: s.name, index: j, x: xs[k], y: ys[k]), d)
+                        }
+                    }
+                }
+            } else if interpolatePoints, [.line, .area, .band].contains(s.kind), i > 0, i < data.count,
                data.y(i - 1).isFinite, data.y(i).isFinite {
                 // On the segment under the pointer, at the pointer's x.
                 let (x0, x1, y0, y1) = (data.x(i - 1), data.x(i), data.y(i - 1), data.y(i))

@@ -515,12 +515,15 @@ public final class PieRotationModifier: GestureModifierBase {
                   PieRenderer.slice(at: start, series: s, plot: plot, palette: chart.theme.palette) != nil else { return false }
             spins[s.id] = nil
             turning[args.viewer] = (s.id, start, Point(x: plot.midX, y: plot.midY), 0, args.input.time)
+            chart.emit(.radialPanStarted(viewer: args.viewer, series: s.id))
             return turn(args.viewer, to: location, time: args.input.time)
         case let .pan(.changed, location, _, _):
             return turn(args.viewer, to: location, time: args.input.time)
         case .pan(.ended, _, _, _), .pan(.cancelled, _, _, _):
             guard let t = turning.removeValue(forKey: args.viewer) else { return false }
             if abs(t.rate) > 30 { spins[t.seriesId] = (t.rate, nil) }
+            let rotation = chart.seriesIndex(t.seriesId).map { chart.series[$0].style.rotation } ?? 0
+            chart.emit(.radialPanEnded(viewer: args.viewer, series: t.seriesId, rotation: rotation))
             return true
         case .tap:
             // A tap stops a spin (and selects only when allowed during panning).
@@ -539,6 +542,9 @@ public final class PieRotationModifier: GestureModifierBase {
         var delta = (a1 - a0) * 180 / .pi
         if delta > 180 { delta -= 360 } else if delta < -180 { delta += 360 }
         chart.rotatePie(t.seriesId, by: delta)
+        if let i = chart.seriesIndex(t.seriesId) {
+            chart.emit(.radialPanning(viewer: viewer, series: t.seriesId, rotation: chart.series[i].style.rotation))
+        }
         let dt = (time - t.time) / 1000
         if dt > 0 { t.rate = delta / dt }
         t.last = p; t.time = time

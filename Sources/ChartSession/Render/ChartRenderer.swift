@@ -833,6 +833,18 @@ public struct ChartRenderer: Sendable {
         let step = s.kind == .step
         let fill = s.isFilled
             ? ColumnReducer.Fill(color: s.areaFill(over: theme.plotBackground), gradient: s.style.areaColorGradient, baseline: s.style.baseline) : nil
+        if !data.ordered {
+            // An unsorted line: every point in the order given (UnsortedLineReducer).
+            var pts: [Float] = []
+            if reducesLines {
+                UnsortedLineReducer.reduce(data, x: xl.calculator, y: yl.calculator, dpr: dpr, into: &pts)
+            } else {
+                data.withStretches(0..<data.count) { xs, ys in
+                    for k in xs.indices { pts.append(Float(xl.calculator.pixel(xs[k]))); pts.append(Float(ys[k].isNaN ? .nan : yl.calculator.pixel(ys[k]))) }
+                }
+            }
+            return Self.stretches(pts).map { .polyline(points: Self.placed($0, across: xl.alignment.isHorizontal), stroke: s.color, width: width, dash: dash) }
+        }
         if reducesLines, xl.alignment.isHorizontal, xl.calculator.logBase == nil, xl.calculator.breaks == nil,
            let line = ColumnReducer.reduce(data, x: xl.calculator, y: yl.calculator, dpr: dpr, plot: plot,
                                            style: .init(stroke: s.color, width: width, dash: dash, step: step, fill: fill),

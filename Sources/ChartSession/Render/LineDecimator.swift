@@ -69,3 +69,39 @@ public enum LineDecimator {
         }
     }
 }
+
+/// Reduces a line drawn in the order its points were given (an unsorted line: a
+/// trajectory, a Lissajous figure), where x may go back and forth, so no column or
+/// binary search applies. A point is kept when it lands in another device pixel than
+/// the point kept before it; the points dropped lie in that pixel, so the line they
+/// drew stays inside it and the drawing covers the same pixels. A gap (NaN y) is kept
+/// as a break. The cost is one pass over the points; what is sent is at most one point
+/// per device pixel the line enters (a line that scribbles over the plot again and
+/// again sends each return).
+public enum UnsortedLineReducer {
+    /// Appends the kept points (CSS pixels, flat x,y pairs; NaN pairs at gaps) to `out`.
+    public static func reduce(_ data: XYData, x: CoordinateCalculator, y: CoordinateCalculator, dpr: Double,
+                              into out: inout [Float]) {
+        let scale = max(dpr, 0.01)
+        var lastCell: (Int, Int)? = nil
+        var pending: (Float, Float)? = nil  // the last point dropped since the last kept one
+        data.withStretches(0..<data.count) { xs, ys in
+            for k in xs.indices {
+                guard !ys[k].isNaN else {
+                    if let p = pending { out.append(p.0); out.append(p.1); pending = nil }
+                    if lastCell != nil { out.append(.nan); out.append(.nan) }
+                    lastCell = nil
+                    continue
+                }
+                let px = Float(x.pixel(xs[k])), py = Float(y.pixel(ys[k]))
+                let cell = (Int(pixel: (Double(px) * scale).rounded(.down)), Int(pixel: (Double(py) * scale).rounded(.down)))
+                if let c = lastCell, c == cell { pending = (px, py); continue }
+                pending = nil
+                out.append(px); out.append(py)
+                lastCell = cell
+            }
+        }
+        // The line ends where its last point is.
+        if let p = pending { out.append(p.0); out.append(p.1) }
+    }
+}

@@ -136,6 +136,8 @@ public final class Session {
     /// Wall-clock milliseconds of the newest data (`noteChange`), sent in frame headers.
     public private(set) var dataTime: Double = 0
     public private(set) var stats = SessionStats()
+    /// Pull sources, their states and answers (PullSource.swift).
+    let pulls = PullDesk()
     /// Told of each frame's age and each gesture-to-frame time as frames leave (the
     /// server's `/metrics`); nil: nobody.
     public var observer: (any SessionObserver)?

@@ -99,9 +99,10 @@ public final class SessionHub {
             .object([
                 ("id", .string(s.id)), ("title", .string(s.title)), ("viewers", .int(Int64(s.viewerCount))),
                 ("series", .array(s.chart.series.map {
-                    .object([("id", .string($0.id)), ("name", .string($0.name)), ("points", .int(Int64($0.data.count)))])
+                    .object([("id", .string($0.id)), ("name", .string($0.name)), ("points", .int(Int64($0.data.count)))]
+                            + (s.pullJSON(series: $0.id).map { [("pull", $0)] } ?? []))
                 })),
-            ])
+            ] + (s.pullWarnings.isEmpty ? [] : [("warnings", .array(s.pullWarnings.map { .string($0) }))]))
         }))])
     }
 
@@ -111,11 +112,15 @@ public final class SessionHub {
         .object([("sessions", .array(sessions.map { s in
             let st = s.stats
             func ms(_ q: Double) -> JSONValue { st.ageQuantile(q).map { .number(($0 * 1e6).rounded() / 1e3) } ?? .null }
+            let pulls = s.pullStates.compactMap { p in s.pullJSON(series: p.series).map { j -> JSONValue in
+                guard case let .object(m) = j else { return j }
+                return .object([("series", .string(p.series))] + m)
+            } }
             return .object([
                 ("id", .string(s.id)), ("viewers", .int(Int64(s.viewerCount))),
                 ("publications", .int(Int64(st.publications))), ("frames", .int(Int64(st.frames))),
                 ("bytes", .int(Int64(st.bytes))), ("frameAgeP50Ms", ms(0.5)), ("frameAgeP99Ms", ms(0.99)),
-            ])
+            ] + (pulls.isEmpty ? [] : [("pulls", .array(pulls))]))
         })),
         // What the limits refused since start-up, by limit name, and the limits in force
         // with the points they bound (docs/limits.md).

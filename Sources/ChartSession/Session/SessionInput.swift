@@ -20,6 +20,9 @@ public enum SessionInput: Equatable, Sendable {
     case removeFirst(series: String, count: Int)
     case clear(series: String)
     case replaceData(series: String, xs: [Double], values: [[Double]])
+    /// A pull source's answer for `from...to` (`ChartDataSource`): its points replace
+    /// those the series held there, and the range counts as held.
+    case pull(series: String, from: Double, to: Double, xs: [Double], values: [[Double]])
     /// An InfluxDB line-protocol body, with the precision and the clock reading (Unix
     /// seconds) its lines without a timestamp take: replaying it parses the same bytes
     /// and stores the same points.
@@ -35,7 +38,7 @@ public enum SessionInput: Equatable, Sendable {
     /// Whether this input changes series data only (an append and the data operations).
     public var isData: Bool {
         switch self {
-        case .append, .insert, .update, .removeFirst, .clear, .replaceData, .write, .clock: return true
+        case .append, .insert, .update, .removeFirst, .clear, .replaceData, .pull, .write, .clock: return true
         default: return false
         }
     }
@@ -209,6 +212,19 @@ extension Session {
             try series(id)
             let before = chart.series[chart.seriesIndex(id)!].data.count
             try changing(id, growth: xs.count - before) { (s: inout Series) throws(AppendError) in try s.replaceAll(xs: xs, values: values) }
+            result.count = xs.count
+        case let .pull(id, from, to, xs, values):
+            guard from <= to, from.isFinite, to.isFinite else { throw .refused("a pulled range needs finite from <= to") }
+            if let i = xs.firstIndex(where: { !($0 >= from && $0 <= to) }) {
+                throw .refused("x[\(i)] = \(xs[i]) lies outside the range pulled, \(from)...\(to)")
+            }
+            try series(id)
+            let s = chart.series[chart.seriesIndex(id)!]
+            guard s.data.ordered else { throw .refused("series \"\(id)\" is an unsorted line: it takes no pulled points") }
+            let held = s.data.upperBound(to) - s.data.lowerBound(from)
+            try changing(id, growth: xs.count - held) { (s: inout Series) throws(AppendError) in
+                try s.mergePulled(from: from, to: to, xs: xs, values: values)
+            }
             result.count = xs.count
         case let .write(body, precision, now):
             let lines: [LineProtocolLine]

@@ -25,6 +25,7 @@ public enum SessionCodec {
         case .write: return 10
         case .view: return 11
         case .clock: return 12
+        case .pull: return 13
         }
     }
 
@@ -47,6 +48,8 @@ public enum SessionCodec {
             w.string(precision.rawValue); w.double(now); w.bytes(body)
         case let .view(state): w.view(state)
         case let .clock(elapsed, startedAt): w.double(elapsed); w.double(startedAt)
+        case let .pull(s, from, to, xs, values):
+            w.string(s); w.double(from); w.double(to); w.columns([xs] + values)
         }
         return w.out
     }
@@ -79,6 +82,10 @@ public enum SessionCodec {
             input = .write(body: try r.bytes(), precision: p, now: now)
         case 11: input = .view(try r.view())
         case 12: input = .clock(elapsed: try r.double(), startedAt: try r.double())
+        case 13:
+            let s = try r.string(), from = try r.double(), to = try r.double(), c = try r.columns()
+            guard !c.isEmpty else { throw DecodeError(message: "a pull without x") }
+            input = .pull(series: s, from: from, to: to, xs: c[0], values: Array(c.dropFirst()))
         case let k: throw DecodeError(message: "unknown input kind \(k)")
         }
         guard r.atEnd else { throw DecodeError(message: "bytes after the input") }

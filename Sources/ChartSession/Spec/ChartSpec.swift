@@ -77,6 +77,13 @@ public struct SeriesSpec: Sendable {
     public var capacity: Int?
     /// Seconds (x units) of points kept behind the newest x (`Series.retention`).
     public var retention: Double?
+    /// The pull source's URL (`Series.source`).
+    public var source: String?
+    /// A line drawn in the order its points are given (`Series.isUnsorted`).
+    public var unsorted = false
+    /// `data.x` given as category names (strings): mapped to the positions of the x
+    /// axis' `categories` once the axes are known.
+    var xNames: [String]?
     public var xs: [Double]
     /// Each point's values, in the order of `kind.valueFields`.
     public var values: [[Double]]
@@ -334,7 +341,7 @@ public enum ConfigSpec {
             }
         }
 
-        let series = try r.objects("series", readSeries) ?? []
+        var series = try r.objects("series", readSeries) ?? []
         var seriesIds: Set<String> = []
         for (i, s) in series.enumerated() {
             let path = "\(r.path).series[\(i)]"
@@ -343,6 +350,9 @@ public enum ConfigSpec {
             }
             if let x = s.xAxis, !xAxes.contains(where: { $0.id == x }) {
                 throw JSONReadError(path: "\(path).xAxis", message: "no x axis \"\(x)\"")
+            }
+            if let names = s.xNames, let axis = s.xAxis.flatMap({ x in xAxes.first { $0.id == x } }) ?? xAxes.first {
+                series[i].xs = try CategoryNames.positions(names, axis: axis, path: "\(path).data.x")
             }
             if let y = s.yAxis, !yAxes.contains(where: { $0.id == y }) {
                 throw JSONReadError(path: "\(path).yAxis", message: "no y axis \"\(y)\"")
@@ -809,8 +819,14 @@ public enum ConfigSpec {
         var xs: [Double] = []
         var values = kind.valueFields.map { _ in [Double]() }
         let dataPath = "\(r.path).data"
+        var xNames: [String]?
         try r.object("data") { d in
-            let x = try d.numbers("x")
+            // x as names of the x axis' categories (mapped below, with the axes).
+            if let items = d.value["x"]?.arrayValue, !items.isEmpty, items.allSatisfy({ $0.stringValue != nil }) {
+                xNames = items.compactMap(\.stringValue)
+                _ = try d.strings("x")
+            }
+            let x: [Double]? = try xNames.map { $0.indices.map(Double.init) } ?? d.numbers("x")
             for (k, field) in kind.valueFields.enumerated() { values[k] = try d.numbersOrGaps(field) ?? [] }
             // A pie's slices need no x: they are taken in order.
             xs = x ?? (kind.isRadial ? values[0].indices.map(Double.init) : [])
@@ -845,6 +861,8 @@ public enum ConfigSpec {
             hidden: try r.bool("hidden") ?? false, showInLegend: try r.bool("showInLegend") ?? true)
         spec.retention = try r.number("retention", min: 0)
         if spec.retention == 0 { throw JSONReadError(path: "\(r.path).retention", message: "expected a number of seconds above 0") }
+        spec.xNames = xNames
+        spec.source = try readSource(&r, spec)
         spec.style = try readStyle(&r, kind: kind)
         spec.selected = try r.bool("selected") ?? false
         if try r.has("selectedStyle") {
@@ -887,11 +905,57 @@ public enum ConfigSpec {
         spec.entryAnimation = try animation("entryAnimation", .defaultEntry)
         spec.exitAnimation = try animation("exitAnimation", .defaultExit)
         spec.stackIndex = try r.integer("stackIndex", min: 0, max: 1_000)
+        if spec.source != nil, spec.stackIndex != nil {
+            throw JSONReadError(path: "\(r.path).source", message: "a pulled series is not stacked")
+        }
+        spec.unsorted = try r.bool("unsorted") ?? false
+        if spec.unsorted {
+            let path = "\(r.path).unsorted"
+            guard kind == .line else { throw JSONReadError(path: path, message: "only a line series (type line) is drawn unsorted") }
+            if spec.stackIndex != nil || spec.source != nil || spec.retention != nil || spec.generator != nil {
+                throw JSONReadError(path: path, message: "an unsorted line has no stackIndex, source, retention or generator")
+            }
+            if spec.style.marker != nil || spec.style.showFill {
+                throw JSONReadError(path: path, message: "an unsorted line is drawn without markers or fill")
+            }
+        }
         spec.stackPercent = try r.bool("stackPercent") ?? false
         if spec.stackPercent, spec.stackIndex == nil {
             throw JSONReadError(path: "\(r.path).stackPercent", message: "stackPercent needs a stackIndex")
         }
         return spec
+    }
+
+    /// A series' `source`: an `http://` URL (no user or password in it), or a path on
+    /// this server (`/api/demo/points`), the server
+    /// asks for ranges with `series`, `from` and `to` added to its query (docs/feeding.md,
+    /// "Pulled data"). Not with a generator, a capacity, a retention or a stack, nor on a pie.
+    static func readSource(_ r: inout JSONReader, _ spec: SeriesSpec) throws -> String? {
+        guard let url = try r.string("source") else { return nil }
+        let path = "\(r.path).source"
+        if url.hasPrefix("/") {
+            // A path on this server (its own demo source, `/api/demo/points`).
+            guard url.count <= 2048, !url.contains("#"), url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                throw JSONReadError(path: path, message: "expected a path of at most 2048 printable ASCII characters, no fragment")
+            }
+            if spec.generator != nil || spec.capacity != nil || spec.retention != nil || spec.kind.isRadial {
+                throw JSONReadError(path: path, message: "a pulled series has no generator, capacity or retention, and is not a pie or donut")
+            }
+            return url
+        }
+        guard let rest = url.hasPrefix("http://") ? url.dropFirst(7) : nil else {
+            throw JSONReadError(path: path, message: "expected an http:// URL (https is not taken: put a proxy near the source)")
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty, url.count <= 2048, !url.contains("#"),
+              url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw JSONReadError(path: path, message: "expected http://host[:port][/path][?query], at most 2048 printable ASCII characters, no fragment")
+        }
+        if authority.contains("@") { throw JSONReadError(path: path, message: "a source URL carries no user or password") }
+        if spec.generator != nil || spec.capacity != nil || spec.retention != nil || spec.kind.isRadial {
+            throw JSONReadError(path: path, message: "a pulled series has no generator, capacity or retention, and is not a pie or donut")
+        }
+        return url
     }
 
     /// Series sharing a `stackIndex` (on the same axes) must stack: lines, step lines
@@ -1157,9 +1221,12 @@ extension SessionSpec {
         let series = chart.series.enumerated().map { i, s in
             var series = Series(id: s.id, name: s.name, kind: s.kind, color: s.color ?? palette[i % palette.count],
                                 style: s.style, xAxisId: s.xAxis ?? chart.xAxes[0].id,
-                                yAxisId: s.yAxis ?? chart.yAxes[0].id, data: XYData(capacity: s.capacity), generator: s.generator)
+                                yAxisId: s.yAxis ?? chart.yAxes[0].id, data: XYData(capacity: s.capacity, ordered: !s.unsorted),
+                                generator: s.generator)
             series.retention = s.retention
             try! series.append(xs: s.xs, values: s.values)  // checked while decoding
+            series.source = s.source
+            if s.source != nil { series.startCoverage() }
             series.isHidden = s.hidden
             series.showInLegend = s.showInLegend
             series.stackIndex = s.stackIndex
@@ -1216,5 +1283,33 @@ public struct ThemeSpec: Sendable {
         for (key, path) in Self.fields { if let c = colors[key] { t[keyPath: path] = c } }
         if let palette { t.palette = palette }
         return t
+    }
+}
+
+/// x given as category names (strings, the issue's "string x for category axes"):
+/// each name is the position of that name in the x axis' `categories` (0, 1, ...).
+/// In a spec's `data.x` and in JSON appends, inserts and replacements of a series on a
+/// category axis with `categories` (docs/axes.md, "Category axes").
+public enum CategoryNames {
+    public static func positions(_ names: [String], axis: AxisConfig, path: String) throws(JSONReadError) -> [Double] {
+        guard axis.type == .category, !axis.categories.isEmpty else {
+            throw JSONReadError(path: path, message: "x given as names needs a category x axis with categories; axis \"\(axis.id)\" has none")
+        }
+        return try positions(names, categories: axis.categories, axis: axis.id, path: path)
+    }
+
+    public static func positions(_ names: [String], categories: [String], axis: String, path: String) throws(JSONReadError) -> [Double] {
+        var index: [String: Int] = [:]
+        for (i, c) in categories.enumerated() where index[c] == nil { index[c] = i }
+        var out: [Double] = []
+        out.reserveCapacity(names.count)
+        for (j, name) in names.enumerated() {
+            guard let i = index[name] else {
+                let shown = categories.prefix(8).map { "\"\($0)\"" }.joined(separator: ", ") + (categories.count > 8 ? ", ..." : "")
+                throw JSONReadError(path: "\(path)[\(j)]", message: "\"\(name)\" is not a category of axis \"\(axis)\" (\(shown))")
+            }
+            out.append(Double(i))
+        }
+        return out
     }
 }
