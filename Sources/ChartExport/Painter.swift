@@ -400,7 +400,7 @@ struct Painter {
         guard !text.isEmpty, x.isFinite, y.isFinite, let c = color(fill) else { return }
         let f = CSSFont.parse(font) ?? CSSFont(size: 10, bold: false)
         let size = f.size
-        let shaper = fonts.shaper
+        let (shaper, typo) = fonts.face(for: f)
         let scalars = text.unicodeScalars.map(\.value)
         struct Piece { var face: ShapedFace; var glyphs: ShapedFace.Glyphs }
         // Runs as FallbackShaper shapes them, cut where the bidi level changes, then in
@@ -437,7 +437,6 @@ struct Painter {
             }
             pen += Double(g.advance) * scale
         }
-        let typo = f.bold ? fonts.boldTypo : fonts.regularTypo
         let dy: Double
         switch baseline {
         case .alphabetic: dy = 0

@@ -37,9 +37,11 @@ struct ServerResources {
         // Freed memory goes back to the system after a burst, not at the next one.
         Allocator.purgeInBackground()
         let fonts: ChartFonts
-        do { fonts = try ChartFonts.load(primaryDir: options.fontDir) } catch {
+        do { fonts = try ChartFonts.load(primaryDir: options.fontDir).adding(familyDirs: options.resolvedFamilyDirs) } catch {
             throw StartupError(message: error.message)
         }
+        // Before any spec is read: the families a spec may name.
+        for (name, family) in fonts.families { FontFamilies.register(name, faces: Set(family.faces.keys)) }
         let measurer = fonts.measurer
 
         let webDir = try locateWebDir(options.webDir)
@@ -132,7 +134,7 @@ struct ServerResources {
             controlToken = token
         }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
-                               webFonts: webFonts, fontWarnings: fonts.missing, hub: hub, controlToken: controlToken,
+                               webFonts: webFonts, fontWarnings: fonts.missing + fonts.familyWarnings, hub: hub, controlToken: controlToken,
                                durability: durability, allowOrigins: allowOrigins, glyphFonts: GlyphFonts(fonts: fonts))
     }
 

@@ -75,6 +75,11 @@ public struct AxisConfig: Equatable, Sendable {
     public var lineColor: String?
     /// Tick label colour (nil: the theme's).
     public var labelColor: String?
+    /// The tick labels' and the title's fonts (family, weight, italic; nil family: the
+    /// chart's), and the title's colour (nil: the theme's `title`).
+    public var labelFont = TextFont()
+    public var titleFont = TextFont()
+    public var titleColor: String?
     /// For `.category`: the name of each slot.
     public var categories: [String] = []
     /// Added below and above an automatic range, in data units (ShinobiCharts'
@@ -185,6 +190,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator && a.labelGap == b.labelGap
             && a.width == b.width && a.labelDecimals == b.labelDecimals && a.labelMap == b.labelMap
             && a.dateFormat == b.dateFormat && a.labelBackground == b.labelBackground
+            && a.labelFont == b.labelFont && a.titleFont == b.titleFont && a.titleColor == b.titleColor
     }
 }
 

@@ -111,6 +111,9 @@ public struct ChartRenderer: Sendable {
         var layoutManagerGeneration: Int
         var axisSpacing: Double
         var margins: EdgeInsets
+        var fontFamily: String?
+        var titleFont: TextFont
+        var titleSize: Double
         var legend: LegendConfig?
         /// The room an outside legend takes from the layout.
         var band: LegendBand?
@@ -122,7 +125,8 @@ public struct ChartRenderer: Sendable {
         var key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
                             userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
                             layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
-                            margins: chart.margins, legend: chart.legend, band: plan.fixed)
+                            margins: chart.margins, fontFamily: chart.fontFamily, titleFont: chart.titleFont,
+                            titleSize: chart.titleSize, legend: chart.legend, band: plan.fixed)
         var (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
         // A legend free to move that covers data wherever it goes inside the plot goes
         // to its band outside (the same choice `layout` makes).
@@ -319,8 +323,9 @@ public struct ChartRenderer: Sendable {
             if !(config?.drawsLabelBackground ?? false) {
                 for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
             }
-            if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme, fonts: &fonts)) }
-            for line in axis.moreTitleLines { out.append(text(line, fill: theme.title, theme: theme, fonts: &fonts)) }
+            let titleFill = config?.titleColor ?? theme.title
+            if let title = axis.title { out.append(text(title, fill: titleFill, theme: theme, fonts: &fonts)) }
+            for line in axis.moreTitleLines { out.append(text(line, fill: titleFill, theme: theme, fonts: &fonts)) }
         }
         if let title = layout.title { out.append(text(title, fill: theme.title, theme: theme, fonts: &fonts)) }
         return out
@@ -534,7 +539,7 @@ public struct ChartRenderer: Sendable {
                 let coords: [Float] = vertical ? [Float(f), Float(from), Float(f), Float(to)] : [Float(from), Float(f), Float(to), Float(f)]
                 out.append(.segments(coords: coords, stroke: a.color, width: width, dash: dash))
             }
-            let style = TextStyle(size: a.textSize)
+            let style = a.font.style(size: a.textSize, chartFamily: chart.fontFamily)
             switch a.kind {
             case .horizontalLine, .verticalLine:
                 // A line of constant y (horizontalLine) or x: across the plot, or between
@@ -724,8 +729,9 @@ public struct ChartRenderer: Sendable {
             switch a.kind {
             case .text:
                 guard let x = a.x, let y = a.y, let t = a.text, let at = screen(a, x, y) else { continue }
-                let p = textAnchor(t, TextStyle(size: a.textSize), at: at, plot: plot)
-                let l = AnnotationLabel(x: p.0, y: p.1, align: .left), r = textRect(t, TextStyle(size: a.textSize), l)
+                let style = a.font.style(size: a.textSize, chartFamily: chart.fontFamily)
+                let p = textAnchor(t, style, at: at, plot: plot)
+                let l = AnnotationLabel(x: p.0, y: p.1, align: .left), r = textRect(t, style, l)
                 if p != at, strokes.contains(where: { $0.owner != index && Self.meets($0.rect, r) }) { continue }
                 out[index] = l
                 taken.append(r)
@@ -745,7 +751,7 @@ public struct ChartRenderer: Sendable {
         }
         for (index, a) in annotations.enumerated() {
             guard let t = a.text, !t.isEmpty, let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
-            let style = TextStyle(size: a.textSize)
+            let style = a.font.style(size: a.textSize, chartFamily: chart.fontFamily)
             let m = measurer.metrics(for: style)
             let ascent = m.ascent(size: style.size), descent = m.lineHeight(size: style.size) - ascent
             let across = xl.alignment.isHorizontal
@@ -1059,7 +1065,8 @@ public struct ChartRenderer: Sendable {
         guard let legend = chart.legend else { return nil }
         let entries = given ?? legendEntries(chart)
         guard !entries.isEmpty else { return nil }
-        return LegendSpec(entries: entries.map(\.name), position: legend.position, style: TextStyle(size: legend.textSize))
+        return LegendSpec(entries: entries.map(\.name), position: legend.position, style: legend.font.style(size: legend.textSize, chartFamily: chart.fontFamily),
+                          padding: legend.padding ?? 6)
     }
 
     /// The room a legend outside the plot takes: the insets the layout leaves out at
