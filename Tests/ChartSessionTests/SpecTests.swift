@@ -74,6 +74,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
     }
 
     @Test func galleryDecodesAndMatchesTheExampleFile() throws {
+        _ = TestFonts.measurer   // (registers the families the gallery's fonts session names)
         let specs = try ConfigSpec.decode(parseJSON(GallerySpec.json))
         #expect(specs.count >= 16 && specs.allSatisfy { $0.id.hasPrefix("gallery-") && $0.description != nil })
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
