@@ -156,7 +156,9 @@ public struct ChartFonts: Sendable {
         // font list `"Family", "ChartWire Sans"` falls back to for a character it lacks.
         let base = self.shaper
         let chain = [LazyFace(shaped)] + (bold ? base.boldFaces : base.regularFaces)
-        let measurer = TextMeasurer(regular: metrics, bold: metrics, shaper: FallbackShaper(regular: chain, bold: chain))
+        var shaper = FallbackShaper(regular: chain, bold: chain)
+        shaper.shapesWordByWord = true
+        let measurer = TextMeasurer(regular: metrics, bold: metrics, shaper: shaper)
         families[naming.family, default: FontFamily(name: naming.family)].faces[face] = FontFamily.File(path: path, bytes: bytes)
         var all = self.measurer
         all.families[naming.family, default: [:]][face] = measurer
