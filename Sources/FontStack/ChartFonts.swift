@@ -110,6 +110,7 @@ public struct ChartFonts: Sendable {
     /// is left out with a warning; a folder that cannot be read is an error.
     public func adding(familyDirs dirs: [String]) throws(FontLoadError) -> ChartFonts {
         var fonts = self
+        let before = families.values.reduce(0) { $0 + $1.faces.count }
         for dir in dirs {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
                 throw FontLoadError(message: "--fonts \(dir): cannot read the folder")
@@ -119,7 +120,7 @@ public struct ChartFonts: Sendable {
                 do throws(FontLoadError) { try fonts.add(path: path) } catch { fonts.familyWarnings.append(error.message) }
             }
         }
-        if !dirs.isEmpty, fonts.families.isEmpty {
+        if !dirs.isEmpty, fonts.families.values.reduce(0, { $0 + $1.faces.count }) == before {
             throw FontLoadError(message: "--fonts \(dirs.joined(separator: ", ")): no usable TTF or OTF file")
         }
         return fonts

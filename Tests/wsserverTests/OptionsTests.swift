@@ -16,6 +16,14 @@ import Testing
         #expect(try Options.parse(["--theme", "dark"]).theme == "dark" && Options().theme == "light")
     }
 
+    @Test func fontFamilyFolders() throws {
+        // Default: Debian's Liberation fonts when installed (fonts-liberation is in the setup).
+        #expect(try Options.parse([]).resolvedFamilyDirs == ["/usr/share/fonts/truetype/liberation"])
+        #expect(try Options.parse(["--fonts", "none"]).resolvedFamilyDirs == [])
+        #expect(try Options.parse(["--fonts", "/a", "--fonts", "/b"]).resolvedFamilyDirs == ["/a", "/b"])
+        #expect(throws: Options.UsageError(message: "--fonts needs a value")) { try Options.parse(["--fonts"]) }
+    }
+
     @Test func dataFolderAndFsync() throws {
         #expect(try Options.parse([]).dataDir == "chartwire-data" && Options().fsync == .always)
         #expect(try Options.parse(["--data", "none"]).dataDir == nil)

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ChartSession
+import LayoutEngine
+
+/// A chart's own fonts in the spec: every kind of text names a family the server has
+/// (`FontFamilies`, the Liberation families here as `--fonts` loads them), in a face it
+/// has, and the display list names it before the chart font.
+@Suite struct FontSpecTests {
+    init() { _ = TestFonts.measurer }   // registers the Liberation families
+
+    func error(_ chart: String) -> JSONReadError? {
+        do { _ = try ConfigSpec.decode(parseJSON(#"{"sessions": [{"id": "f", "chart": \#(chart)}]}"#)); return nil } catch { return error }
+    }
+
+    func session(_ chart: String) throws -> Session {
+        try ConfigSpec.decode(parseJSON(#"{"sessions": [{"id": "f", "chart": \#(chart)}]}"#))[0].makeSession(measurer: TestFonts.measurer)
+    }
+
+    func texts(_ s: Session) -> [(text: String, font: String, fill: String)] {
+        s.displayList(size: ViewerSize(width: 600, height: 400, dpr: 1)).layers.flatMap(\.commands).compactMap {
+            if case let .text(_, _, text, font, fill, _, _, _) = $0 { return (text, font, fill) } else { return nil }
+        }
+    }
+
+    @Test func unknownFamiliesAndMissingFacesAreErrorsAtTheField() {
+        let base = "$.sessions[0].chart"
+        let unknown = error(#"{"xAxes": [{"id": "x", "labelFont": {"family": "Garamond"}}]}"#)
+        #expect(unknown?.path == "\(base).xAxes[0].labelFont")
+        #expect(unknown?.message == #"no font family "Garamond" on this server: it has "Liberation Mono", "Liberation Sans", "Liberation Sans Narrow", "Liberation Serif""#)
+        #expect(error(#"{"fontFamily": "Garamond"}"#)?.path == "\(base).fontFamily")
+        #expect(error(#"{"titleFont": {"italic": true}}"#)
+                == JSONReadError(path: "\(base).titleFont", message: "the chart font (ChartWire Sans) has no italic: name a family that has one"))
+        #expect(error(#"{"legend": {"font": {"weight": "heavy"}}}"#)?.path == "\(base).legend.font.weight")
+        #expect(error(#"{"legend": {"font": {"family": ""}}}"#)?.path == "\(base).legend.font.family")
+        #expect(error(#"{"yAxes": [{"id": "y", "titleColor": "red;}"}]}"#)?.path == "\(base).yAxes[0].titleColor")
+        #expect(error(#"{"annotations": [{"type": "text", "x": 1, "y": 1, "text": "t", "font": {"family": "Arial"}}]}"#)?.path
+                == "\(base).annotations[0].font")
+        // A family without the face asked for (a one-face family registered here).
+        FontFamilies.register("Test Regular Only", faces: [FontFace()])
+        let noBold = error(#"{"title": "T", "fontFamily": "Test Regular Only"}"#)
+        #expect(noBold?.message == #"font family "Test Regular Only" has no bold face (it has regular)"#)
+        #expect(error(#"{"title": "T", "fontFamily": "Test Regular Only", "titleFont": {"weight": "normal"}}"#) == nil)
+    }
+
+    @Test func eachKindOfTextIsDrawnInItsFont() throws {
+        let s = try session(#"""
+            {"title": "Title", "fontFamily": "Liberation Sans", "titleFont": {"family": "Liberation Serif", "italic": true}, "titleSize": 20,
+             "xAxes": [{"id": "x", "title": "X title", "labelFont": {"family": "Liberation Mono"}, "titleColor": "#123456",
+                        "titleFont": {"weight": "bold"}, "mode": "fixed", "range": [0, 10]}],
+             "yAxes": [{"id": "y", "title": "Y title", "mode": "fixed", "range": [0, 1]}],
+             "legend": {"font": {"family": "Liberation Sans Narrow", "italic": true}, "padding": 12},
+             "annotations": [{"type": "text", "x": 5, "y": 0.5, "text": "Note", "font": {"family": "Liberation Serif", "weight": "bold"}}],
+             "series": [{"id": "a", "name": "Alpha", "data": {"x": [0, 10], "y": [0, 1]}}]}
+            """#)
+        let t = texts(s)
+        func font(_ text: String) -> String? { t.first { $0.text == text }?.font }
+        #expect(font("Title") == #"italic bold 20px "Liberation Serif", ChartWire Sans"#)
+        #expect(font("X title") == #"bold 13px "Liberation Sans", ChartWire Sans"#)
+        #expect(t.first { $0.text == "X title" }?.fill == "#123456")
+        #expect(font("Y title") == #"13px "Liberation Sans", ChartWire Sans"#)
+        #expect(t.first { $0.text == "Y title" }?.fill == Theme().title)
+        #expect(font("10") == #"12px "Liberation Mono", ChartWire Sans"#)
+        let yLabel = try #require(s.layout(size: ViewerSize(width: 600, height: 400, dpr: 1)).axis("y")?.labels.first?.text)
+        #expect(font(yLabel) == #"12px "Liberation Sans", ChartWire Sans"#)
+        #expect(font("Alpha") == #"italic 12px "Liberation Sans Narrow", ChartWire Sans"#)
+        #expect(font("Note") == #"bold 12px "Liberation Serif", ChartWire Sans"#)
+        // Layout measured the labels in their own faces: the widest Y label's room is
+        // the family's width, not DejaVu's.
+        let layout = s.layout(size: ViewerSize(width: 600, height: 400, dpr: 1))
+        let label = try #require(layout.axis("x")?.labels.first { $0.text == "10" })
+        let mono = TestFonts.measurer.width(of: "10", style: TextStyle(size: 12, family: "Liberation Mono"))
+        #expect(abs(label.bounds.width - mono) < 0.01)
+        #expect(abs(mono - TestFonts.measurer.width(of: "10", style: TextStyle(size: 12))) > 0.5)
+    }
+
+    @Test func changingTheFamilyRelaysOut() throws {
+        let s = try session(#"{"title": "A wide title", "series": [{"id": "a", "data": {"x": [0, 1], "y": [0, 1]}}]}"#)
+        let before = try #require(s.layout(size: ViewerSize(width: 600, height: 400, dpr: 1)).title)
+        let version = s.chart.version
+        s.chart.fontFamily = "Liberation Serif"
+        #expect(s.chart.version > version)
+        let after = try #require(s.layout(size: ViewerSize(width: 600, height: 400, dpr: 1)).title)
+        #expect(before.style.family == nil && after.style.family == "Liberation Serif")
+        #expect(abs(before.bounds.width - after.bounds.width) > 1)
+    }
+}
