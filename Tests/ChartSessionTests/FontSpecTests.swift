@@ -86,3 +86,37 @@ import LayoutEngine
         #expect(abs(before.bounds.width - after.bounds.width) > 1)
     }
 }
+
+/// Tick marks styled apart from the axis line, and gridline colour, width and dash.
+@Suite struct AxisLineStyleTests {
+    func segments(_ chart: String) throws -> [(coords: [Float], stroke: String, width: Float, dash: [Float])] {
+        let s = try ConfigSpec.decode(parseJSON(#"{"sessions": [{"id": "f", "chart": \#(chart)}]}"#))[0].makeSession(measurer: TestFonts.measurer)
+        return s.displayList(size: ViewerSize(width: 600, height: 400, dpr: 1)).layers.flatMap(\.commands).compactMap {
+            if case let .segments(coords, stroke, width, dash) = $0 { return (coords, stroke, width, dash) } else { return nil }
+        }
+    }
+
+    @Test func ticksApartFromTheLineAndStyledGridlines() throws {
+        let plain = try segments(#"{"xAxes": [{"id": "x", "mode": "fixed", "range": [0, 10]}], "yAxes": [{"id": "y", "mode": "fixed", "range": [0, 1]}]}"#)
+        let styled = try segments(#"""
+            {"xAxes": [{"id": "x", "mode": "fixed", "range": [0, 10], "tickColor": "#ff0000", "tickWidth": 2, "lineColor": "#00ff00",
+                        "gridLineColor": "#0000ff", "gridLineWidth": 2, "gridLineDash": [4, 3]}],
+             "yAxes": [{"id": "y", "mode": "fixed", "range": [0, 1], "tickWidth": 0}]}
+            """#)
+        // Unstyled: one command per axis holds its line and ticks; gridlines in the theme's.
+        #expect(plain.filter { $0.stroke == Theme().axisLine }.count == 2)
+        // X: its gridlines blue, 2 px, dashed; its line green alone (4 coordinates); its ticks red, 2 px.
+        let grid = try #require(styled.first { $0.stroke == "#0000ff" })
+        #expect(grid.width == 2 && grid.dash == [4, 3])
+        let line = try #require(styled.first { $0.stroke == "#00ff00" })
+        #expect(line.coords.count == 4 && line.width == 1)
+        let ticks = try #require(styled.first { $0.stroke == "#ff0000" })
+        #expect(ticks.width == 2 && ticks.coords.count == 4 * 6)   // 0, 2, ..., 10
+        // Y: tickWidth 0 draws its line and no ticks.
+        let yLine = styled.filter { $0.stroke == Theme().axisLine }
+        #expect(yLine.count == 1 && yLine[0].coords.count == 4)
+        #expect(throws: JSONReadError.self) {
+            try ConfigSpec.decode(parseJSON(#"{"sessions": [{"id": "f", "chart": {"xAxes": [{"id": "x", "gridLineDash": [0, 0]}]}}]}"#))
+        }
+    }
+}

@@ -80,6 +80,15 @@ public struct AxisConfig: Equatable, Sendable {
     public var labelFont = TextFont()
     public var titleFont = TextFont()
     public var titleColor: String?
+    /// Tick marks styled apart from the axis line (ShinobiCharts' `SChartTickMark`
+    /// style): colour (nil: the line's) and width in CSS px (nil: the line's; 0: none).
+    public var tickColor: String?
+    public var tickWidth: Double?
+    /// This axis' major gridlines: colour (nil: the theme's `gridLine`), width in CSS px
+    /// (nil: one device pixel) and dash pattern (empty: solid).
+    public var gridLineColor: String?
+    public var gridLineWidth: Double?
+    public var gridLineDash: [Double] = []
     /// For `.category`: the name of each slot.
     public var categories: [String] = []
     /// Added below and above an automatic range, in data units (ShinobiCharts'
@@ -191,6 +200,8 @@ public struct AxisConfig: Equatable, Sendable {
             && a.width == b.width && a.labelDecimals == b.labelDecimals && a.labelMap == b.labelMap
             && a.dateFormat == b.dateFormat && a.labelBackground == b.labelBackground
             && a.labelFont == b.labelFont && a.titleFont == b.titleFont && a.titleColor == b.titleColor
+            && a.tickColor == b.tickColor && a.tickWidth == b.tickWidth && a.gridLineColor == b.gridLineColor
+            && a.gridLineWidth == b.gridLineWidth && a.gridLineDash == b.gridLineDash
     }
 }
 

@@ -269,8 +269,13 @@ public struct ChartRenderer: Sendable {
         // scrolls in x changes the x axis' commands and leaves the others as they were,
         // so a patch carries only those.
         for axis in layout.axes where chart.axis(axis.id)?.config.showGridLines ?? true {
+            let config = chart.axis(axis.id)?.config
             let lines = grid(axis.ticks.lazy.map(\.pixel), axis)
-            if !lines.isEmpty { out.append(.segments(coords: lines, stroke: theme.gridLine, width: lineWidth, dash: [])) }
+            let width = config?.gridLineWidth.map(Float.init) ?? lineWidth
+            if !lines.isEmpty, width > 0 {
+                out.append(.segments(coords: lines, stroke: config?.gridLineColor ?? theme.gridLine, width: width,
+                                     dash: (config?.gridLineDash ?? []).map(Float.init)))
+            }
         }
 
         for axis in layout.axes where !axis.isHidden {
@@ -313,7 +318,17 @@ public struct ChartRenderer: Sendable {
                                                                              : [p, Float(r.minY), p, Float(r.maxY)])
             }
             let width = config?.lineWidth.map(Float.init) ?? lineWidth
-            if width > 0 { out.append(.segments(coords: lines, stroke: config?.lineColor ?? theme.axisLine, width: width, dash: [])) }
+            let stroke = config?.lineColor ?? theme.axisLine
+            if config?.tickColor != nil || config?.tickWidth != nil {
+                // Ticks styled apart: the line alone, then the ticks in their own style.
+                if width > 0 { out.append(.segments(coords: Array(lines[0..<4]), stroke: stroke, width: width, dash: [])) }
+                let tickWidth = config?.tickWidth.map(Float.init) ?? width
+                if tickWidth > 0, lines.count > 4 {
+                    out.append(.segments(coords: Array(lines[4...]), stroke: config?.tickColor ?? stroke, width: tickWidth, dash: []))
+                }
+            } else if width > 0 {
+                out.append(.segments(coords: lines, stroke: stroke, width: width, dash: []))
+            }
         }
 
         for axis in layout.axes {

@@ -652,6 +652,14 @@ public enum ConfigSpec {
         let labelFont = try readFont(&r, "labelFont"), titleFont = try readFont(&r, "titleFont")
         let titleColor = try r.string("titleColor")
         if let c = titleColor { try checkColor(c, path: "\(r.path).titleColor") }
+        let tickColor = try r.string("tickColor"), gridLineColor = try r.string("gridLineColor")
+        if let c = tickColor { try checkColor(c, path: "\(r.path).tickColor") }
+        if let c = gridLineColor { try checkColor(c, path: "\(r.path).gridLineColor") }
+        let tickWidth = try r.number("tickWidth", min: 0, max: 10), gridLineWidth = try r.number("gridLineWidth", min: 0, max: 10)
+        let gridLineDash = try r.numbers("gridLineDash") ?? []
+        guard gridLineDash.count <= 16, gridLineDash.allSatisfy({ $0 >= 0 && $0 <= 1000 }), gridLineDash.isEmpty || gridLineDash.contains(where: { $0 > 0 }) else {
+            throw JSONReadError(path: "\(r.path).gridLineDash", message: "a dash pattern is up to 16 lengths from 0 to 1000 px, not all 0")
+        }
         let categories = try r.strings("categories")
         if type == .category {
             guard let c = categories, !c.isEmpty, c.count <= 10_000 else {
@@ -687,6 +695,11 @@ public enum ConfigSpec {
         withCategories.labelFont = labelFont
         withCategories.titleFont = titleFont
         withCategories.titleColor = titleColor
+        withCategories.tickColor = tickColor
+        withCategories.tickWidth = tickWidth
+        withCategories.gridLineColor = gridLineColor
+        withCategories.gridLineWidth = gridLineWidth
+        withCategories.gridLineDash = gridLineDash
         withCategories.labelBackground = try r.bool("labelBackground")
         withCategories.categories = categories ?? []
         withCategories.interSeriesPadding = try r.number("interSeriesPadding", min: 0, max: 0.95) ?? 0
