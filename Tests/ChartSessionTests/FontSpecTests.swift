@@ -120,3 +120,39 @@ import LayoutEngine
         }
     }
 }
+
+/// ShinobiCharts' `alterTickMark`: a Swift hook restyles one label (colour, font,
+/// hidden), and layout measures it in its own style.
+@Suite struct TickRestyleTests {
+    @Test func theHookRestylesOneLabel() throws {
+        _ = TestFonts.measurer
+        var x = AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 10))
+        x.tickHook = TickHook("restyle") { mark in
+            if mark.value == 4 { mark.labelColor = "#ff0000"; mark.labelStyle = TextStyle(size: 18, bold: true, family: "Liberation Serif") }
+            if mark.value == 6 { mark.isLabelHidden = true }
+            if mark.value == 8 { mark.labelStyle = TextStyle(size: 12, italic: true, family: "No Such Family") }
+        }
+        let y = AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 1))
+        let chart = Chart(title: nil, xAxes: [x], yAxes: [y], series: [], legend: nil, theme: Theme(), modifiers: [])
+        let session = Session(id: "t", title: "t", chart: chart, measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 600, height: 400, dpr: 1)
+        let texts: [(text: String, font: String, fill: String)] = session.displayList(size: size).layers.flatMap(\.commands).compactMap {
+            if case let .text(_, _, text, font, fill, _, _, _) = $0 { return (text, font, fill) } else { return nil }
+        }
+        let four = try #require(texts.first { $0.text == "4" })
+        #expect(four.font == #"bold 18px "Liberation Serif", ChartWire Sans"# && four.fill == "#ff0000")
+        let two = try #require(texts.first { $0.text == "2" })
+        #expect(two.font == "12px ChartWire Sans" && two.fill == Theme().tickLabel)
+        #expect(!texts.contains { $0.text == "6" })
+        // An unknown family falls back to the chart font (what it is measured in).
+        #expect(texts.first { $0.text == "8" }?.font == "12px ChartWire Sans")
+        // Measured in its own style: the big label's box is the 18 px Liberation Serif's,
+        // and the axis is thicker than with the plain labels.
+        let layout = session.layout(size: size)
+        let label = try #require(layout.axis("x")?.labels.first { $0.text == "4" })
+        let serif = TestFonts.measurer.size(of: "4", style: TextStyle(size: 18, bold: true, family: "Liberation Serif"))
+        #expect(abs(label.bounds.width - serif.width) < 1e-9 && abs(label.bounds.height - serif.height) < 1e-9)
+        let plainLabel = try #require(layout.axis("x")?.labels.first { $0.text == "2" })
+        #expect(label.bounds.height > plainLabel.bounds.height + 4)
+    }
+}

@@ -336,7 +336,7 @@ public struct ChartRenderer: Sendable {
             let fill = config?.labelColor ?? theme.tickLabel
             // (Labels on a background go above the series: the overlay layer draws them.)
             if !(config?.drawsLabelBackground ?? false) {
-                for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
+                for label in axis.labels { out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts)) }
             }
             let titleFill = config?.titleColor ?? theme.title
             if let title = axis.title { out.append(text(title, fill: titleFill, theme: theme, fonts: &fonts)) }
@@ -1395,7 +1395,7 @@ public struct ChartRenderer: Sendable {
                 let b = label.bounds
                 out.append(.rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height),
                                  fill: box, stroke: nil, lineWidth: 0))
-                out.append(text(label, fill: fill, theme: theme, fonts: &fonts))
+                out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts))
             }
         }
         return out

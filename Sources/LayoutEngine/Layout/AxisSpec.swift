@@ -133,6 +133,11 @@ public struct TickMark: Equatable, Sendable {
     public var isHidden = false
     /// Keep the tick and gridline, drop the label.
     public var isLabelHidden = false
+    /// This label's own font and size (ShinobiCharts' `tickLabel` restyled; nil: the
+    /// axis' `labelStyle`), measured as such, and its own colour (nil: the axis').
+    public var labelStyle: TextStyle? = nil
+    public var labelColor: String? = nil
+    public init(value: Double, label: String) { self.value = value; self.label = label }
 }
 
 /// A Swift function called for every major tick of an axis before layout places it
@@ -311,6 +316,8 @@ public struct PlacedText: Equatable, Sendable {
     public var angle: Double
     public var style: TextStyle
     public var bounds: Rect
+    /// A colour of its own (a tick label restyled by `TickHook`); nil: its kind's.
+    public var fill: String? = nil
 }
 
 /// The result of laying out one axis.

@@ -198,8 +198,19 @@ public struct ChartLayoutEngine: Sendable {
                 axis.tickHook?.alter(&mark)
                 guard !mark.isHidden else { return nil }
                 let label = mark.isLabelHidden ? "" : mark.label
-                return Tick(value: tick.value, pixel: tick.pixel, label: label,
-                            labelSize: label == tick.label ? tick.labelSize : label.isEmpty ? Size(width: 0, height: 0) : measure(label))
+                var made = Tick(value: tick.value, pixel: tick.pixel, label: label,
+                                labelSize: label == tick.label ? tick.labelSize : label.isEmpty ? Size(width: 0, height: 0) : measure(label))
+                if var style = mark.labelStyle, style != axis.labelStyle, !label.isEmpty {
+                    // (A family or face the server does not have: the chart font, as measured.)
+                    if let f = style.family, !measurer.hasFace(family: f, FontFace(bold: style.bold, italic: style.italic)) {
+                        style.family = nil
+                        style.italic = false
+                    }
+                    made.labelStyle = style
+                    made.labelSize = textSize(label, style)
+                }
+                made.labelColor = mark.labelColor
+                return made
             }
         }
         return (step, ticks)
@@ -347,7 +358,7 @@ public struct ChartLayoutEngine: Sendable {
     /// A turned label of a horizontal axis: its end at the tick, just outside the
     /// tick mark (above the plot for a top axis, below it for a bottom one).
     func turnedLabel(_ text: String, size s: Size, at x: Double, axis: AxisSpec, band: Rect, inset: Double,
-                     ascent: Double, descent: Double) -> PlacedText {
+                     ascent: Double, descent: Double, style: TextStyle) -> PlacedText {
         let angle = axis.labelAngle, a = angle * .pi / 180
         let down = axis.facing == .bottom
         // The text ends at the tick when it slants away from the plot, else starts there.
@@ -363,7 +374,7 @@ public struct ChartLayoutEngine: Sendable {
         let minY = corners.map(\.1).min()!, maxY = corners.map(\.1).max()!
         let anchorY = down ? band.minY + inset - minY : band.maxY - inset - maxY
         let anchor = Point(x: x, y: anchorY)
-        return PlacedText(text: text, anchor: anchor, align: align, angle: angle, style: axis.labelStyle,
+        return PlacedText(text: text, anchor: anchor, align: align, angle: angle, style: style,
                           bounds: Rect(x: x + minX, y: anchorY + minY, width: maxX - minX, height: maxY - minY))
     }
 
@@ -417,26 +428,31 @@ public struct ChartLayoutEngine: Sendable {
         let lowMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingLow : axis.tickLabelClippingHigh
         let highMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingHigh : axis.tickLabelClippingLow
         for tick in generated?.ticks ?? [] {
-            let s = turned(axis) ? measurer.size(of: oneLine(tick.label), style: axis.labelStyle) : tick.labelSize
+            // (A label restyled by the tick hook: its own style and vertical metrics.)
+            let style = tick.labelStyle ?? axis.labelStyle
+            let tm = tick.labelStyle.map { measurer.metrics(for: $0) } ?? m
+            let tAscent = tick.labelStyle == nil ? ascent : tm.ascent(size: style.size)
+            let tDescent = tick.labelStyle == nil ? descent : tm.descent(size: style.size)
+            let s = turned(axis) ? measurer.size(of: oneLine(tick.label), style: style) : tick.labelSize
             let placed: PlacedText
             switch axis.facing {
             case .bottom where turned(axis), .top where turned(axis):
                 placed = turnedLabel(oneLine(tick.label), size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
-                                     ascent: ascent, descent: descent)
+                                     ascent: tAscent, descent: tDescent, style: style)
             case .bottom, .top:
                 let top = axis.facing == .bottom ? band.minY + inset : band.maxY - inset - s.height
-                placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + ascent), align: .center,
-                                    angle: 0, style: axis.labelStyle,
+                placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + tAscent), align: .center,
+                                    angle: 0, style: style,
                                     bounds: Rect(x: tick.pixel - s.width / 2, y: top, width: s.width, height: s.height))
             case .left, .right:
                 // (Several lines: their box centred on the tick.)
                 let multiline = tick.label.hasLineBreak
-                let baseline = multiline ? tick.pixel - s.height / 2 + ascent : tick.pixel + (ascent - descent) / 2
+                let baseline = multiline ? tick.pixel - s.height / 2 + tAscent : tick.pixel + (tAscent - tDescent) / 2
                 let left = axis.facing == .left ? band.maxX - inset - s.width : band.minX + inset
                 placed = PlacedText(text: tick.label,
                                     anchor: Point(x: axis.facing == .left ? left + s.width : left, y: baseline),
-                                    align: axis.facing == .left ? .right : .left, angle: 0, style: axis.labelStyle,
-                                    bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
+                                    align: axis.facing == .left ? .right : .left, angle: 0, style: style,
+                                    bounds: Rect(x: left, y: baseline - tAscent, width: s.width, height: s.height))
             }
             guard !tick.label.isEmpty, canvas.contains(placed.bounds) else { continue }
             let (lo, hi) = axis.alignment.isHorizontal ? (placed.bounds.minX, placed.bounds.maxX) : (placed.bounds.minY, placed.bounds.maxY)
@@ -453,7 +469,9 @@ public struct ChartLayoutEngine: Sendable {
             // and the tick generator already spaced them by their height.)
             if !turned(axis), let last = lastBounds, last.intersects(placed.bounds) { continue }
             lastBounds = placed.bounds
-            appendLines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent, to: &labels,
+            var restyled = placed
+            restyled.fill = tick.labelColor
+            appendLines(of: restyled, lineHeight: tm.lineHeight(size: style.size), ascent: tAscent, to: &labels,
                         repeatingFrom: axis.alignment.isHorizontal ? lastLines : nil)
             lastLines = placed.text.hasLineBreak ? placed.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : []
         }
