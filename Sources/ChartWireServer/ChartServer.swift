@@ -26,7 +26,7 @@ public final class ChartServer {
         public var fontFamilyDirs: [String]? = nil
         /// Seconds of silence before a viewer is sent a heartbeat; 0: none.
         public var heartbeat = 5.0
-        /// The theme of charts whose spec names none: light, dark or contrast.
+        /// The theme of charts whose spec names none: light, dark, iOS7 or contrast.
         public var theme = "light"
         /// Host the demo sessions too.
         public var demo = false

@@ -72,7 +72,7 @@ struct Options: Equatable {
                           /usr/share/fonts/truetype/liberation when installed)
           --heartbeat S   send a viewer a heartbeat after S seconds without a message,
                           so clients notice a dead connection (default 5, 0 = off)
-          --theme NAME    theme of charts whose spec names none: light, dark or contrast
+          --theme NAME    theme of charts whose spec names none: light, dark, iOS7 or contrast
                           (default light)
           --data DIR      folder where sessions, their changes and data are kept, so a
                           restart or a crash loses nothing acknowledged

@@ -582,7 +582,7 @@ def test_route_errors_and_headers(server):
         ("/api/sessions/gallery-time/image.png?dpr=0.1", 400, "dpr must be"),
         ("/api/sessions/gallery-time/image.png?width=12000&height=12000", 400, "device pixels"),
         ("/api/sessions/gallery-time/image.png?width=5000&height=5000&dpr=4", 400, "device pixels"),
-        ("/api/sessions/gallery-time/image.svg?theme=neon", 400, '"contrast", "dark", "light"'),
+        ("/api/sessions/gallery-time/image.svg?theme=neon", 400, '"contrast", "dark", "iOS7", "light"'),
     ]
     for path, code, text in cases:
         with pytest.raises(urllib.error.HTTPError) as e:

@@ -47,7 +47,7 @@ public struct Theme: Equatable, Sendable {
     /// server measures with.
     public static let defaultFontFamily = "ChartWire Sans"
 
-    /// The built-in themes, by name: `light` (the default), `dark`, and `contrast`
+    /// The built-in themes, by name: `light` (the default), `dark`, `iOS7`, and `contrast`
     /// (black on white, strong lines, a palette told apart without colour vision).
     public static let presets: [String: Theme] = [
         "light": Theme(),
@@ -61,6 +61,13 @@ public struct Theme: Equatable, Sendable {
             band: "rgba(0,0,0,0.06)", axisLine: "#000000", tickLabel: "#000000", title: "#000000",
             legendBackground: "rgba(255,255,255,0.95)", legendBorder: "#000000", legendText: "#000000",
             palette: ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442"]),
+        // ShinobiCharts' iOS7 theme: white and flat, hairline grey grid and axes, grey
+        // labels, the iOS 7 system colours.
+        "iOS7": Theme(
+            background: "#ffffff", plotBackground: "#ffffff", gridLine: "#e5e5ea", minorGridLine: "#f2f2f7",
+            band: "rgba(0,122,255,0.04)", axisLine: "#c7c7cc", tickLabel: "#8e8e93", title: "#000000",
+            legendBackground: "rgba(255,255,255,0.92)", legendBorder: "#e5e5ea", legendText: "#1c1c1e",
+            palette: ["#007aff", "#ff3b30", "#4cd964", "#ff9500", "#5856d6", "#ff2d55", "#5ac8fa", "#ffcc00"]),
     ]
 }
 
