@@ -156,3 +156,32 @@ import LayoutEngine
         #expect(label.bounds.height > plainLabel.bounds.height + 4)
     }
 }
+
+/// `labelAngle` on a Y axis: labels turned, each ending at its tick, inside the axis'
+/// band, which is as thick as the widest turned box.
+@Suite struct TurnedYLabelTests {
+    @Test(arguments: [-45.0, -30, 30, 60])
+    func yLabelsTurn(angle: Double) throws {
+        _ = TestFonts.measurer
+        func layout(_ a: Double, side: String) throws -> ChartLayout {
+            let spec = #"{"sessions": [{"id": "t", "chart": {"yAxes": [{"id": "y", "alignment": "\#(side)", "mode": "fixed", "range": [0, 1000000], "labelAngle": \#(a)}], "#
+                + #""series": [{"id": "s", "data": {"x": [0, 1], "y": [0, 1000000]}}]}}]}"#
+            return try ConfigSpec.decode(parseJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+                .layout(size: ViewerSize(width: 600, height: 400, dpr: 1))
+        }
+        for side in ["left", "right"] {
+            let turned = try layout(angle, side: side), flat = try layout(0, side: side)
+            #expect(turned.invariantViolations() == [])
+            let axis = try #require(turned.axis("y")), plain = try #require(flat.axis("y"))
+            #expect(!axis.labels.isEmpty && axis.labels.allSatisfy { $0.angle == angle })
+            #expect(axis.labels.allSatisfy { $0.align == (side == "left" ? .right : .left) })
+            for label in axis.labels {
+                #expect(label.bounds.minX >= axis.rect.minX - 1e-6 && label.bounds.maxX <= axis.rect.maxX + 1e-6)
+                // Its end on its tick's line: the anchor's baseline within the text's height of a tick.
+                #expect(axis.ticks.contains { abs($0.pixel - label.anchor.y) < label.style.size })
+            }
+            // The widest turned box is wider than the flat labels' when the text is long and the angle steep.
+            if abs(angle) >= 45 { #expect(axis.rect.width != plain.rect.width) }
+        }
+    }
+}

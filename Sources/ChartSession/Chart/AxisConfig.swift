@@ -104,7 +104,7 @@ public struct AxisConfig: Equatable, Sendable {
     /// Code (`Chart.setRange`, `setZoomLevel`) is not a gesture: it still moves it.
     public var gesturePanning = true
     public var gestureZooming = true
-    /// Degrees the tick labels of a horizontal axis are turned (-90 ... 90).
+    /// Degrees the tick labels are turned (-90 ... 90), on X and Y axes alike.
     public var labelAngle: Double = 0
     /// Discontinuous axes: ranges left out, a pattern left out every `period`
     /// ((start, length) within it, from 0), and for time axes weekends and the hours

@@ -772,9 +772,6 @@ public enum ConfigSpec {
         withCategories.tickLabelClippingLow = try r.oneOf("tickLabelClippingModeLow", TickLabelClipping.self) ?? withCategories.tickLabelClippingLow
         withCategories.tickLabelClippingHigh = try r.oneOf("tickLabelClippingModeHigh", TickLabelClipping.self) ?? withCategories.tickLabelClippingHigh
         try readBreaks(&r, into: &withCategories)
-        if withCategories.labelAngle != 0, !x {
-            throw JSONReadError(path: "\(r.path).labelAngle", message: "only the labels of x axes (top or bottom) are turned")
-        }
         if let z = try r.numbers("zoomLimits") {
             guard z.count == 2, z[0] > 0, z[0] <= z[1] else {
                 throw JSONReadError(path: "\(r.path).zoomLimits", message: "expected [narrowest, widest] span, 0 < narrowest <= widest")

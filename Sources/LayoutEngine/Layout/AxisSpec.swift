@@ -225,8 +225,9 @@ public struct AxisSpec: Equatable, Sendable {
     public var labelSpace: LabelSpaceReservation
     public var tickPlacement: TickPlacement
     public var visibility: AxisVisibility
-    /// Tick labels of a horizontal axis turned by this many degrees (-90 ... 90;
-    /// negative: rising to the right), each ending at its tick.
+    /// Tick labels turned by this many degrees (-90 ... 90; negative: rising to the
+    /// right), each ending at its tick (a vertical axis' with the middle of its end on
+    /// the tick's line).
     public var labelAngle: Double = 0
     /// Stretches left out of a discontinuous numeric or date-time axis.
     public var breaks: AxisBreaks?

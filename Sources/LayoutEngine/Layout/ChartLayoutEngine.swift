@@ -207,7 +207,7 @@ public struct ChartLayoutEngine: Sendable {
                         style.italic = false
                     }
                     made.labelStyle = style
-                    made.labelSize = textSize(label, style)
+                    made.labelSize = rotatedSize(textSize(turned(axis) ? oneLine(label) : label, style), axis)
                 }
                 made.labelColor = mark.labelColor
                 return made
@@ -341,16 +341,22 @@ public struct ChartLayoutEngine: Sendable {
 
     func oneLine(_ text: String) -> String { text.hasLineBreak ? text.replacingOccurrences(of: "\n", with: " ") : text }
 
-    /// Whether a horizontal axis' labels are turned.
-    func turned(_ axis: AxisSpec) -> Bool { axis.alignment.isHorizontal && axis.labelAngle != 0 }
+    /// Whether an axis' labels are turned.
+    func turned(_ axis: AxisSpec) -> Bool { axis.labelAngle != 0 }
 
     /// The room a label of `size` needs once turned: across the axis, the height of its
     /// turned box; along it, what neighbouring parallel labels need between their
     /// ticks (their height over the sine of the angle, at most the turned box' width).
+    /// (A vertical axis' the same turned a quarter: across it the turned box' width,
+    /// along it the height over the cosine, at most the box' height.)
     func rotatedSize(_ size: Size, _ axis: AxisSpec) -> Size {
         guard turned(axis) else { return size }
         let a = abs(axis.labelAngle) * .pi / 180
         let (c, s) = (cos(a), sin(a))
+        if !axis.alignment.isHorizontal {
+            return Size(width: size.width * c + size.height * s,
+                        height: min(size.width * s + size.height * c, size.height / max(c, 1e-6)))
+        }
         let box = size.width * c + size.height * s
         return Size(width: min(box, size.height / max(s, 1e-6)), height: size.width * s + size.height * c)
     }
@@ -376,6 +382,26 @@ public struct ChartLayoutEngine: Sendable {
         let anchor = Point(x: x, y: anchorY)
         return PlacedText(text: text, anchor: anchor, align: align, angle: angle, style: style,
                           bounds: Rect(x: x + minX, y: anchorY + minY, width: maxX - minX, height: maxY - minY))
+    }
+
+    /// A turned label of a vertical axis: its end at the tick (the middle of its end
+    /// on the tick's line), just outside the tick mark (left of the plot for a left
+    /// axis, right of it for a right one).
+    func turnedVerticalLabel(_ text: String, size s: Size, at y: Double, axis: AxisSpec, band: Rect, inset: Double,
+                             ascent: Double, descent: Double, style: TextStyle) -> PlacedText {
+        let angle = axis.labelAngle, a = angle * .pi / 180
+        let left = axis.facing == .left
+        let align: PlacedText.Align = left ? .right : .left
+        let x0 = left ? -s.width : 0, x1 = x0 + s.width
+        let corners = [(x0, -ascent), (x1, -ascent), (x0, descent), (x1, descent)].map { (px, py) in
+            (px * cos(a) - py * sin(a), px * sin(a) + py * cos(a))
+        }
+        let minX = corners.map(\.0).min()!, maxX = corners.map(\.0).max()!
+        let minY = corners.map(\.1).min()!, maxY = corners.map(\.1).max()!
+        let anchorX = left ? band.maxX - inset - maxX : band.minX + inset - minX
+        let anchorY = y + (ascent - descent) / 2 * cos(a)
+        return PlacedText(text: text, anchor: Point(x: anchorX, y: anchorY), align: align, angle: angle, style: style,
+                          bounds: Rect(x: anchorX + minX, y: anchorY + minY, width: maxX - minX, height: maxY - minY))
     }
 
     /// A label of several lines as one placed text per line, stacked down its box
@@ -444,6 +470,9 @@ public struct ChartLayoutEngine: Sendable {
                 placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + tAscent), align: .center,
                                     angle: 0, style: style,
                                     bounds: Rect(x: tick.pixel - s.width / 2, y: top, width: s.width, height: s.height))
+            case .left where turned(axis), .right where turned(axis):
+                placed = turnedVerticalLabel(oneLine(tick.label), size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
+                                             ascent: tAscent, descent: tDescent, style: style)
             case .left, .right:
                 // (Several lines: their box centred on the tick.)
                 let multiline = tick.label.hasLineBreak
