@@ -291,14 +291,19 @@ def check_pair(frame, page, server, measure, dpr):
             if colour is None:
                 continue
             c = cmd["coords"]
+            # A dashed line may show a gap at a sample point (points spaced about a whole
+            # number of dash periods apart can all fall in gaps): look one period along it.
+            period = int(np.ceil(sum(cmd.get("dash") or []) * dpr))
             for i in range(0, len(c) - 3, 4):
+                along_x = abs(c[i + 2] - c[i]) >= abs(c[i + 3] - c[i + 1])
                 seen = {"page": [0, 0], "server": [0, 0]}     # [points showing it, points not covered]
                 for t in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
                     x = int((c[i] + t * (c[i + 2] - c[i])) * dpr)
                     y = int((c[i + 1] + t * (c[i + 3] - c[i + 1])) * dpr)
                     if not (0 <= x < W and 0 <= y < H):
                         continue
-                    win = (slice(max(0, y - r), y + r + 1), slice(max(0, x - r), x + r + 1))
+                    rx, ry = (r + period, r) if along_x else (r, r + period)
+                    win = (slice(max(0, y - ry), y + ry + 1), slice(max(0, x - rx), x + rx + 1))
                     for name, img, under in (("page", page, under_p), ("server", server, under_s)):
                         if near(img[win], colour, LINE).any():
                             seen[name][0] += 1

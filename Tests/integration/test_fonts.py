@@ -222,3 +222,22 @@ def test_text_in_a_charts_own_family_is_drawn_only_in_its_face():
     finally:
         d.quit()
         server.stop()
+
+
+def test_a_patch_sets_the_family_and_an_unknown_one_is_refused(demo_server):
+    def patch(body):
+        req = urllib.request.Request(f"{demo_server.http}/api/sessions/gallery-time", data=json.dumps(body).encode(),
+                                     method="PATCH")
+        return urllib.request.urlopen(req)
+    with patch({"chart": {"fontFamily": "Liberation Serif", "titleFont": {"italic": True}}}) as r:
+        assert r.status == 200
+    with urllib.request.urlopen(f"{demo_server.http}/api/sessions/gallery-time/frame.json") as r:
+        frame = json.load(r)
+    fonts = {c["font"] for layer in frame["layers"] for c in layer["commands"] if c["op"] == "text"}
+    assert fonts and all('"Liberation Serif", ChartWire Sans' in f for f in fonts), fonts
+    assert 'italic bold 16px "Liberation Serif", ChartWire Sans' in fonts
+    try:
+        patch({"chart": {"fontFamily": "Comic Sans"}})
+        raise AssertionError("patched")
+    except urllib.error.HTTPError as e:
+        assert e.code == 400 and 'no font family "Comic Sans" on this server: it has "Liberation Mono"' in json.load(e)["error"]
