@@ -441,20 +441,28 @@
 
   // Text in a script whose font subset has not loaded yet (the page preloads only the
   // Latin ones) would be drawn in a fallback font the server did not measure: load
-  // that subset, then draw the layer again.
-  const fontLoads = new Set();
+  // that subset, then draw the layer again. Text in a chart's own family (a quoted
+  // family before the chart font, `italic 13px "Liberation Serif", ChartWire Sans`)
+  // is not drawn in a stand-in at all: its layer waits until the family's face has
+  // loaded (false: wait).
+  const fontLoads = new Set(), fontFailed = new Set();
   function ensureFonts(id) {
+    let ready = true;
     for (const cmd of state.layers[id].commands) {
       if (cmd.op !== "text" || document.fonts.check(cmd.font, cmd.text)) continue;
       const key = cmd.font + "\u0000" + cmd.text;
+      if (fontFailed.has(key)) continue;              // (did not load: drawn as it can be)
+      if (cmd.font.includes('", ')) ready = false;
       if (fontLoads.has(key)) continue;
       fontLoads.add(key);
       document.fonts.load(cmd.font, cmd.text).catch(() => {}).then(() => {
         fontLoads.delete(key);
+        if (!document.fonts.check(cmd.font, cmd.text)) fontFailed.add(key);
         state.fontRedraws++;
         if (state.layers[id]) draw(id);
       });
     }
+    return ready;
   }
 
   // Images (the `image` op) load from the server once; a layer that names one not yet
@@ -476,7 +484,7 @@
   }
 
   function draw(id) {
-    ensureFonts(id);
+    if (!ensureFonts(id)) return;
     const c = canvases[id], ctx = c.getContext("2d");
     ctx.globalAlpha = 1;
     ctx.setTransform(1, 0, 0, 1, 0, 0);

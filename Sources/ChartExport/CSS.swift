@@ -112,23 +112,36 @@ public enum CSSColor {
 }
 
 /// A canvas font string as the server writes it (`Theme.cssFont`): `[style] [weight]
-/// <size>px <family>`, e.g. `"bold 12px ChartWire Sans"`.
+/// <size>px <family>`, e.g. `"bold 12px ChartWire Sans"` or
+/// `"italic 12px \"Liberation Serif\", ChartWire Sans"` (a family of its own first).
 public struct CSSFont: Equatable, Sendable {
     public var size: Double
     public var bold: Bool
-    public init(size: Double, bold: Bool) { self.size = size; self.bold = bold }
+    public var italic = false
+    /// The quoted family named before the chart font (nil: the chart font alone).
+    public var family: String? = nil
+    public init(size: Double, bold: Bool, italic: Bool = false, family: String? = nil) {
+        self.size = size; self.bold = bold; self.italic = italic; self.family = family
+    }
 
     /// nil when the string names no size in px (the canvas then keeps its previous font;
     /// the renderer uses the canvas default, 10px).
     public static func parse(_ text: String) -> CSSFont? {
-        var bold = false
-        for word in text.split(separator: " ") {
-            let w = word.lowercased()
+        var bold = false, italic = false
+        var rest = Substring(text)
+        while let space = rest.firstIndex(of: " ") {
+            let w = rest[..<space].lowercased()
+            rest = rest[rest.index(after: space)...]
             if w == "bold" || w == "bolder" { bold = true; continue }
             if let n = Int(w), (100...1000).contains(n) { bold = n >= 600; continue }
-            if w == "normal" || w == "italic" || w == "oblique" || w == "lighter" { continue }
+            if w == "italic" || w == "oblique" { italic = true; continue }
+            if w == "normal" || w == "lighter" { continue }
             if w.hasSuffix("px"), let size = Double(w.dropLast(2)), size > 0, size.isFinite {
-                return CSSFont(size: size, bold: bold)
+                var family: String? = nil
+                if rest.first == "\"", let end = rest.dropFirst().firstIndex(of: "\"") {
+                    family = String(rest[rest.index(after: rest.startIndex)..<end])
+                }
+                return CSSFont(size: size, bold: bold, italic: italic, family: family)
             }
             return nil
         }

@@ -13,6 +13,9 @@ public final class GlyphFonts: @unchecked Sendable {
     /// the primary face's OS/2 typo ascent and descent, scaled to sum to one em.
     let regularTypo: (ascent: Double, descent: Double)
     let boldTypo: (ascent: Double, descent: Double)
+    /// The families of `--fonts` folders: each face's shaper (that face, then the chart
+    /// font's) and typo metrics.
+    let families: [String: [FontFace: (shaper: FallbackShaper, typo: (ascent: Double, descent: Double))]]
 
     private struct Key: Hashable { var path: String; var index: Int }
     private var faces: [Key: OpaquePointer] = [:]
@@ -24,8 +27,22 @@ public final class GlyphFonts: @unchecked Sendable {
         shaper = fonts.shaper
         regularTypo = Self.typoMetrics(fonts.regular)
         boldTypo = Self.typoMetrics(fonts.bold)
+        var families: [String: [FontFace: (shaper: FallbackShaper, typo: (ascent: Double, descent: Double))]] = [:]
+        for (name, faces) in fonts.measurer.families {
+            for (face, measurer) in faces {
+                guard let shaper = measurer.shaper as? FallbackShaper, let file = fonts.families[name]?.faces[face] else { continue }
+                families[name, default: [:]][face] = (shaper, Self.typoMetrics(file.bytes))
+            }
+        }
+        self.families = families
         var lib: FT_Library?
         library = FT_Init_FreeType(&lib) == 0 ? lib : nil
+    }
+
+    /// The shaper and typo metrics text in `font` is drawn with.
+    func face(for font: CSSFont) -> (shaper: FallbackShaper, typo: (ascent: Double, descent: Double)) {
+        if let family = font.family, let f = families[family]?[FontFace(bold: font.bold, italic: font.italic)] { return f }
+        return (shaper, font.bold ? boldTypo : regularTypo)
     }
 
     /// The Cairo face of a shaped face's file (nil for a face made from bytes, or a file

@@ -400,7 +400,8 @@ struct Painter {
         guard !text.isEmpty, x.isFinite, y.isFinite, let c = color(fill) else { return }
         let f = CSSFont.parse(font) ?? CSSFont(size: 10, bold: false)
         let size = f.size
-        let shaper = fonts.shaper
+        let (shaper, typo) = fonts.face(for: f)
+        let byWord = shaper.shapesWordByWord
         let scalars = text.unicodeScalars.map(\.value)
         struct Piece { var face: ShapedFace; var glyphs: ShapedFace.Glyphs }
         // Runs as FallbackShaper shapes them, cut where the bidi level changes, then in
@@ -413,7 +414,9 @@ struct Painter {
             var start = run.range.lowerBound
             while start < run.range.upperBound {
                 var end = start + 1
-                while end < run.range.upperBound && levels[end] == levels[start] { end += 1 }
+                // (A family shaped word by word, as Chromium does: each space a piece of its own.)
+                while end < run.range.upperBound && levels[end] == levels[start]
+                        && !(byWord && (scalars[end] == 32 || scalars[end - 1] == 32)) { end += 1 }
                 let level = levels[start]
                 // A left-to-right piece (digits) of a right-to-left run: HarfBuzz guesses
                 // its script, hence left to right.
@@ -437,7 +440,6 @@ struct Painter {
             }
             pen += Double(g.advance) * scale
         }
-        let typo = f.bold ? fonts.boldTypo : fonts.regularTypo
         let dy: Double
         switch baseline {
         case .alphabetic: dy = 0

@@ -21,9 +21,12 @@ public final class ChartServer {
         /// The static client; nil: the package's `web/`.
         public var webDir: String? = nil
         public var fontDir = "/usr/share/fonts/truetype/dejavu"
+        /// Folders of further families a spec may name (as `--fonts`); nil: Debian's
+        /// Liberation fonts when installed.
+        public var fontFamilyDirs: [String]? = nil
         /// Seconds of silence before a viewer is sent a heartbeat; 0: none.
         public var heartbeat = 5.0
-        /// The theme of charts whose spec names none: light, dark or contrast.
+        /// The theme of charts whose spec names none: light, dark, iOS7 or contrast.
         public var theme = "light"
         /// Host the demo sessions too.
         public var demo = false
@@ -57,6 +60,7 @@ public final class ChartServer {
         o.port = configuration.port
         o.webDir = configuration.webDir
         o.fontDir = configuration.fontDir
+        o.familyDirs = configuration.fontFamilyDirs
         o.heartbeat = configuration.heartbeat
         o.theme = configuration.theme
         o.demo = configuration.demo

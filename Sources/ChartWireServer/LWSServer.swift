@@ -122,7 +122,7 @@ final class LWSServer {
         self.durability = resources.durability
         if options.heartbeat > 0 { for s in resources.hub.sessions { s.heartbeat = options.heartbeat } }
         self.router = Router(hub: resources.hub, webDir: resources.webDir,
-                             fonts: ["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont],
+                             fonts: resources.webFonts.familyFiles.merging(["regular.ttf": resources.regularFont, "bold.ttf": resources.boldFont]) { _, b in b },
                              measurer: resources.measurer, webFonts: resources.webFonts)
         SessionLimits.current = options.sessionLimits
         router.controlToken = resources.controlToken

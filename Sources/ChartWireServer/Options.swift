@@ -11,6 +11,15 @@ struct Options: Equatable {
     var configFile: String? = nil
     var demo = true
     var fontDir = "/usr/share/fonts/truetype/dejavu"
+    /// Folders of further font families a spec may name (`--fonts`, repeatable; `none`
+    /// for none). Default: Debian's Liberation fonts (fonts-liberation), when installed.
+    var familyDirs: [String]? = nil
+    static let defaultFamilyDir = "/usr/share/fonts/truetype/liberation"
+    /// The folders loaded: those given, else the default when it is there.
+    var resolvedFamilyDirs: [String] {
+        if let familyDirs { return familyDirs }
+        return FileManager.default.fileExists(atPath: Self.defaultFamilyDir) ? [Self.defaultFamilyDir] : []
+    }
     var quiet = false
     /// Seconds of silence after which a viewer is sent a heartbeat; 0 turns them off.
     var heartbeat = 5.0
@@ -53,7 +62,7 @@ struct Options: Equatable {
     }
 
     static let usage = """
-        usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR]
+        usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR] [--fonts DIR|none]...
                         [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off]
                         [--trusted-proxy ADDR]... [--log-format text|json] [--redis redis://HOST:PORT] [--quiet]
                         [--redis-snapshot N] [--redis-tail N]
@@ -67,9 +76,12 @@ struct Options: Equatable {
           --no-demo       start with no demo sessions
           --font-dir DIR  folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf
                           (default /usr/share/fonts/truetype/dejavu)
+          --fonts DIR     folder of TTF/OTF files whose families a spec may name
+                          (repeatable; none: no families but the chart font; default
+                          /usr/share/fonts/truetype/liberation when installed)
           --heartbeat S   send a viewer a heartbeat after S seconds without a message,
                           so clients notice a dead connection (default 5, 0 = off)
-          --theme NAME    theme of charts whose spec names none: light, dark or contrast
+          --theme NAME    theme of charts whose spec names none: light, dark, iOS7 or contrast
                           (default light)
           --data DIR      folder where sessions, their changes and data are kept, so a
                           restart or a crash loses nothing acknowledged
@@ -134,6 +146,9 @@ struct Options: Equatable {
             case "--web": o.webDir = try value(arg)
             case "--config": o.configFile = try value(arg)
             case "--font-dir": o.fontDir = try value(arg)
+            case "--fonts":
+                let v = try value(arg)
+                if v == "none" { o.familyDirs = [] } else { o.familyDirs = (o.familyDirs ?? []) + [v] }
             case "--heartbeat":
                 let v = try value(arg)
                 guard let s = Double(v), s == 0 || (0.1...3600).contains(s) else {

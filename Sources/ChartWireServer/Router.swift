@@ -235,7 +235,8 @@ struct Router {
                                 cacheControl: "public, max-age=31536000, immutable")
         case 2 where parts[0] == "font":
             guard let bytes = fonts[parts[1]] else { return .error(404, "no font \(parts[1])") }
-            return HTTPResponse(status: 200, contentType: "font/ttf", body: bytes, cacheControl: "max-age=86400")
+            return HTTPResponse(status: 200, contentType: parts[1].lowercased().hasSuffix(".otf") ? "font/otf" : "font/ttf",
+                                body: bytes, cacheControl: "max-age=86400")
         case 1:
             return staticFile(parts[0])
         default:
@@ -585,8 +586,6 @@ struct Router {
         return imageJob(session: parts[2], name: parts[3], query: req.query)
     }
 
-    /// `GET /api/measure?text=T&size=S&bold=1`: how wide the server measures a
-    /// string in the chart font (for checking the client's font against the server's).
     /// `GET /api/demo/points?from=&to=`: the demo pull source (`DemoHistory`), minute
     /// readings for any range of Unix seconds, as an append body.
     func demoPoints(query: [String: String]) -> HTTPResponse {
@@ -599,16 +598,25 @@ struct Router {
         return .json(200, .object([("x", .array(p.xs.map { .number($0) })), ("y", .array(p.ys.map { .number($0) }))]))
     }
 
+    /// `GET /api/measure?text=T&size=S&bold=1&italic=1&family=F`: how wide the server
+    /// measures a string in the chart font, or in a family of `--fonts` (for checking the
+    /// client's font against the server's).
     func measure(query: [String: String]) -> HTTPResponse {
         guard let text = query["text"] else { return .error(400, "text is required") }
         guard let size = Double(query["size"] ?? "12"), size > 0, size <= 500 else {
             return .error(400, "size must be a number of pixels from 0 to 500")
         }
         let bold = query["bold"] == "1" || query["bold"] == "true"
-        let style = TextStyle(size: size, bold: bold)
+        let italic = query["italic"] == "1" || query["italic"] == "true"
+        let family = query["family"].flatMap { $0.isEmpty ? nil : $0 }
+        if let why = FontFamilies.problem(family: family, face: FontFace(bold: bold, italic: italic)) {
+            return .error(400, why)
+        }
+        let style = TextStyle(size: size, bold: bold, italic: italic, family: family)
         let m = measurer.metrics(for: style)
         return .json(200, .object([
             ("text", .string(text)), ("size", .number(size)), ("bold", .bool(bold)),
+            ("italic", .bool(italic)), ("family", family.map(JSONValue.string) ?? .null),
             ("font", .string(Theme().cssFont(style))),
             ("width", .double(measurer.width(of: text, style: style))),
             ("ascent", .double(m.ascent(size: size))), ("descent", .double(m.descent(size: size))),

@@ -37,10 +37,13 @@ struct ServerResources {
         // Freed memory goes back to the system after a burst, not at the next one.
         Allocator.purgeInBackground()
         let fonts: ChartFonts
-        do { fonts = try ChartFonts.load(primaryDir: options.fontDir) } catch {
+        do { fonts = try ChartFonts.load(primaryDir: options.fontDir).adding(familyDirs: options.resolvedFamilyDirs) } catch {
             throw StartupError(message: error.message)
         }
+        // Before any spec is read: the families a spec may name.
+        for (name, family) in fonts.families { FontFamilies.register(name, faces: Set(family.faces.keys)) }
         let measurer = fonts.measurer
+        var fontFamilyWarnings = fonts.familyWarnings
 
         let webDir = try locateWebDir(options.webDir)
 
@@ -52,7 +55,18 @@ struct ServerResources {
         var allowOrigins: [String]? = nil
         if options.demo && options.configFile == nil {
             specs += try decodeSpec(DemoSpec.json, source: "embedded demo spec")
-            specs += try decodeSpec(GallerySpec.json, source: "embedded axis gallery")
+            // (The fonts session names the Liberation families: left out, with a warning,
+            // by a server started without them.)
+            var gallery = try parseSpec(GallerySpec.json, source: "embedded axis gallery")
+            if FontFamilies.problem(family: "Liberation Serif", face: FontFace(italic: true)) != nil
+                || FontFamilies.problem(family: "Liberation Mono", face: FontFace()) != nil,
+               case var .object(top) = gallery, let i = top.firstIndex(where: { $0.0 == "sessions" }),
+               case let .array(list) = top[i].1 {
+                top[i].1 = .array(list.filter { $0["id"]?.stringValue != "gallery-fonts" })
+                gallery = .object(top)
+                fontFamilyWarnings.append("gallery-fonts is not hosted: it needs the Liberation fonts (fonts-liberation, --fonts)")
+            }
+            specs += try decodeSpec(gallery, source: "embedded axis gallery")
             documents.append((DemoSpec.json, "embedded demo spec"))
         }
         if let file = options.configFile {
@@ -133,7 +147,7 @@ struct ServerResources {
             controlToken = token
         }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
-                               webFonts: webFonts, fontWarnings: fonts.missing, hub: hub, controlToken: controlToken,
+                               webFonts: webFonts, fontWarnings: fonts.missing + fontFamilyWarnings, hub: hub, controlToken: controlToken,
                                durability: durability, allowOrigins: allowOrigins, glyphFonts: GlyphFonts(fonts: fonts))
     }
 

@@ -27,6 +27,10 @@ struct WebFonts {
     /// The fallback fonts' subsets, and why any fallback has none (start-up log).
     var fallbackFaces: [Face] = []
     var fallbackWarnings: [String] = []
+    /// The further families (`--fonts`): one rule per face, its file served as it is at
+    /// `/font/<file>` (`familyFiles`); a page fetches one when it first draws in it.
+    var familyRules: [String] = []
+    var familyFiles: [String: [UInt8]] = [:]
 
     static let family = Theme.defaultFontFamily
 
@@ -48,6 +52,7 @@ struct WebFonts {
         }
         // A page downloads a fallback subset only when it draws a character in its range.
         for f in faces + fallbackFaces { html += rule(f) }
+        for r in familyRules { html += r + "\n" }
         return html + "</style>"
     }
 
@@ -56,6 +61,7 @@ struct WebFonts {
     static func load(webDir: String, fonts: ChartFonts) -> WebFonts {
         var web = loadPrimary(webDir: webDir, regular: fonts.regular, bold: fonts.bold)
         web.loadFallbacks(dir: webDir + "/fonts/fallback", fonts: fonts)
+        web.addFamilies(fonts.families)
         return web
     }
 
@@ -122,6 +128,19 @@ struct WebFonts {
             }
             fallbackFaces += subsets
             fallbackFiles.merge(paths) { a, _ in a }
+        }
+    }
+
+    mutating func addFamilies(_ families: [String: FontFamily]) {
+        for name in families.keys.sorted() {
+            for (face, file) in families[name]!.faces.sorted(by: { $0.value.path < $1.value.path }) {
+                let served = file.servedName
+                guard familyFiles[served] == nil, served != "regular.ttf", served != "bold.ttf" else { continue }
+                familyFiles[served] = file.bytes
+                let format = served.lowercased().hasSuffix(".otf") ? "opentype" : "truetype"
+                familyRules.append(#"@font-face { font-family: "\#(name)"; src: url(../font/\#(served)) format("\#(format)"); "#
+                    + "font-weight: \(face.bold ? 700 : 400); font-style: \(face.italic ? "italic" : "normal"); font-display: block; }")
+            }
         }
     }
 

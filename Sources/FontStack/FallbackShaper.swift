@@ -32,6 +32,12 @@ public struct FallbackShaper: TextShaper {
     public let boldFaces: [LazyFace]
     private let primary: ShapedFace, primaryBold: ShapedFace
     private let cache = WidthCache()
+    /// Shape each space and each stretch between spaces apart, as Chromium's word
+    /// shaper does for a font whose GSUB and GPOS do not involve the space: kerning in
+    /// an old-style `kern` table (Liberation's: "V A", "T o" across a space) is then
+    /// not applied across spaces. Set for the `--fonts` families (measured against
+    /// Chromium by the width test); DejaVu's pairs never involve the space.
+    public var shapesWordByWord = false
 
     /// Faces in order of preference, the primary first (made already: it is always
     /// needed). `bold` may be empty (the regular faces are used).
@@ -58,6 +64,16 @@ public struct FallbackShaper: TextShaper {
     public func emWidth(of text: String, bold: Bool) -> Double {
         guard !text.isEmpty else { return 0 }
         if let known = cache.width(text, bold: bold) { return known }
+        if shapesWordByWord, text != " ", text.unicodeScalars.contains(" ") {
+            var whole = self
+            whole.shapesWordByWord = false
+            let words = text.split(separator: " ", omittingEmptySubsequences: true)
+            let spaces = text.unicodeScalars.filter { $0 == " " }.count
+            let units = words.reduce(0.0) { $0 + whole.emWidth(of: String($1), bold: bold) }
+                + Double(spaces) * whole.emWidth(of: " ", bold: bold)
+            cache.store(units, for: text, bold: bold)
+            return units
+        }
         let faces = bold ? boldFaces : regularFaces
         let scalars = text.unicodeScalars.map(\.value)
         var units = 0.0

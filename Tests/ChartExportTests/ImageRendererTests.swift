@@ -158,6 +158,11 @@ final class ImageRendererTests: XCTestCase {
         XCTAssertEqual(CSSFont.parse("bold 12px ChartWire Sans"), CSSFont(size: 12, bold: true))
         XCTAssertEqual(CSSFont.parse("11.5px ChartWire Sans"), CSSFont(size: 11.5, bold: false))
         XCTAssertNil(CSSFont.parse("ChartWire Sans"))
+        // A chart's own family, named before the chart font (Theme.cssFont).
+        XCTAssertEqual(CSSFont.parse(#"italic bold 15px "Liberation Serif", ChartWire Sans"#),
+                       CSSFont(size: 15, bold: true, italic: true, family: "Liberation Serif"))
+        XCTAssertEqual(CSSFont.parse(#"13px "Liberation Mono", ChartWire Sans"#),
+                       CSSFont(size: 13, bold: false, italic: false, family: "Liberation Mono"))
     }
 }
 

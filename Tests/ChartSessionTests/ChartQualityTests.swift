@@ -476,6 +476,7 @@ import TestSupport
                         ViewerSize(width: 443, height: 198, dpr: 1)]
 
     static func hosted() throws -> [Session] {
+        _ = TestFonts.measurer   // (registers the families the gallery's fonts session names)
         let specs = try ConfigSpec.decode(foundationJSON(DemoSpec.json)) + ConfigSpec.decode(foundationJSON(GallerySpec.json))
         return specs.map { spec in
             let s = spec.makeSession(measurer: TestFonts.measurer)

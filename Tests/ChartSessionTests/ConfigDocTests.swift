@@ -51,6 +51,7 @@ import TestSupport
 
     /// Specs of every kind, as JSON text (a top-level spec with sessions and dashboards).
     static func specs() throws -> [String] {
+        _ = TestFonts.measurer   // (registers the families the gallery's fonts session names)
         var out: [String] = []
         for name in ["demo", "gallery", "push"] {
             out.append(try String(contentsOf: root.appendingPathComponent("examples/\(name).json"), encoding: .utf8))

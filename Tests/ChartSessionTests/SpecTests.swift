@@ -74,6 +74,7 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
     }
 
     @Test func galleryDecodesAndMatchesTheExampleFile() throws {
+        _ = TestFonts.measurer   // (registers the families the gallery's fonts session names)
         let specs = try ConfigSpec.decode(parseJSON(GallerySpec.json))
         #expect(specs.count >= 16 && specs.allSatisfy { $0.id.hasPrefix("gallery-") && $0.description != nil })
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -583,6 +584,10 @@ func expectRefusedXAxis(_ axis: String, path: String, message: String) {
         let list = try spec(#""theme":{"preset":"dark"},"#).makeSession(measurer: TestFonts.measurer).displayList(size: Fixtures.size)
         #expect(list.layers[0].commands.first.map { if case let .rect(_, _, _, _, fill, _, _) = $0 { fill == "#15171c" } else { false } } == true)
         #expect(throws: JSONReadError.self) { try self.spec(#""theme":{"preset":"neon"},"#) }
+        // ShinobiCharts' iOS7 theme beside the three.
+        let ios7 = try spec(#""theme":{"preset":"iOS7"},"#).makeSession(measurer: TestFonts.measurer).chart
+        #expect(ios7.theme == Theme.presets["iOS7"] && ios7.series.map(\.color) == ["#007aff", "#ff3b30"])
+        #expect(ios7.theme.tickLabel == "#8e8e93" && ios7.theme.plotBackground == "#ffffff")
         #expect(throws: JSONReadError.self) { try self.spec(#""theme":{"palette":[]},"#) }
     }
 }

@@ -1,11 +1,15 @@
+import ChartSession
 import FontStack
 import Foundation
 import LayoutEngine
 
 /// The chart font as the server loads it: DejaVu from Debian's fonts-dejavu-core, the
 /// Noto fallbacks from fonts-noto-cjk and fonts-noto-core (all part of the setup line),
-/// shaped with HarfBuzz.
+/// shaped with HarfBuzz; and the Liberation families (fonts-liberation) as `--fonts`
+/// loads them by default, registered for the spec reader (`FontFamilies`).
 public enum TestFonts {
+    public static let familyDir = "/usr/share/fonts/truetype/liberation"
+
     public static let dir = "/usr/share/fonts/truetype/dejavu"
 
     public static func bytes(_ name: String) -> [UInt8] {
@@ -16,7 +20,11 @@ public enum TestFonts {
     }
 
     public static let fonts: ChartFonts = {
-        do { return try ChartFonts.load(primaryDir: dir) } catch { fatalError("\(error)") }
+        do {
+            let fonts = try ChartFonts.load(primaryDir: dir).adding(familyDirs: [familyDir])
+            for (name, family) in fonts.families { FontFamilies.register(name, faces: Set(family.faces.keys)) }
+            return fonts
+        } catch { fatalError("\(error) (install fonts-liberation)") }
     }()
     public static let regular = fonts.measurer.regular
     public static let bold = fonts.measurer.bold!

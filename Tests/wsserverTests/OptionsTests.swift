@@ -17,6 +17,14 @@ import RedisStore
         #expect(try Options.parse(["--theme", "dark"]).theme == "dark" && Options().theme == "light")
     }
 
+    @Test func fontFamilyFolders() throws {
+        // Default: Debian's Liberation fonts when installed (fonts-liberation is in the setup).
+        #expect(try Options.parse([]).resolvedFamilyDirs == ["/usr/share/fonts/truetype/liberation"])
+        #expect(try Options.parse(["--fonts", "none"]).resolvedFamilyDirs == [])
+        #expect(try Options.parse(["--fonts", "/a", "--fonts", "/b"]).resolvedFamilyDirs == ["/a", "/b"])
+        #expect(throws: Options.UsageError(message: "--fonts needs a value")) { try Options.parse(["--fonts"]) }
+    }
+
     @Test func dataFolderAndFsync() throws {
         #expect(try Options.parse([]).dataDir == "chartwire-data" && Options().fsync == .always)
         #expect(try Options.parse(["--data", "none"]).dataDir == nil)
@@ -37,7 +45,7 @@ import RedisStore
         (["serve"], #"unknown argument "serve" (see --help)"#),
         (["--heartbeat", "0.01"], #"--heartbeat: "0.01" is not a number of seconds (0, or 0.1 to 3600)"#),
         (["--heartbeat", "soon"], #"--heartbeat: "soon" is not a number of seconds (0, or 0.1 to 3600)"#),
-        (["--theme", "neon"], #"--theme: "neon" is not a theme (contrast, dark, light)"#),
+        (["--theme", "neon"], #"--theme: "neon" is not a theme (contrast, dark, iOS7, light)"#),
         (["--allow-origin", "evil.example"], #"--allow-origin: "evil.example" is not an origin: an origin starts with http:// or https:// (scheme://host[:port])"#),
         (["--allow-origin", "http://a.example/path"], #"--allow-origin: "http://a.example/path" is not an origin: an origin has no path, query or fragment ("/path"): scheme://host[:port] only"#),
         (["--allow-origin", "ftp://a.example"], #"--allow-origin: "ftp://a.example" is not an origin: the scheme "ftp" is not http or https"#),

@@ -113,7 +113,7 @@ import ChartExport
             #expect(try Jansson.parse(e.body)["error"] != nil)
         }
         #expect(try Jansson.parse(image("/api/sessions/s1/image.png", ["theme": "neon"]).body)["error"]?.stringValue?
-            .contains(#""contrast", "dark", "light""#) == true)
+            .contains(#""contrast", "dark", "iOS7", "light""#) == true)
         // Without a renderer (a router made without fonts): 503, not a crash.
         #expect(router.handle(HTTPRequest(method: "GET", path: "/api/sessions/s1/image.png", query: [:], body: [])).status == 503)
     }

@@ -39,6 +39,8 @@ public struct Annotation: Equatable, Sendable {
     public var lineWidth: Double = 1
     public var dash: [Double] = []
     public var textSize: Double = 12
+    /// A text's font (nil family: the chart's).
+    public var font = TextFont()
     public var marker: MarkerStyle?
     public var layer: Layer = .above
     /// An image annotation's image (a key of `Chart.images`).

@@ -75,6 +75,20 @@ public struct AxisConfig: Equatable, Sendable {
     public var lineColor: String?
     /// Tick label colour (nil: the theme's).
     public var labelColor: String?
+    /// The tick labels' and the title's fonts (family, weight, italic; nil family: the
+    /// chart's), and the title's colour (nil: the theme's `title`).
+    public var labelFont = TextFont()
+    public var titleFont = TextFont()
+    public var titleColor: String?
+    /// Tick marks styled apart from the axis line (ShinobiCharts' `SChartTickMark`
+    /// style): colour (nil: the line's) and width in CSS px (nil: the line's; 0: none).
+    public var tickColor: String?
+    public var tickWidth: Double?
+    /// This axis' major gridlines: colour (nil: the theme's `gridLine`), width in CSS px
+    /// (nil: one device pixel) and dash pattern (empty: solid).
+    public var gridLineColor: String?
+    public var gridLineWidth: Double?
+    public var gridLineDash: [Double] = []
     /// For `.category`: the name of each slot.
     public var categories: [String] = []
     /// Added below and above an automatic range, in data units (ShinobiCharts'
@@ -90,7 +104,7 @@ public struct AxisConfig: Equatable, Sendable {
     /// Code (`Chart.setRange`, `setZoomLevel`) is not a gesture: it still moves it.
     public var gesturePanning = true
     public var gestureZooming = true
-    /// Degrees the tick labels of a horizontal axis are turned (-90 ... 90).
+    /// Degrees the tick labels are turned (-90 ... 90), on X and Y axes alike.
     public var labelAngle: Double = 0
     /// Discontinuous axes: ranges left out, a pattern left out every `period`
     /// ((start, length) within it, from 0), and for time axes weekends and the hours
@@ -185,6 +199,9 @@ public struct AxisConfig: Equatable, Sendable {
             && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator && a.labelGap == b.labelGap
             && a.width == b.width && a.labelDecimals == b.labelDecimals && a.labelMap == b.labelMap
             && a.dateFormat == b.dateFormat && a.labelBackground == b.labelBackground
+            && a.labelFont == b.labelFont && a.titleFont == b.titleFont && a.titleColor == b.titleColor
+            && a.tickColor == b.tickColor && a.tickWidth == b.tickWidth && a.gridLineColor == b.gridLineColor
+            && a.gridLineWidth == b.gridLineWidth && a.gridLineDash == b.gridLineDash
     }
 }
 

@@ -9,6 +9,10 @@ public struct LegendConfig: Equatable, Sendable {
     public var position: LegendPosition
     public var placement: LegendPlacement
     public var textSize: Double
+    /// The entries' font (family, weight, italic).
+    public var font = TextFont()
+    /// Room between the legend's border and its entries, px (nil: the layout's own).
+    public var padding: Double? = nil
     /// Hidden series stay listed, dimmed (a legend whose entries show and hide their
     /// series: `LegendModifier` sets it).
     public var listsHiddenSeries = false
@@ -92,6 +96,13 @@ public final class Chart {
     public var imagePath = "images/" { didSet { touch() } }
     /// Room between the canvas edge and the chart (title, axes), px.
     public var margins = EdgeInsets.all(10) { didSet { touch() } }
+    /// The family of all the chart's text (title, axes, legend, annotations, pie
+    /// labels) that names none of its own: one of the server's `--fonts` families
+    /// (`FontFamilies`); nil: the chart font.
+    public var fontFamily: String? { didSet { if fontFamily != oldValue { touch() } } }
+    /// The chart title's font (its weight bold unless it says otherwise) and size.
+    public var titleFont = TextFont() { didSet { if titleFont != oldValue { touch() } } }
+    public var titleSize = 16.0 { didSet { if titleSize != oldValue { touch() } } }
 
     /// Hides or shows a series (hidden: not drawn, not in the legend, not in
     /// automatic ranges).
@@ -451,6 +462,9 @@ public final class Chart {
         title = other.title
         legend = other.legend
         theme = other.theme
+        fontFamily = other.fontFamily
+        titleFont = other.titleFont
+        titleSize = other.titleSize
         if layoutManagerGeneration != other.layoutManagerGeneration { layoutManager = other.layoutManager; layoutManagerGeneration = other.layoutManagerGeneration }
         axisSpacing = other.axisSpacing
         clipSeries = other.clipSeries
@@ -517,6 +531,9 @@ public final class Chart {
             title = other.title
             legend = other.legend
             theme = other.theme
+            fontFamily = other.fontFamily
+            titleFont = other.titleFont
+            titleSize = other.titleSize
             layoutManager = other.layoutManager
             axisSpacing = other.axisSpacing
             clipSeries = other.clipSeries
@@ -1051,8 +1068,8 @@ public final class Chart {
             let zone = axis.config.type == .time ? TimeZones.offsets(axis.config.timeZone, over: range) : nil
             var spec = AxisSpec(id: axis.id, alignment: axis.config.alignment,
                      visibleRange: range, title: axis.config.title,
-                     labelStyle: TextStyle(size: axis.config.labelSize),
-                     titleStyle: TextStyle(size: axis.config.titleSize),
+                     labelStyle: axis.config.labelFont.style(size: axis.config.labelSize, chartFamily: fontFamily),
+                     titleStyle: axis.config.titleFont.style(size: axis.config.titleSize, chartFamily: fontFamily),
                      tickLength: axis.config.tickLength, labelPadding: axis.config.labelSpacing,
                      titlePadding: axis.config.titleSpacing, flipped: axis.config.flipped,
                      kind: axisKind(axis.config, zone: zone),
@@ -1082,7 +1099,9 @@ public final class Chart {
         let padding = EdgeInsets(top: margins.top + reserved.top, left: margins.left + reserved.left,
                                  bottom: margins.bottom + reserved.bottom, right: margins.right + reserved.right)
         // A pie or donut chart is radial: no axes, the plot area is what the title leaves.
-        var spec = ChartLayoutSpec(size: size, padding: padding, title: title, axes: isRadial ? [] : axisSpecs)
+        var spec = ChartLayoutSpec(size: size, padding: padding, title: title,
+                                   titleStyle: titleFont.style(size: titleSize, bold: true, chartFamily: fontFamily),
+                                   axes: isRadial ? [] : axisSpecs)
         spec.axisSpacing = axisSpacing
         return spec
     }

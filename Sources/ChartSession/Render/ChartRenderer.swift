@@ -111,6 +111,9 @@ public struct ChartRenderer: Sendable {
         var layoutManagerGeneration: Int
         var axisSpacing: Double
         var margins: EdgeInsets
+        var fontFamily: String?
+        var titleFont: TextFont
+        var titleSize: Double
         var legend: LegendConfig?
         /// The room an outside legend takes from the layout.
         var band: LegendBand?
@@ -122,7 +125,8 @@ public struct ChartRenderer: Sendable {
         var key = LayoutKey(ranges: chart.resolvedRanges(), title: chart.title, axes: chart.axes.map(\.config),
                             userRanges: chart.axes.map(\.userRange), theme: chart.theme, size: size, dpr: dpr,
                             layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
-                            margins: chart.margins, legend: chart.legend, band: plan.fixed)
+                            margins: chart.margins, fontFamily: chart.fontFamily, titleFont: chart.titleFont,
+                            titleSize: chart.titleSize, legend: chart.legend, band: plan.fixed)
         var (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
         // A legend free to move that covers data wherever it goes inside the plot goes
         // to its band outside (the same choice `layout` makes).
@@ -265,8 +269,13 @@ public struct ChartRenderer: Sendable {
         // scrolls in x changes the x axis' commands and leaves the others as they were,
         // so a patch carries only those.
         for axis in layout.axes where chart.axis(axis.id)?.config.showGridLines ?? true {
+            let config = chart.axis(axis.id)?.config
             let lines = grid(axis.ticks.lazy.map(\.pixel), axis)
-            if !lines.isEmpty { out.append(.segments(coords: lines, stroke: theme.gridLine, width: lineWidth, dash: [])) }
+            let width = config?.gridLineWidth.map(Float.init) ?? lineWidth
+            if !lines.isEmpty, width > 0 {
+                out.append(.segments(coords: lines, stroke: config?.gridLineColor ?? theme.gridLine, width: width,
+                                     dash: (config?.gridLineDash ?? []).map(Float.init)))
+            }
         }
 
         for axis in layout.axes where !axis.isHidden {
@@ -309,7 +318,17 @@ public struct ChartRenderer: Sendable {
                                                                              : [p, Float(r.minY), p, Float(r.maxY)])
             }
             let width = config?.lineWidth.map(Float.init) ?? lineWidth
-            if width > 0 { out.append(.segments(coords: lines, stroke: config?.lineColor ?? theme.axisLine, width: width, dash: [])) }
+            let stroke = config?.lineColor ?? theme.axisLine
+            if config?.tickColor != nil || config?.tickWidth != nil {
+                // Ticks styled apart: the line alone, then the ticks in their own style.
+                if width > 0 { out.append(.segments(coords: Array(lines[0..<4]), stroke: stroke, width: width, dash: [])) }
+                let tickWidth = config?.tickWidth.map(Float.init) ?? width
+                if tickWidth > 0, lines.count > 4 {
+                    out.append(.segments(coords: Array(lines[4...]), stroke: config?.tickColor ?? stroke, width: tickWidth, dash: []))
+                }
+            } else if width > 0 {
+                out.append(.segments(coords: lines, stroke: stroke, width: width, dash: []))
+            }
         }
 
         for axis in layout.axes {
@@ -317,10 +336,11 @@ public struct ChartRenderer: Sendable {
             let fill = config?.labelColor ?? theme.tickLabel
             // (Labels on a background go above the series: the overlay layer draws them.)
             if !(config?.drawsLabelBackground ?? false) {
-                for label in axis.labels { out.append(text(label, fill: fill, theme: theme, fonts: &fonts)) }
+                for label in axis.labels { out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts)) }
             }
-            if let title = axis.title { out.append(text(title, fill: theme.title, theme: theme, fonts: &fonts)) }
-            for line in axis.moreTitleLines { out.append(text(line, fill: theme.title, theme: theme, fonts: &fonts)) }
+            let titleFill = config?.titleColor ?? theme.title
+            if let title = axis.title { out.append(text(title, fill: titleFill, theme: theme, fonts: &fonts)) }
+            for line in axis.moreTitleLines { out.append(text(line, fill: titleFill, theme: theme, fonts: &fonts)) }
         }
         if let title = layout.title { out.append(text(title, fill: theme.title, theme: theme, fonts: &fonts)) }
         return out
@@ -534,7 +554,7 @@ public struct ChartRenderer: Sendable {
                 let coords: [Float] = vertical ? [Float(f), Float(from), Float(f), Float(to)] : [Float(from), Float(f), Float(to), Float(f)]
                 out.append(.segments(coords: coords, stroke: a.color, width: width, dash: dash))
             }
-            let style = TextStyle(size: a.textSize)
+            let style = a.font.style(size: a.textSize, chartFamily: chart.fontFamily)
             switch a.kind {
             case .horizontalLine, .verticalLine:
                 // A line of constant y (horizontalLine) or x: across the plot, or between
@@ -724,8 +744,9 @@ public struct ChartRenderer: Sendable {
             switch a.kind {
             case .text:
                 guard let x = a.x, let y = a.y, let t = a.text, let at = screen(a, x, y) else { continue }
-                let p = textAnchor(t, TextStyle(size: a.textSize), at: at, plot: plot)
-                let l = AnnotationLabel(x: p.0, y: p.1, align: .left), r = textRect(t, TextStyle(size: a.textSize), l)
+                let style = a.font.style(size: a.textSize, chartFamily: chart.fontFamily)
+                let p = textAnchor(t, style, at: at, plot: plot)
+                let l = AnnotationLabel(x: p.0, y: p.1, align: .left), r = textRect(t, style, l)
                 if p != at, strokes.contains(where: { $0.owner != index && Self.meets($0.rect, r) }) { continue }
                 out[index] = l
                 taken.append(r)
@@ -745,7 +766,7 @@ public struct ChartRenderer: Sendable {
         }
         for (index, a) in annotations.enumerated() {
             guard let t = a.text, !t.isEmpty, let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
-            let style = TextStyle(size: a.textSize)
+            let style = a.font.style(size: a.textSize, chartFamily: chart.fontFamily)
             let m = measurer.metrics(for: style)
             let ascent = m.ascent(size: style.size), descent = m.lineHeight(size: style.size) - ascent
             let across = xl.alignment.isHorizontal
@@ -1071,7 +1092,8 @@ public struct ChartRenderer: Sendable {
         guard let legend = chart.legend else { return nil }
         let entries = given ?? legendEntries(chart)
         guard !entries.isEmpty else { return nil }
-        return LegendSpec(entries: entries.map(\.name), position: legend.position, style: TextStyle(size: legend.textSize))
+        return LegendSpec(entries: entries.map(\.name), position: legend.position, style: legend.font.style(size: legend.textSize, chartFamily: chart.fontFamily),
+                          padding: legend.padding ?? 6)
     }
 
     /// The room a legend outside the plot takes: the insets the layout leaves out at
@@ -1385,7 +1407,7 @@ public struct ChartRenderer: Sendable {
                 let b = label.bounds
                 out.append(.rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height),
                                  fill: box, stroke: nil, lineWidth: 0))
-                out.append(text(label, fill: fill, theme: theme, fonts: &fonts))
+                out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts))
             }
         }
         return out

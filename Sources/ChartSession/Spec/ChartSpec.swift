@@ -43,6 +43,10 @@ public struct ChartSpec: Sendable {
     public var margins = EdgeInsets.all(10)
     public var annotations: [Annotation] = []
     public var images: [String: ChartImage] = [:]
+    /// The family of the chart's text (nil: the chart font), the title's font and size.
+    public var fontFamily: String? = nil
+    public var titleFont = TextFont()
+    public var titleSize = 16.0
 }
 
 /// The calendar units a time axis' tick frequency names (ShinobiCharts'
@@ -283,6 +287,9 @@ public enum ConfigSpec {
 
     static func readChart(_ r: inout JSONReader) throws -> ChartSpec {
         let title = try r.string("title")
+        let fontFamily = try r.string("fontFamily")
+        let titleFont = try readFont(&r, "titleFont")
+        let titleSize = try r.number("titleSize", min: 6, max: 72) ?? 16
         // Gridlines default to the first axis of each direction only: a second Y axis'
         // lines would cross the first's.
         // "alignment": "auto" takes the side of its direction with fewer axes so far
@@ -372,7 +379,10 @@ public enum ConfigSpec {
             let position = try l.oneOf("position", LegendPosition.self) ?? .topLeft
             let named = try l.oneOf("placement", LegendPlacement.self)
             let size = try l.number("textSize", min: 6, max: 72) ?? 12
-            return show ? LegendConfig(position: position, placement: named ?? .insidePlotArea, textSize: size, pinned: named != nil) : nil
+            var config = LegendConfig(position: position, placement: named ?? .insidePlotArea, textSize: size, pinned: named != nil)
+            config.font = try readFont(&l, "font")
+            config.padding = try l.number("padding", min: 0, max: 50)
+            return show ? config : nil
         } ?? LegendConfig()
 
         let themeSpec = try r.object("theme", readTheme) ?? ThemeSpec()
@@ -447,7 +457,46 @@ public enum ConfigSpec {
                              clipSeries: try r.bool("clipSeries") ?? true, margins: try readMargins(&r))
         spec.annotations = annotations
         spec.images = images
+        spec.fontFamily = fontFamily
+        spec.titleFont = titleFont
+        spec.titleSize = titleSize
+        try checkFonts(spec, path: r.path)
         return spec
+    }
+
+    /// A font object: `{"family": "Liberation Serif", "weight": "bold", "italic": true}`,
+    /// each field optional (`TextFont`). Whether the server has it is `checkFonts`'.
+    static func readFont(_ r: inout JSONReader, _ key: String) throws -> TextFont {
+        try r.object(key) { f in
+            let family = try f.string("family")
+            if let family, family.isEmpty { throw JSONReadError(path: "\(f.path).family", message: "a family name, or leave it out for the chart's") }
+            let weight = try f.oneOf("weight", FontWeight.self)
+            return TextFont(family: family, bold: weight.map { $0 == .bold }, italic: try f.bool("italic") ?? false)
+        } ?? TextFont()
+    }
+
+    /// Every text's font names a family the server has (`FontFamilies`), in a face it
+    /// has: else an error at the field, naming the families there are.
+    static func checkFonts(_ spec: ChartSpec, path: String) throws {
+        func check(_ font: TextFont, bold: Bool, at field: String) throws {
+            let family = font.family ?? spec.fontFamily
+            if let why = FontFamilies.problem(family: family, face: FontFace(bold: font.bold ?? bold, italic: font.italic)) {
+                throw JSONReadError(path: font.family == nil && spec.fontFamily != nil && !font.italic && font.bold == nil
+                                    ? "\(path).fontFamily" : "\(path).\(field)", message: why)
+            }
+        }
+        if let family = spec.fontFamily, let why = FontFamilies.problem(family: family, face: FontFace()) {
+            throw JSONReadError(path: "\(path).fontFamily", message: why)
+        }
+        try check(spec.titleFont, bold: true, at: "titleFont")
+        for (list, axes) in [("xAxes", spec.xAxes), ("yAxes", spec.yAxes)] {
+            for (i, a) in axes.enumerated() {
+                try check(a.labelFont, bold: false, at: "\(list)[\(i)].labelFont")
+                try check(a.titleFont, bold: false, at: "\(list)[\(i)].titleFont")
+            }
+        }
+        if let legend = spec.legend { try check(legend.font, bold: false, at: "legend.font") }
+        for (i, a) in spec.annotations.enumerated() { try check(a.font, bold: false, at: "annotations[\(i)].font") }
     }
 
     /// Most images a chart holds, and their most bytes together.
@@ -610,6 +659,17 @@ public enum ConfigSpec {
         let lineColor = try r.string("lineColor"), labelColor = try r.string("labelColor")
         if let c = lineColor { try checkColor(c, path: "\(r.path).lineColor") }
         if let c = labelColor { try checkColor(c, path: "\(r.path).labelColor") }
+        let labelFont = try readFont(&r, "labelFont"), titleFont = try readFont(&r, "titleFont")
+        let titleColor = try r.string("titleColor")
+        if let c = titleColor { try checkColor(c, path: "\(r.path).titleColor") }
+        let tickColor = try r.string("tickColor"), gridLineColor = try r.string("gridLineColor")
+        if let c = tickColor { try checkColor(c, path: "\(r.path).tickColor") }
+        if let c = gridLineColor { try checkColor(c, path: "\(r.path).gridLineColor") }
+        let tickWidth = try r.number("tickWidth", min: 0, max: 10), gridLineWidth = try r.number("gridLineWidth", min: 0, max: 10)
+        let gridLineDash = try r.numbers("gridLineDash") ?? []
+        guard gridLineDash.count <= 16, gridLineDash.allSatisfy({ $0 >= 0 && $0 <= 1000 }), gridLineDash.isEmpty || gridLineDash.contains(where: { $0 > 0 }) else {
+            throw JSONReadError(path: "\(r.path).gridLineDash", message: "a dash pattern is up to 16 lengths from 0 to 1000 px, not all 0")
+        }
         let categories = try r.strings("categories")
         if type == .category {
             guard let c = categories, !c.isEmpty, c.count <= 10_000 else {
@@ -642,6 +702,14 @@ public enum ConfigSpec {
             titleSpacing: try r.number("titleSpacing", min: 0, max: 50) ?? 6,
             lineWidth: try r.number("lineWidth", min: 0, max: 10), lineColor: lineColor, labelColor: labelColor)
         var withCategories = config
+        withCategories.labelFont = labelFont
+        withCategories.titleFont = titleFont
+        withCategories.titleColor = titleColor
+        withCategories.tickColor = tickColor
+        withCategories.tickWidth = tickWidth
+        withCategories.gridLineColor = gridLineColor
+        withCategories.gridLineWidth = gridLineWidth
+        withCategories.gridLineDash = gridLineDash
         withCategories.labelBackground = try r.bool("labelBackground")
         withCategories.categories = categories ?? []
         withCategories.interSeriesPadding = try r.number("interSeriesPadding", min: 0, max: 0.95) ?? 0
@@ -714,9 +782,6 @@ public enum ConfigSpec {
         withCategories.tickLabelClippingLow = try r.oneOf("tickLabelClippingModeLow", TickLabelClipping.self) ?? withCategories.tickLabelClippingLow
         withCategories.tickLabelClippingHigh = try r.oneOf("tickLabelClippingModeHigh", TickLabelClipping.self) ?? withCategories.tickLabelClippingHigh
         try readBreaks(&r, into: &withCategories)
-        if withCategories.labelAngle != 0, !x {
-            throw JSONReadError(path: "\(r.path).labelAngle", message: "only the labels of x axes (top or bottom) are turned")
-        }
         if let z = try r.numbers("zoomLimits") {
             guard z.count == 2, z[0] > 0, z[0] <= z[1] else {
                 throw JSONReadError(path: "\(r.path).zoomLimits", message: "expected [narrowest, widest] span, 0 < narrowest <= widest")
@@ -1031,6 +1096,7 @@ public enum ConfigSpec {
         a.lineWidth = try r.number("lineWidth", min: 0, max: 20) ?? 1
         a.dash = try readDash(&r)
         a.textSize = try r.number("textSize", min: 6, max: 72) ?? 12
+        a.font = try readFont(&r, "font")
         a.marker = try r.object("marker", readMarker)
         a.layer = try r.oneOf("layer", Annotation.Layer.self) ?? .above
         a.image = try r.string("image")
@@ -1249,6 +1315,9 @@ extension SessionSpec {
         c.margins = chart.margins
         c.annotations = chart.annotations
         c.images = chart.images
+        c.fontFamily = chart.fontFamily
+        c.titleFont = chart.titleFont
+        c.titleSize = chart.titleSize
         if !chart.stackedSides.isEmpty {
             var manager = DefaultLayoutManager()
             for side in chart.stackedSides { manager.outer[side] = StackedAlongAxisLayoutStrategy(side) }
@@ -1257,6 +1326,9 @@ extension SessionSpec {
         return c
     }
 }
+
+/// A font object's `weight`.
+enum FontWeight: String, CaseIterable { case normal, bold }
 
 /// The named forms of an axis' `labelSpace` (a number is a fixed size).
 enum LabelSpaceMode: String, CaseIterable { case current, minPresentedSize, maxPresentedSize }

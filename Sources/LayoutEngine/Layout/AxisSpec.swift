@@ -133,6 +133,11 @@ public struct TickMark: Equatable, Sendable {
     public var isHidden = false
     /// Keep the tick and gridline, drop the label.
     public var isLabelHidden = false
+    /// This label's own font and size (ShinobiCharts' `tickLabel` restyled; nil: the
+    /// axis' `labelStyle`), measured as such, and its own colour (nil: the axis').
+    public var labelStyle: TextStyle? = nil
+    public var labelColor: String? = nil
+    public init(value: Double, label: String) { self.value = value; self.label = label }
 }
 
 /// A Swift function called for every major tick of an axis before layout places it
@@ -220,8 +225,9 @@ public struct AxisSpec: Equatable, Sendable {
     public var labelSpace: LabelSpaceReservation
     public var tickPlacement: TickPlacement
     public var visibility: AxisVisibility
-    /// Tick labels of a horizontal axis turned by this many degrees (-90 ... 90;
-    /// negative: rising to the right), each ending at its tick.
+    /// Tick labels turned by this many degrees (-90 ... 90; negative: rising to the
+    /// right), each ending at its tick (a vertical axis' with the middle of its end on
+    /// the tick's line).
     public var labelAngle: Double = 0
     /// Stretches left out of a discontinuous numeric or date-time axis.
     public var breaks: AxisBreaks?
@@ -311,6 +317,8 @@ public struct PlacedText: Equatable, Sendable {
     public var angle: Double
     public var style: TextStyle
     public var bounds: Rect
+    /// A colour of its own (a tick label restyled by `TickHook`); nil: its kind's.
+    public var fill: String? = nil
 }
 
 /// The result of laying out one axis.

@@ -198,8 +198,19 @@ public struct ChartLayoutEngine: Sendable {
                 axis.tickHook?.alter(&mark)
                 guard !mark.isHidden else { return nil }
                 let label = mark.isLabelHidden ? "" : mark.label
-                return Tick(value: tick.value, pixel: tick.pixel, label: label,
-                            labelSize: label == tick.label ? tick.labelSize : label.isEmpty ? Size(width: 0, height: 0) : measure(label))
+                var made = Tick(value: tick.value, pixel: tick.pixel, label: label,
+                                labelSize: label == tick.label ? tick.labelSize : label.isEmpty ? Size(width: 0, height: 0) : measure(label))
+                if var style = mark.labelStyle, style != axis.labelStyle, !label.isEmpty {
+                    // (A family or face the server does not have: the chart font, as measured.)
+                    if let f = style.family, !measurer.hasFace(family: f, FontFace(bold: style.bold, italic: style.italic)) {
+                        style.family = nil
+                        style.italic = false
+                    }
+                    made.labelStyle = style
+                    made.labelSize = rotatedSize(textSize(turned(axis) ? oneLine(label) : label, style), axis)
+                }
+                made.labelColor = mark.labelColor
+                return made
             }
         }
         return (step, ticks)
@@ -330,16 +341,22 @@ public struct ChartLayoutEngine: Sendable {
 
     func oneLine(_ text: String) -> String { text.hasLineBreak ? text.replacingOccurrences(of: "\n", with: " ") : text }
 
-    /// Whether a horizontal axis' labels are turned.
-    func turned(_ axis: AxisSpec) -> Bool { axis.alignment.isHorizontal && axis.labelAngle != 0 }
+    /// Whether an axis' labels are turned.
+    func turned(_ axis: AxisSpec) -> Bool { axis.labelAngle != 0 }
 
     /// The room a label of `size` needs once turned: across the axis, the height of its
     /// turned box; along it, what neighbouring parallel labels need between their
     /// ticks (their height over the sine of the angle, at most the turned box' width).
+    /// (A vertical axis' the same turned a quarter: across it the turned box' width,
+    /// along it the height over the cosine, at most the box' height.)
     func rotatedSize(_ size: Size, _ axis: AxisSpec) -> Size {
         guard turned(axis) else { return size }
         let a = abs(axis.labelAngle) * .pi / 180
         let (c, s) = (cos(a), sin(a))
+        if !axis.alignment.isHorizontal {
+            return Size(width: size.width * c + size.height * s,
+                        height: min(size.width * s + size.height * c, size.height / max(c, 1e-6)))
+        }
         let box = size.width * c + size.height * s
         return Size(width: min(box, size.height / max(s, 1e-6)), height: size.width * s + size.height * c)
     }
@@ -347,7 +364,7 @@ public struct ChartLayoutEngine: Sendable {
     /// A turned label of a horizontal axis: its end at the tick, just outside the
     /// tick mark (above the plot for a top axis, below it for a bottom one).
     func turnedLabel(_ text: String, size s: Size, at x: Double, axis: AxisSpec, band: Rect, inset: Double,
-                     ascent: Double, descent: Double) -> PlacedText {
+                     ascent: Double, descent: Double, style: TextStyle) -> PlacedText {
         let angle = axis.labelAngle, a = angle * .pi / 180
         let down = axis.facing == .bottom
         // The text ends at the tick when it slants away from the plot, else starts there.
@@ -363,8 +380,28 @@ public struct ChartLayoutEngine: Sendable {
         let minY = corners.map(\.1).min()!, maxY = corners.map(\.1).max()!
         let anchorY = down ? band.minY + inset - minY : band.maxY - inset - maxY
         let anchor = Point(x: x, y: anchorY)
-        return PlacedText(text: text, anchor: anchor, align: align, angle: angle, style: axis.labelStyle,
+        return PlacedText(text: text, anchor: anchor, align: align, angle: angle, style: style,
                           bounds: Rect(x: x + minX, y: anchorY + minY, width: maxX - minX, height: maxY - minY))
+    }
+
+    /// A turned label of a vertical axis: its end at the tick (the middle of its end
+    /// on the tick's line), just outside the tick mark (left of the plot for a left
+    /// axis, right of it for a right one).
+    func turnedVerticalLabel(_ text: String, size s: Size, at y: Double, axis: AxisSpec, band: Rect, inset: Double,
+                             ascent: Double, descent: Double, style: TextStyle) -> PlacedText {
+        let angle = axis.labelAngle, a = angle * .pi / 180
+        let left = axis.facing == .left
+        let align: PlacedText.Align = left ? .right : .left
+        let x0 = left ? -s.width : 0, x1 = x0 + s.width
+        let corners = [(x0, -ascent), (x1, -ascent), (x0, descent), (x1, descent)].map { (px, py) in
+            (px * cos(a) - py * sin(a), px * sin(a) + py * cos(a))
+        }
+        let minX = corners.map(\.0).min()!, maxX = corners.map(\.0).max()!
+        let minY = corners.map(\.1).min()!, maxY = corners.map(\.1).max()!
+        let anchorX = left ? band.maxX - inset - maxX : band.minX + inset - minX
+        let anchorY = y + (ascent - descent) / 2 * cos(a)
+        return PlacedText(text: text, anchor: Point(x: anchorX, y: anchorY), align: align, angle: angle, style: style,
+                          bounds: Rect(x: anchorX + minX, y: anchorY + minY, width: maxX - minX, height: maxY - minY))
     }
 
     /// A label of several lines as one placed text per line, stacked down its box
@@ -417,26 +454,34 @@ public struct ChartLayoutEngine: Sendable {
         let lowMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingLow : axis.tickLabelClippingHigh
         let highMode = axis.alignment.isHorizontal != axis.flipped ? axis.tickLabelClippingHigh : axis.tickLabelClippingLow
         for tick in generated?.ticks ?? [] {
-            let s = turned(axis) ? measurer.size(of: oneLine(tick.label), style: axis.labelStyle) : tick.labelSize
+            // (A label restyled by the tick hook: its own style and vertical metrics.)
+            let style = tick.labelStyle ?? axis.labelStyle
+            let tm = tick.labelStyle.map { measurer.metrics(for: $0) } ?? m
+            let tAscent = tick.labelStyle == nil ? ascent : tm.ascent(size: style.size)
+            let tDescent = tick.labelStyle == nil ? descent : tm.descent(size: style.size)
+            let s = turned(axis) ? measurer.size(of: oneLine(tick.label), style: style) : tick.labelSize
             let placed: PlacedText
             switch axis.facing {
             case .bottom where turned(axis), .top where turned(axis):
                 placed = turnedLabel(oneLine(tick.label), size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
-                                     ascent: ascent, descent: descent)
+                                     ascent: tAscent, descent: tDescent, style: style)
             case .bottom, .top:
                 let top = axis.facing == .bottom ? band.minY + inset : band.maxY - inset - s.height
-                placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + ascent), align: .center,
-                                    angle: 0, style: axis.labelStyle,
+                placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + tAscent), align: .center,
+                                    angle: 0, style: style,
                                     bounds: Rect(x: tick.pixel - s.width / 2, y: top, width: s.width, height: s.height))
+            case .left where turned(axis), .right where turned(axis):
+                placed = turnedVerticalLabel(oneLine(tick.label), size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
+                                             ascent: tAscent, descent: tDescent, style: style)
             case .left, .right:
                 // (Several lines: their box centred on the tick.)
                 let multiline = tick.label.hasLineBreak
-                let baseline = multiline ? tick.pixel - s.height / 2 + ascent : tick.pixel + (ascent - descent) / 2
+                let baseline = multiline ? tick.pixel - s.height / 2 + tAscent : tick.pixel + (tAscent - tDescent) / 2
                 let left = axis.facing == .left ? band.maxX - inset - s.width : band.minX + inset
                 placed = PlacedText(text: tick.label,
                                     anchor: Point(x: axis.facing == .left ? left + s.width : left, y: baseline),
-                                    align: axis.facing == .left ? .right : .left, angle: 0, style: axis.labelStyle,
-                                    bounds: Rect(x: left, y: baseline - ascent, width: s.width, height: s.height))
+                                    align: axis.facing == .left ? .right : .left, angle: 0, style: style,
+                                    bounds: Rect(x: left, y: baseline - tAscent, width: s.width, height: s.height))
             }
             guard !tick.label.isEmpty, canvas.contains(placed.bounds) else { continue }
             let (lo, hi) = axis.alignment.isHorizontal ? (placed.bounds.minX, placed.bounds.maxX) : (placed.bounds.minY, placed.bounds.maxY)
@@ -453,7 +498,9 @@ public struct ChartLayoutEngine: Sendable {
             // and the tick generator already spaced them by their height.)
             if !turned(axis), let last = lastBounds, last.intersects(placed.bounds) { continue }
             lastBounds = placed.bounds
-            appendLines(of: placed, lineHeight: m.lineHeight(size: axis.labelStyle.size), ascent: ascent, to: &labels,
+            var restyled = placed
+            restyled.fill = tick.labelColor
+            appendLines(of: restyled, lineHeight: tm.lineHeight(size: style.size), ascent: tAscent, to: &labels,
                         repeatingFrom: axis.alignment.isHorizontal ? lastLines : nil)
             lastLines = placed.text.hasLineBreak ? placed.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : []
         }

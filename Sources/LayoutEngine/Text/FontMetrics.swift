@@ -58,10 +58,32 @@ public protocol TextShaper: Sendable {
 }
 
 /// A font face at one size: what layout code passes around to measure labels.
+/// `family` nil is the chart font (DejaVu Sans and its fallbacks); a name is one of
+/// the further families the server loaded (`TextMeasurer.families`), falling back to
+/// the chart font for what it lacks.
 public struct TextStyle: Equatable, Hashable, Sendable {
     public var size: Double
     public var bold: Bool
-    public init(size: Double, bold: Bool = false) { self.size = size; self.bold = bold }
+    public var italic: Bool
+    public var family: String?
+    public init(size: Double, bold: Bool = false, italic: Bool = false, family: String? = nil) {
+        self.size = size; self.bold = bold; self.italic = italic; self.family = family
+    }
+}
+
+/// One face of a family: its weight (regular or bold) and slant.
+public struct FontFace: Hashable, Sendable, CustomStringConvertible {
+    public var bold: Bool
+    public var italic: Bool
+    public init(bold: Bool = false, italic: Bool = false) { self.bold = bold; self.italic = italic }
+    public var description: String {
+        switch (bold, italic) {
+        case (false, false): "regular"
+        case (true, false): "bold"
+        case (false, true): "italic"
+        case (true, true): "bold italic"
+        }
+    }
 }
 
 /// Measures text for layout: widths from the shaper (or, without one, from nominal
@@ -70,15 +92,34 @@ public struct TextMeasurer: Sendable {
     public let regular: FontMetrics
     public let bold: FontMetrics?
     public let shaper: (any TextShaper)?
+    /// Further families by name (a chart's own font): each face a measurer of its own,
+    /// whose regular and bold metrics are both that face's and whose shaper tries that
+    /// face first, then the chart font's faces of the same weight.
+    public var families: [String: [FontFace: TextMeasurer]] = [:]
 
     public init(regular: FontMetrics, bold: FontMetrics? = nil, shaper: (any TextShaper)? = nil) {
         self.regular = regular; self.bold = bold; self.shaper = shaper
     }
 
-    public func metrics(for style: TextStyle) -> FontMetrics { style.bold ? (bold ?? regular) : regular }
+    /// Whether text of `style` is measured in its own family's face (else in the chart font).
+    public func hasFace(family: String, _ face: FontFace) -> Bool { families[family]?[face] != nil }
+
+    /// The measurer of a style that names a loaded family and face (nil: the chart font's).
+    func familyMeasurer(_ style: TextStyle) -> TextMeasurer? {
+        guard let family = style.family else { return nil }
+        return families[family]?[FontFace(bold: style.bold, italic: style.italic)]
+    }
+
+    public func metrics(for style: TextStyle) -> FontMetrics {
+        if let m = familyMeasurer(style) { return m.regular }
+        return style.bold ? (bold ?? regular) : regular
+    }
 
     /// Width of a single line of text as the browser draws it.
     public func width(of text: String, style: TextStyle) -> Double {
+        if let m = familyMeasurer(style) {
+            return m.width(of: text, style: TextStyle(size: style.size, bold: style.bold))
+        }
         if let shaper { return shaper.emWidth(of: text, bold: style.bold) * style.size }
         return metrics(for: style).width(of: text, size: style.size)
     }

@@ -123,3 +123,50 @@ struct TrueTypeTables {
         return map
     }
 }
+
+/// What a font file says it is: its family (`name` table, the typographic family
+/// (ID 16) if given, else ID 1), whether it is bold (`OS/2.usWeightClass` of 600 or
+/// more, else `head.macStyle`) and italic (`OS/2.fsSelection` italic or oblique, else
+/// `head.macStyle`): how a `--fonts` folder is sorted into families and faces, the way
+/// a browser matches `font-family`, `font-weight` and `font-style`.
+public struct FontNaming: Equatable, Sendable {
+    public var family: String
+    public var weight: Int
+    public var bold: Bool { weight >= 600 }
+    public var italic: Bool
+
+    public init(family: String, weight: Int, italic: Bool) {
+        self.family = family; self.weight = weight; self.italic = italic
+    }
+
+    public init(trueType bytes: [UInt8]) throws {
+        let font = try TrueTypeTables(bytes)
+        let name = try font.table("name", minLength: 6)
+        let count = Int(try font.u16(name + 2)), strings = name + Int(try font.u16(name + 4))
+        var found: [UInt16: String] = [:]
+        for i in 0..<count {
+            let rec = name + 6 + 12 * i
+            let platform = try font.u16(rec), encoding = try font.u16(rec + 2), language = try font.u16(rec + 4)
+            let id = try font.u16(rec + 6), length = Int(try font.u16(rec + 8)), offset = Int(try font.u16(rec + 10))
+            guard id == 1 || id == 16, found[id] == nil || (platform == 3 && language == 0x409) else { continue }
+            let bytes = try (0..<length).map { try font.u8(strings + offset + $0) }
+            if platform == 3 && (encoding == 1 || encoding == 10) || platform == 0 {
+                let units = stride(from: 0, to: bytes.count - 1, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+                found[id] = String(decoding: units, as: UTF16.self)
+            } else if platform == 1, encoding == 0, bytes.allSatisfy({ $0 < 0x80 }) {
+                found[id] = String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        guard let family = found[16] ?? found[1], !family.isEmpty else {
+            throw FontParseError(message: "the 'name' table gives no family name")
+        }
+        let head = try font.table("head", minLength: 54)
+        let macStyle = try font.u16(head + 44)
+        var weight = macStyle & 1 != 0 ? 700 : 400, italic = macStyle & 2 != 0
+        if let os2 = font.tables["OS/2"], os2.length >= 64 {
+            weight = Int(try font.u16(os2.offset + 4))
+            italic = try font.u16(os2.offset + 62) & 0x201 != 0
+        }
+        self.init(family: family, weight: weight, italic: italic)
+    }
+}

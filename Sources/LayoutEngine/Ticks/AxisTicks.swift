@@ -4,6 +4,9 @@ public struct Tick: Equatable, Sendable {
     public var pixel: Double
     public var label: String
     public var labelSize: Size
+    /// A style and colour of its own (`TickMark.labelStyle`, `labelColor`).
+    public var labelStyle: TextStyle? = nil
+    public var labelColor: String? = nil
 
     public init(value: Double, pixel: Double, label: String, labelSize: Size) {
         self.value = value; self.pixel = pixel; self.label = label; self.labelSize = labelSize
