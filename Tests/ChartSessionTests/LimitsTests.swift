@@ -121,14 +121,20 @@ import TestSupport
     }
 
     @Test func oneLineProtocolWriteMakesThousandsOfSeriesInLinearTime() throws {
+        // The fastest of three writes, each into a session of its own (the suite runs
+        // tests in parallel: one slow moment must not decide a ratio).
         func run(_ n: Int) throws -> Double {
-            let s = try session(#"{"id": "lp", "lineProtocol": {"unknown": "create"}, "chart": {}}"#)
             let body = (0..<n).map { "m,host=h\($0) v=1 1000000000" }.joined(separator: "\n")
             let lines = try LineProtocol.parse(Array(body.utf8), maxLines: n)
-            return try seconds(runs: 1) {
-                let w = try s.write(lines, now: 0)
-                #expect(w.created.count == n && s.chart.series.count == n)
+            var best = Double.infinity
+            for _ in 0..<3 {
+                let s = try session(#"{"id": "lp", "lineProtocol": {"unknown": "create"}, "chart": {}}"#)
+                best = min(best, try seconds(runs: 1) {
+                    let w = try s.write(lines, now: 0)
+                    #expect(w.created.count == n && s.chart.series.count == n)
+                })
             }
+            return best
         }
         let small = try run(2_500), large = try run(5_000)
         #expect(large < small * 3.2 + 0.1, "2500 series: \(small) s, 5000: \(large) s")
