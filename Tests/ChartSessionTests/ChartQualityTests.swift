@@ -504,4 +504,30 @@ import TestSupport
         #expect(checked > 150, "\(checked)")
         #expect(faults.isEmpty, Comment(rawValue: "\(faults.count):\n" + faults.joined(separator: "\n")))
     }
+
+    /// Log and time axes, X or Y, get the same fallback as numeric ones: two labels
+    /// wherever the axis is four of its labels long (its widest label across the page,
+    /// a line along a side). Before the fallback reached them, gallery-log's and
+    /// gallery-time's axes showed one label in dashboard cells.
+    @Test func everyLogAndTimeAxisShowsTwoLabels() throws {
+        var faults: [String] = [], checked = 0
+        for s in try Self.hosted() {
+            for size in Self.sizes {
+                let layout = s.layout(size: size)
+                for axis in layout.axes where !axis.isHidden {
+                    guard let config = s.chart.axes.first(where: { $0.id == axis.id })?.config,
+                          config.type == .logarithmic || config.type == .time else { continue }
+                    let texts = Set(axis.labels.map(\.text).filter { !$0.isEmpty })
+                    let extent = axis.labels.map { axis.alignment.isHorizontal ? $0.bounds.width : $0.bounds.height }.max() ?? 14
+                    guard (axis.alignment.isHorizontal ? axis.rect.width : axis.rect.height) >= 4 * extent else { continue }
+                    checked += 1
+                    if texts.count < 2 {
+                        faults.append("\(s.id) \(Int(size.width))x\(Int(size.height)) axis \(axis.id): \(texts.sorted()) over \(axis.calculator.range), \(Int(abs(axis.calculator.pixelEnd - axis.calculator.pixelStart))) px")
+                    }
+                }
+            }
+        }
+        #expect(checked > 40, "\(checked)")
+        #expect(faults.isEmpty, Comment(rawValue: "\(faults.count):\n" + faults.joined(separator: "\n")))
+    }
 }
