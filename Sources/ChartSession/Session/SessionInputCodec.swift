@@ -103,6 +103,15 @@ public enum SessionCodec {
         }
         w.int(s.ranges.count)
         for r in s.ranges { w.string(r.id); w.int(r.first); w.int(r.count) }
+        // (Last, and only when there are any: a state written before it was kept reads the same.)
+        if !s.legends.isEmpty {
+            w.int(s.legends.count)
+            for l in s.legends {
+                w.double(l.size.width); w.double(l.size.height)
+                w.byte(l.shown.outside ? 1 : 0)
+                w.string(l.shown.position?.rawValue ?? "")
+            }
+        }
         return w.out
     }
 
@@ -121,9 +130,20 @@ public enum SessionCodec {
         }
         var ranges: [SessionSnapshot.SeriesRange] = []
         for _ in 0..<(try r.count()) { ranges.append(.init(id: try r.string(), first: try r.int(), count: try r.int())) }
+        var legends: [SessionSnapshot.ShownLegendAt] = []
+        if !r.atEnd {
+            for _ in 0..<(try r.count()) {
+                let size = Size(width: try r.double(), height: try r.double())
+                let outside = try r.byte() == 1, name = try r.string()
+                guard size.width.isFinite, size.height.isFinite, name.isEmpty || LegendPosition(rawValue: name) != nil else {
+                    throw DecodeError(message: "a legend place of the snapshot state is not one")
+                }
+                legends.append(.init(size: size, shown: Chart.ShownLegend(outside: outside, position: LegendPosition(rawValue: name))))
+            }
+        }
         guard r.atEnd else { throw DecodeError(message: "bytes after the snapshot state") }
         return SessionSnapshot(spec: spec, view: view, clockElapsed: hasClock ? elapsed : nil, startUnixTime: unix,
-                               generators: generators, series: [], ranges: ranges)
+                               generators: generators, series: [], ranges: ranges, legends: legends)
     }
 
     /// A float64 column as bytes, and back.

@@ -1,8 +1,12 @@
+import LayoutEngine
+
 /// A session's whole state at one log position: its spec (as defined and patched), the
 /// shared view, the generators' progress and clock, and every series' points as float64
 /// columns. Restoring it and applying the inputs logged after it gives the state the
 /// session had (docs/persistence.md). Independent views, hovers and glides in flight
-/// are not part of it.
+/// are not part of it. Where the legend was last shown at each size is
+/// (`Chart.shownLegends`): its place depends on where it was (hysteresis), so a session
+/// restored, or loaded by another node, places it as the one that took the snapshot.
 public struct SessionSnapshot: Sendable {
     public struct GeneratorProgress: Equatable, Sendable {
         public var series: String
@@ -39,6 +43,13 @@ public struct SessionSnapshot: Sendable {
     /// The points (empty in a stored state: its chunks hold them, `ranges` says where).
     public var series: [SeriesColumns]
     public var ranges: [SeriesRange] = []
+    /// Where the legend was last shown, by canvas size (`Chart.shownLegends`), in size order.
+    public var legends: [ShownLegendAt] = []
+    public struct ShownLegendAt: Equatable, Sendable {
+        public var size: Size
+        public var shown: Chart.ShownLegend
+        public init(size: Size, shown: Chart.ShownLegend) { self.size = size; self.shown = shown }
+    }
 }
 
 /// A series' run of points (`XYData.lineage`) and its sequence numbers, for a store
@@ -66,7 +77,9 @@ extension Session {
             },
             series: !points ? [] : chart.series.map { s in
                 .init(id: s.id, columns: columns(series: s.id, sequences: s.data.firstSequence..<s.data.endSequence))
-            })
+            },
+            legends: chart.shownLegends.map { SessionSnapshot.ShownLegendAt(size: $0.key, shown: $0.value) }
+                .sorted { ($0.size.width, $0.size.height) < ($1.size.width, $1.size.height) })
     }
 
     /// Each series' run of points.
@@ -128,6 +141,7 @@ extension Session {
             }
             if view { chart.restoreViewState(snapshot.view) }
         }
+        chart.restoreShownLegends(snapshot.legends.map { ($0.size, $0.shown) })
         clockElapsed = snapshot.clockElapsed
         startUnixTime = snapshot.startUnixTime
         startTime = nil
