@@ -99,8 +99,12 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
         let start = CivilTime(year: 2026, month: 11, day: 23, hour: 14, minute: 3).seconds + 0.43
         let minute = DoubleRange(start, start + 60)
         #expect(try #require(ticks(minute, length: 141)).ticks.map(\.label) == ["14:03:30", "14:04:00"])
-        // Where no finer step fits two, the one label stays (not two on each other).
+        // Where no finer step fits two, the one label stays (not two on each other)...
         #expect(try #require(ticks(minute, length: 60)).ticks.map(\.label) == ["14:04"])
+        // ... also where two would fit only touching, side by side (6 px apart, the policy asking 12).
+        let w = measurer.size(of: "14:03:30", style: TextStyle(size: 12)).width
+        #expect(try #require(ticks(minute, length: 2 * (w + 6))).ticks.map(\.label) == ["14:04"])
+        #expect(try #require(ticks(minute, length: 2 * (w + 13))).ticks.map(\.label) == ["14:03:30", "14:04:00"])
         // A long axis is as before.
         #expect(try #require(ticks(minute, length: 1200)).step == TimeStep(5, .second))
     }

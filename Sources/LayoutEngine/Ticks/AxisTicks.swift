@@ -39,6 +39,14 @@ public enum TickGenerator {
     /// none (their line boxes may touch; the lines' leading keeps the digits apart).
     public static let tightLabelGap = 0.0
 
+    /// The gaps a log or time axis tries, in order, where its step leaves one label: the
+    /// policy's, then on an axis along a side `tightLabelGap` (line boxes may touch: the
+    /// lines' leading keeps them apart); labels side by side keep the policy's (touching,
+    /// `Sep 2026Nov 2026` reads as one label).
+    public static func fallbackGaps(_ policy: TickPolicy, horizontal: Bool) -> [Double] {
+        horizontal ? [policy.minLabelGap] : [policy.minLabelGap, min(policy.minLabelGap, tightLabelGap)]
+    }
+
     public static func ticks(
         range: DoubleRange,
         calculator: CoordinateCalculator,

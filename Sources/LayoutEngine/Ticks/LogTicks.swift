@@ -7,8 +7,9 @@
 /// leaves one label (or none) it looks for two that fit: closer powers (every power
 /// rather than every 2nd); with one power in view, in base 10, 1, 2 and 5 times each
 /// power (else 1 and 3 times: 5, 10, 20, 50 or 3, 10, 30); on the linear steps, a
-/// finer step; each with the policy's gap, then with `TickGenerator.tightLabelGap`;
-/// and keeps the one label where none fits two.
+/// finer step; each with the policy's gap, then (along a side) with
+/// `TickGenerator.tightLabelGap` (`TickGenerator.fallbackGaps`); and keeps the one
+/// label where none fits two.
 public enum LogTickGenerator {
     public static func ticks(
         calculator calc: CoordinateCalculator, length: Double, horizontal: Bool, policy: TickPolicy,
@@ -27,7 +28,7 @@ public enum LogTickGenerator {
             return true
         }
         /// The gaps tried where the policy's leaves one label.
-        let gaps = [policy.minLabelGap, min(policy.minLabelGap, TickGenerator.tightLabelGap)]
+        let gaps = TickGenerator.fallbackGaps(policy, horizontal: horizontal)
         /// Ticks at `m` x 10^e for every e, each m of `multiples`, in the range.
         func multiplesOfPowers(_ multiples: [Int64]) -> [Tick] {
             let e0 = Int((lo - 1e-9).rounded(.down)), e1 = Int((hi + 1e-9).rounded(.up))

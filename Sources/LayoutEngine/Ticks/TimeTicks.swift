@@ -135,8 +135,8 @@ public enum TimeTickGenerator {
     /// apart and whose labels keep `policy.minLabelGap` between them. Where that step
     /// leaves one label (or none: a minute of data in a dashboard cell ticked every
     /// minute), a finer step whose two or more labels fit, with the policy's gap, else
-    /// with `TickGenerator.tightLabelGap` (as `TickGenerator` does); the one label
-    /// where none fits two.
+    /// (along a side) with `TickGenerator.tightLabelGap` (`TickGenerator.fallbackGaps`);
+    /// the one label where none fits two.
     public static func ticks(
         range: DoubleRange, calculator: CoordinateCalculator, length: Double, horizontal: Bool,
         policy: TickPolicy, zone: TimeZoneOffsets, format: String? = nil, measure: (String) -> Size
@@ -196,7 +196,7 @@ public enum TimeTickGenerator {
                 continue
             }
             // One tick or none: a finer step with two or more whose labels still fit.
-            for gap in [policy.minLabelGap, min(policy.minLabelGap, TickGenerator.tightLabelGap)] {
+            for gap in TickGenerator.fallbackGaps(policy, horizontal: horizontal) {
                 for finer in TimeStep.ladder[..<index].reversed() {
                     guard let more = attempt(finer), more.ticks.count < 2 || more.closest >= more.extent + gap else { break }
                     if more.ticks.count >= 2 { return (finer, more.ticks) }
