@@ -6,9 +6,10 @@ At 1280x760, 800x500 and 480x320 (the issue's sizes), 480x200 (a phone's chart u
 the page's header), 215x198 and 375x198 (the cells of /d/ops in a page 480 and 800 px
 wide, measured in Chromium):
 - no text leaves the canvas, and no two texts overlap (their ink boxes, rotated as
-  drawn); an annotation's text (the series layer's) keeps 3 px from other text and
-  is not struck through by an annotation's line or a box' outline; the annotation
-  gallery also at every size from 280x160 to 800x500 (`SWEEP`);
+  drawn); centred labels on one baseline (a horizontal axis') keep 3 px apart; an
+  annotation's text (the series layer's) keeps 3 px from other text and is not struck
+  through by an annotation's line or a box' outline; the annotation gallery also at
+  every size from 280x160 to 800x500 (`SWEEP`);
 - every Y axis beside the plot with numbers shows at least two labels where the plot
   is four label lines tall (one label gives no scale);
 - no legend box lies over a series' drawn pixels, unless the spec pins the legend
@@ -166,6 +167,15 @@ def text_faults(sid, frame, w, h, measured):
             if d > (-ANNOTATION_GAP if near else TOLERANCE):
                 how = "overlaps" if d > 0 else f"comes {-d:.1f} px near"
                 faults.append(f"{sid}: {placed[i][0]['text']!r} {how} {placed[j][0]['text']!r}")
+    # Labels side by side on one baseline (a horizontal axis' labels, centred on their
+    # ticks) keep LABEL_GAP: touching, 2000 and 2020 read 20002020.
+    row = sorted(((c, box) for c, box in placed if any(c is b for b in commands(frame, "background"))
+                  and not c.get("angle") and c["align"] == "center"), key=lambda p: (round(p[0]["y"], 1), min(x for x, _ in p[1])))
+    for (a, pa), (b, pb) in zip(row, row[1:]):
+        if round(a["y"], 1) == round(b["y"], 1):
+            gap = min(x for x, _ in pb) - max(x for x, _ in pa)
+            if gap < LABEL_GAP:
+                faults.append(f"{sid}: {a['text']!r} and {b['text']!r} side by side {gap:.1f} px apart")
     strokes = annotation_strokes(frame)
     for c, box in annotated:
         xs, ys = [p[0] for p in box], [p[1] for p in box]
@@ -178,6 +188,7 @@ def text_faults(sid, frame, w, h, measured):
 
 # (Ink to ink: two labels 2 px apart, one above the other, read as one label of two lines.)
 ANNOTATION_GAP = 3.0
+LABEL_GAP = 3.0
 
 
 def annotation_strokes(frame):
