@@ -409,6 +409,51 @@ import TestSupport
         #expect(try onLeft(s))
     }
 
+    /// Issue 31: where the legend was (its hysteresis) is part of a snapshot. A session
+    /// restored from one, after a restart or on a cluster node that loads it later,
+    /// places the legend where the session that took it did; a fresh one, at the same
+    /// data, would place it afresh (on the other side).
+    @Test func aRestoredSessionPlacesTheLegendWhereTheSnapshotsSessionDid() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        func wall(_ v: Double) -> [Double] { (0...100).map { $0 == 3 ? v : 10 } }
+        func onLeft(_ s: Session) throws -> Bool {
+            let box = try #require(legendBox(s, size))
+            return box.midX < s.layout(size: size).plotRect.midX
+        }
+        let v = try Self.threshold(10, 100) { try !onLeft(try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall($0)))) }
+        let s = try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall(v - 0.5)))
+        try s.submit(.update(series: "wall", index: 3, values: [[v + 0.5]]))
+        #expect(try !onLeft(s))                              // moved right
+        try s.submit(.update(series: "wall", index: 3, values: [[v - 0.5]]))
+        #expect(try !onLeft(s))                              // and stays there
+        let snap = try #require(s.snapshot())
+        #expect(snap.legends.map(\.size) == [Size(width: 480, height: 320)])
+        // The state as a store writes it and reads it back keeps the places.
+        let bytes = SessionCodec.encodeState(snap)
+        let read = try SessionCodec.decodeState(bytes)
+        #expect(read.legends == snap.legends)
+        // A session made from the spec with the snapshot taken in: on the right, as the first.
+        let restored = try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall(0)))
+        var withPoints = read
+        withPoints.series = snap.series
+        restored.restore(withPoints)
+        #expect(try !onLeft(restored))
+        // Without the places (a snapshot written before they were kept reads so), afresh: left.
+        let fresh = try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall(0)))
+        var without = withPoints
+        without.legends = []
+        fresh.restore(without)
+        #expect(try onLeft(fresh))
+        // Such bytes read back with no places, and the frames of both sessions go on alike.
+        var old = snap
+        old.legends = []
+        #expect(try SessionCodec.decodeState(SessionCodec.encodeState(old)).legends.isEmpty)
+        #expect(SessionCodec.encodeState(old).count < bytes.count)
+        try s.submit(.update(series: "wall", index: 97, values: [[99]]))
+        try restored.submit(.update(series: "wall", index: 97, values: [[99]]))
+        #expect(try onLeft(s) == onLeft(restored))
+    }
+
     /// The same for a legend that goes outside the plot when no place inside is clear:
     /// it came back in, and the plot widened, at every other frame.
     @Test func aLiveLegendDoesNotJumpInAndOutOfThePlotAsItsDataJitters() throws {
@@ -503,6 +548,32 @@ import TestSupport
             }
         }
         #expect(checked > 150, "\(checked)")
+        #expect(faults.isEmpty, Comment(rawValue: "\(faults.count):\n" + faults.joined(separator: "\n")))
+    }
+
+    /// Log and time axes, X or Y, get the same fallback as numeric ones: two labels
+    /// wherever the axis is four of its labels long (its widest label across the page,
+    /// a line along a side). Before the fallback reached them, gallery-log's and
+    /// gallery-time's axes showed one label in dashboard cells.
+    @Test func everyLogAndTimeAxisShowsTwoLabels() throws {
+        var faults: [String] = [], checked = 0
+        for s in try Self.hosted() {
+            for size in Self.sizes {
+                let layout = s.layout(size: size)
+                for axis in layout.axes where !axis.isHidden {
+                    guard let config = s.chart.axes.first(where: { $0.id == axis.id })?.config,
+                          config.type == .logarithmic || config.type == .time else { continue }
+                    let texts = Set(axis.labels.map(\.text).filter { !$0.isEmpty })
+                    let extent = axis.labels.map { axis.alignment.isHorizontal ? $0.bounds.width : $0.bounds.height }.max() ?? 14
+                    guard (axis.alignment.isHorizontal ? axis.rect.width : axis.rect.height) >= 4 * extent else { continue }
+                    checked += 1
+                    if texts.count < 2 {
+                        faults.append("\(s.id) \(Int(size.width))x\(Int(size.height)) axis \(axis.id): \(texts.sorted()) over \(axis.calculator.range), \(Int(abs(axis.calculator.pixelEnd - axis.calculator.pixelStart))) px")
+                    }
+                }
+            }
+        }
+        #expect(checked > 40, "\(checked)")
         #expect(faults.isEmpty, Comment(rawValue: "\(faults.count):\n" + faults.joined(separator: "\n")))
     }
 }

@@ -51,6 +51,15 @@ import TestSupport
         // A long axis is as before: the step nearest the target spacing.
         #expect(labels(9, 91, 400) == ["20", "40", "60", "80"])
         #expect(labels(0, 100, 160) == ["0", "50", "100"])
+        // Labels side by side keep the policy's gap (touching, 2000 and 2020 read 20002020):
+        // 20 px labels 22 px apart on a horizontal axis stay one label; along a side, two.
+        func across(_ lo: Double, _ hi: Double, _ length: Double, horizontal: Bool) -> [String] {
+            let c = CoordinateCalculator(range: DoubleRange(lo, hi), pixelStart: 0, pixelEnd: length)
+            return TickGenerator.ticks(range: c.range, calculator: c, length: length, horizontal: horizontal, policy: TickPolicy(),
+                                       measure: { _ in Size(width: 20, height: 20) })?.ticks.map(\.label) ?? []
+        }
+        #expect(across(1995, 2025, 33, horizontal: true) == ["2000"])
+        #expect(across(1995, 2025, 33, horizontal: false) == ["2000", "2020"])
     }
 
     @Test func fractionalValuesAreExact() {

@@ -92,6 +92,23 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
         #expect(ticks?.ticks.allSatisfy { $0.label.count == 11 && $0.label.contains("/03 ") } == true)
     }
 
+    /// Issue 31: a live minute in a dashboard cell (the demo's queue at 215x198: 60 s
+    /// on 141 px) showed one label, the step nearest the target spacing being a
+    /// minute. As on numeric axes, a finer step where two labels fit.
+    @Test func aShortTimeAxisGetsTwoLabelsWhereTheyFit() throws {
+        let start = CivilTime(year: 2026, month: 11, day: 23, hour: 14, minute: 3).seconds + 0.43
+        let minute = DoubleRange(start, start + 60)
+        #expect(try #require(ticks(minute, length: 141)).ticks.map(\.label) == ["14:03:30", "14:04:00"])
+        // Where no finer step fits two, the one label stays (not two on each other)...
+        #expect(try #require(ticks(minute, length: 60)).ticks.map(\.label) == ["14:04"])
+        // ... also where two would fit only touching, side by side (6 px apart, the policy asking 12).
+        let w = measurer.size(of: "14:03:30", style: TextStyle(size: 12)).width
+        #expect(try #require(ticks(minute, length: 2 * (w + 6))).ticks.map(\.label) == ["14:04"])
+        #expect(try #require(ticks(minute, length: 2 * (w + 13))).ticks.map(\.label) == ["14:03:30", "14:04:00"])
+        // A long axis is as before.
+        #expect(try #require(ticks(minute, length: 1200)).step == TimeStep(5, .second))
+    }
+
     @Test func anHourOfData() throws {
         let start = CivilTime(year: 2026, month: 11, day: 23, hour: 14, minute: 3).seconds
         let result = try #require(self.ticks(DoubleRange(start, start + 3600), length: 1200))
@@ -209,8 +226,24 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
         #expect(TickLabelFormatter.labels(indices: [1, 2], step: TickStep(factor: 1, power: 4), format: .auto) == ["10000", "20000"])
     }
 
+    /// Issue 31: a log axis over one power (5 to 60 has only 10) showed one label. In
+    /// base 10 it takes 1, 2 and 5 times the powers, else 1 and 3 times, where two fit.
+    @Test func aLogAxisOverOnePowerGetsTwoLabelsWhereTheyFit() throws {
+        let r = DoubleRange(5, 60)
+        #expect(try #require(ticks(r, length: 100)).map(\.label) == ["5", "10", "20", "50"])
+        #expect(try #require(ticks(r, length: 200, horizontal: true)).map(\.label) == ["5", "10", "20", "50"])
+        #expect(try #require(ticks(r, length: 40)).map(\.label) == ["10", "30"])   // with the tight gap
+        #expect(try #require(ticks(r, length: 16)).map(\.label) == ["10"])         // none fits two: one
+        // Less than a power: a finer linear step (2.2 to 3.1 on 40 px: 2.5 alone at the first step that fits).
+        #expect(try #require(ticks(DoubleRange(2.2, 3.1), length: 40)).count >= 2)
+        // Across several powers: powers only, every one where every 2nd leaves one (100).
+        #expect(try #require(ticks(DoubleRange(5, 6000), length: 100)).map(\.label) == ["10", "100", "1000"])
+        #expect(try #require(ticks(DoubleRange(1, 1e6), length: 500)).count == 7)
+    }
+
     /// Over random positive ranges and sizes: ticks in range and in order, labels apart,
-    /// and across a decade or more, every tick a whole power of the base.
+    /// and across a decade or more, every tick a whole power of the base, but where one
+    /// power alone is ticked: then, in base 10, 1, 2, 3 or 5 times a power.
     @Test func ticksAreSound() throws {
         var rng = SplitMix(seed: 9)
         for i in 0..<2000 {
@@ -225,11 +258,15 @@ func centralEuropean(years: ClosedRange<Int>) -> TimeZoneOffsets {
                 let need = horizontal ? (a.labelSize.width + b.labelSize.width) / 2 : (a.labelSize.height + b.labelSize.height) / 2
                 #expect(abs(b.pixel - a.pixel) >= need, "\(a.label) / \(b.label) overlap on [\(lo), \(hi)] base \(base)")
             }
+            let powers = t.filter { let e = log($0.value) / log(base); return abs(e - e.rounded()) < 1e-9 }
             for tick in t {
                 #expect(tick.value >= lo * (1 - 1e-9) && tick.value <= hi * (1 + 1e-9) && tick.pixel.isFinite)
                 if log(hi / lo) / log(base) >= 1 + 1e-6 {
                     let e = log(tick.value) / log(base)
-                    #expect(abs(e - e.rounded()) < 1e-9, "\(tick.value) is not a power of \(base)")
+                    let m = tick.value / pow(10, log10(tick.value).rounded(.down))
+                    let inView = Int((log(hi) / log(base) + 1e-9).rounded(.down)) - Int((log(lo) / log(base) - 1e-9).rounded(.up)) + 1
+                    #expect(abs(e - e.rounded()) < 1e-9 || base == 10 && inView <= 1 && powers.count <= 1 && t.count >= 2
+                            && [1.0, 2, 3, 5].contains { abs(m - $0) < 1e-9 }, "\(tick.value) is not a power of \(base)")
                 }
             }
         }

@@ -6,8 +6,10 @@ At 1280x760, 800x500 and 480x320 (the issue's sizes), 480x200 (a phone's chart u
 the page's header), 215x198 and 375x198 (the cells of /d/ops in a page 480 and 800 px
 wide, measured in Chromium):
 - no text leaves the canvas, and no two texts overlap (their ink boxes, rotated as
-  drawn); an annotation's text (the series layer's) keeps a pixel from other text and
-  is not struck through by an annotation's line or a box' outline;
+  drawn); centred labels on one baseline (a horizontal axis') keep 3 px apart; an
+  annotation's text (the series layer's) keeps 3 px from other text and is not struck
+  through by an annotation's line or a box' outline; the annotation gallery also at
+  every size from 280x160 to 800x500 (`SWEEP`);
 - every Y axis beside the plot with numbers shows at least two labels where the plot
   is four label lines tall (one label gives no scale);
 - no legend box lies over a series' drawn pixels, unless the spec pins the legend
@@ -29,6 +31,12 @@ from conftest import Server
 from test_browser import browser, wait_for
 
 SIZES = [(1280, 760), (800, 500), (480, 320), (480, 200), (215, 198), (375, 198)]
+# The annotation gallery also at every size from 280x160 to 800x500 in steps of 10 px
+# across and 20 down (tiles and phones of every shape): its labels are placed by rules
+# whose outcome changes with the size (SLO 200 ms and peak 210 ms were drawn as one
+# two-line label, their line boxes touching, at 290 to 390 px wide by 400 tall).
+SWEPT = "gallery-annotations"
+SWEEP = [(w, h) for w in range(280, 801, 10) for h in range(160, 501, 20)]
 # Ink boxes may touch: a pixel of anti-aliasing is not an overlap.
 TOLERANCE = 1.0
 
@@ -54,6 +62,8 @@ def gallery():
         assert len(ids) >= 40, ids
         frames = {(i, w, h): get(server, f"/api/sessions/{i}/frame.json?width={w}&height={h}")
                   for i in ids for (w, h) in SIZES}
+        for (w, h) in SWEEP:
+            frames[(SWEPT, w, h)] = get(server, f"/api/sessions/{SWEPT}/frame.json?width={w}&height={h}")
         texts = sorted({(c["font"], c["text"]) for f in frames.values() for layer in f["layers"]
                         for c in layer["commands"] if c["op"] == "text" and c["text"]})
         d = browser(800, 500)
@@ -127,31 +137,58 @@ def test_no_text_leaves_the_canvas_or_overlaps_other_text(gallery, w, h):
     specs, frames, measured = gallery
     faults = []
     for sid in specs:
-        frame = frames[(sid, w, h)]
-        placed = [(c, text_box(c, measured[(c["font"], c["text"])])) for c in commands(frame)
-                  if c["op"] == "text" and c["text"]]
-        for c, box in placed:
-            xs, ys = [p[0] for p in box], [p[1] for p in box]
-            if min(xs) < -TOLERANCE or min(ys) < -TOLERANCE or max(xs) > w + TOLERANCE or max(ys) > h + TOLERANCE:
-                faults.append(f"{sid}: {c['text']!r} leaves the canvas ({min(xs):.0f},{min(ys):.0f})-({max(xs):.0f},{max(ys):.0f})")
-        annotated = [(c, box) for c, box in placed if any(c is a for a in commands(frame, "series"))]
-        for i in range(len(placed)):
-            for j in range(i + 1, len(placed)):
-                # (Annotation text keeps a pixel clear: touching labels read as one.)
-                near = any(placed[k][0] is c for k in (i, j) for c, _ in annotated)
-                if overlap(placed[i][1], placed[j][1]) > (-ANNOTATION_GAP if near else TOLERANCE):
-                    faults.append(f"{sid}: {placed[i][0]['text']!r} overlaps {placed[j][0]['text']!r}")
-        strokes = annotation_strokes(frame)
-        for c, box in annotated:
-            xs, ys = [p[0] for p in box], [p[1] for p in box]
-            ink = (min(xs), min(ys), max(xs), max(ys))
-            hit = next((r for r in strokes if r[0] < ink[2] and r[2] > ink[0] and r[1] < ink[3] and r[3] > ink[1]), None)
-            if hit:
-                faults.append(f"{sid}: {c['text']!r} is struck through by an annotation's line at {tuple(round(v) for v in hit)}")
+        faults += text_faults(sid, frames[(sid, w, h)], w, h, measured)
     assert not faults, f"{len(faults)} at {w}x{h}:\n" + "\n".join(faults)
 
 
-ANNOTATION_GAP = 1.0
+def test_annotation_labels_keep_apart_at_every_size(gallery):
+    _, frames, measured = gallery
+    faults = []
+    for (w, h) in SWEEP:
+        faults += [f"{w}x{h} {f}" for f in text_faults(SWEPT, frames[(SWEPT, w, h)], w, h, measured)]
+    assert not faults, f"{len(faults)} of {len(SWEEP)} sizes:\n" + "\n".join(faults[:40])
+
+
+def text_faults(sid, frame, w, h, measured):
+    """What is wrong with the texts of one frame (see the module's doc)."""
+    faults = []
+    placed = [(c, text_box(c, measured[(c["font"], c["text"])])) for c in commands(frame)
+              if c["op"] == "text" and c["text"]]
+    for c, box in placed:
+        xs, ys = [p[0] for p in box], [p[1] for p in box]
+        if min(xs) < -TOLERANCE or min(ys) < -TOLERANCE or max(xs) > w + TOLERANCE or max(ys) > h + TOLERANCE:
+            faults.append(f"{sid}: {c['text']!r} leaves the canvas ({min(xs):.0f},{min(ys):.0f})-({max(xs):.0f},{max(ys):.0f})")
+    annotated = [(c, box) for c, box in placed if any(c is a for a in commands(frame, "series"))]
+    for i in range(len(placed)):
+        for j in range(i + 1, len(placed)):
+            # (Annotation text keeps ANNOTATION_GAP clear: labels closer read as one.)
+            near = any(placed[k][0] is c for k in (i, j) for c, _ in annotated)
+            d = overlap(placed[i][1], placed[j][1])
+            if d > (-ANNOTATION_GAP if near else TOLERANCE):
+                how = "overlaps" if d > 0 else f"comes {-d:.1f} px near"
+                faults.append(f"{sid}: {placed[i][0]['text']!r} {how} {placed[j][0]['text']!r}")
+    # Labels side by side on one baseline (a horizontal axis' labels, centred on their
+    # ticks) keep LABEL_GAP: touching, 2000 and 2020 read 20002020.
+    row = sorted(((c, box) for c, box in placed if any(c is b for b in commands(frame, "background"))
+                  and not c.get("angle") and c["align"] == "center"), key=lambda p: (round(p[0]["y"], 1), min(x for x, _ in p[1])))
+    for (a, pa), (b, pb) in zip(row, row[1:]):
+        if round(a["y"], 1) == round(b["y"], 1):
+            gap = min(x for x, _ in pb) - max(x for x, _ in pa)
+            if gap < LABEL_GAP:
+                faults.append(f"{sid}: {a['text']!r} and {b['text']!r} side by side {gap:.1f} px apart")
+    strokes = annotation_strokes(frame)
+    for c, box in annotated:
+        xs, ys = [p[0] for p in box], [p[1] for p in box]
+        ink = (min(xs), min(ys), max(xs), max(ys))
+        hit = next((r for r in strokes if r[0] < ink[2] and r[2] > ink[0] and r[1] < ink[3] and r[3] > ink[1]), None)
+        if hit:
+            faults.append(f"{sid}: {c['text']!r} is struck through by an annotation's line at {tuple(round(v) for v in hit)}")
+    return faults
+
+
+# (Ink to ink: two labels 2 px apart, one above the other, read as one label of two lines.)
+ANNOTATION_GAP = 3.0
+LABEL_GAP = 3.0
 
 
 def annotation_strokes(frame):

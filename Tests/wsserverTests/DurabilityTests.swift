@@ -84,6 +84,54 @@ import TestSupport
         #expect(third.chunks.filter { $0.series == "grow" }.map(\.first) == [0, 65_536], "an unchanged run is not rewritten after a restart")
     }
 
+    /// Issue 31: where the legend was is part of the stored snapshot. A legend moved to
+    /// the right by data under its corner, the data then back a little (still on the
+    /// right: hysteresis), the session snapshotted, the server restarted: the legend is
+    /// on the right still, where a session placing it afresh puts it on the left.
+    @Test func aRestartKeepsTheLegendWhereItWas() throws {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        func spec(_ v: Double) -> String {
+            let ys = (0...100).map { $0 == 3 ? String(v) : "10" }.joined(separator: ",")
+            return #"{"id": "f", "chart": {"legend": {"position": "topLeft"}, "xAxes": [{"id": "x", "mode": "fixed", "range": [0, 100]}], "#
+                + #""yAxes": [{"id": "y", "mode": "fixed", "range": [0, 100]}], "series": [{"id": "wall", "name": "Wall", "data": {"x": ["#
+                + (0...100).map(String.init).joined(separator: ",") + #"], "y": ["# + ys + "]}}]}}"
+        }
+        func onLeft(_ s: Session) throws -> Bool {
+            let list = s.displayList(size: size)
+            let overlay = try #require(list.layers.first { $0.id == .overlay })
+            for c in overlay.commands {
+                if case let .rect(x, _, w, _, _, stroke, _) = c, stroke != nil {
+                    return Double(x + w / 2) < s.layout(size: size).plotRect.midX
+                }
+            }
+            Issue.record("no legend")
+            return false
+        }
+        func fresh(_ v: Double) throws -> Session { make(try ConfigSpec.decodeSession(foundationJSON(spec(v)), runtime: true)) }
+        // Where a fresh session starts leaving the corner (to a thousandth).
+        var lo = 10.0, hi = 100.0
+        while hi - lo > 0.001 { let m = (lo + hi) / 2; if try !onLeft(fresh(m)) { hi = m } else { lo = m } }
+        let v = hi
+        #expect(v > 20 && v < 99)
+
+        let store = MemoryStore()
+        let (hub, router, d) = try server(store)
+        #expect(post(router, "/api/sessions", spec(v - 0.5)).status == 201)
+        let s = try #require(hub.session("f"))
+        try s.submit(.update(series: "wall", index: 3, values: [[v + 0.5]]))
+        #expect(try !onLeft(s))
+        try s.submit(.update(series: "wall", index: 3, values: [[v - 0.5]]))
+        #expect(try !onLeft(s))
+        d.snapshot(s)
+        d.commitIfPending()
+        #expect(store.committed["f"]?.snapshot != nil && store.committed["f"]?.log.isEmpty == true)
+        store.crash()
+        let (hub2, _, _) = try server(store)
+        let restored = try #require(hub2.session("f"))
+        #expect(try !onLeft(restored))
+        #expect(try onLeft(fresh(v - 0.5)))    // the same data placed afresh
+    }
+
     @Test func refusedChangesAreNotLoggedAndDeletesForgetTheSession() throws {
         let store = MemoryStore()
         let (hub, router, d) = try server(store)

@@ -998,7 +998,8 @@ public final class Chart {
     /// between places, nor in and out of the plot, as its data moves). Like
     /// `presentedLabelExtents` it follows what was drawn, not a change of the chart, so
     /// it follows from the inputs and the moments they were published: a replay
-    /// published at the same moments places the legend alike (no clock is read).
+    /// published at the same moments places the legend alike (no clock is read). A
+    /// session's snapshot carries it (`SessionSnapshot.legends`).
     public struct ShownLegend: Equatable, Sendable {
         /// Moved out of the plot, into its band, for want of a place inside clear of data.
         public var outside: Bool
@@ -1009,6 +1010,12 @@ public final class Chart {
     public private(set) var shownLegends: [Size: ShownLegend] = [:]
     /// Sizes whose legend placement is remembered, at most (then the others are forgotten).
     static let shownLegendSizes = 64
+
+    /// Takes the places a snapshot kept (`SessionSnapshot.legends`) in place of these.
+    public func restoreShownLegends(_ places: [(Size, ShownLegend)]) {
+        shownLegends = [:]
+        for (size, shown) in places.prefix(Self.shownLegendSizes) { shownLegends[size] = shown }
+    }
 
     /// Records where the legend is shown at `size` (nil: no legend).
     public func noteShownLegend(_ shown: ShownLegend?, at size: Size) {

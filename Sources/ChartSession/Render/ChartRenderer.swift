@@ -682,17 +682,21 @@ public struct ChartRenderer: Sendable {
 
     /// How far a marker's label may move from its place to clear a line or outline.
     static let annotationLabelNudge = 12.0
+    /// Least space between an annotation's label and the texts, markers and images
+    /// placed before it (px, between line boxes).
+    static let annotationLabelGap = 3.0
 
     /// Where text annotations stand (`textAnchor`; one moved inside the plot across a
     /// line or outline is left out) and the labels of the chart's lines, boxes and
-    /// markers (by annotation index), each
-    /// at the first of its places (beside the line, box or marker; a place reaching
-    /// past the plot's edge by less than a line of text is moved inside) that stays in
-    /// the plot clear of the text annotations, markers, images, the other annotations'
-    /// lines, every box's outline (its own too: a label inside its box ends before the
-    /// box does) and the labels placed before it (a marker's label may move up to
-    /// `annotationLabelNudge` further out to clear a line or outline); a label with no
-    /// such place is left out (a small chart shows less text rather than text over text or struck through).
+    /// markers (by annotation index), each at the first of its places (beside the line,
+    /// box or marker; a place reaching past the plot's edge by less than a line of text
+    /// is moved inside) that stays in the plot clear of every annotation's line (its own
+    /// too: moved inside, a place may lie across it), every box's outline (its own too:
+    /// a label inside its box ends before the box does), and by `annotationLabelGap` of
+    /// the text annotations, markers, images and the labels placed before it (a marker's
+    /// label may move up to `annotationLabelNudge` further out to clear a line or
+    /// outline); a label with no such place is left out (a small chart shows less text
+    /// rather than text over text or struck through).
     func annotationLabels(_ chart: Chart, layout: ChartLayout, dpr: Double) -> [Int: AnnotationLabel] {
         let plot = layout.plotRect
         var taken: [Rect] = []
@@ -822,9 +826,11 @@ public struct ChartRenderer: Sendable {
                 // Past the plot's edge by less than a line: moved inside, beside its place still.
                 let dx = r.minX < plot.minX ? plot.minX - r.minX : r.maxX > plot.maxX ? plot.maxX - r.maxX : 0
                 let dy = r.minY < plot.minY ? plot.minY - r.minY : r.maxY > plot.maxY ? plot.maxY - r.maxY : 0
+                var moved = false
                 if dx != 0 || dy != 0, abs(dx) < lineHeight, abs(dy) < lineHeight {
                     c.x += dx; c.y += dy
                     r = textRect(t, style, c)
+                    moved = true
                 }
                 // A marker's label with a line or outline in the way: just past it, if that is near.
                 if c.away != (0, 0), let s = strokes.first(where: { $0.owner != index && Self.meets($0.rect, r) })?.rect {
@@ -835,9 +841,13 @@ public struct ChartRenderer: Sendable {
                         r = textRect(t, style, c)
                     }
                 }
+                // (Kept `annotationLabelGap` from what is taken: two labels whose line boxes
+                // touch read as one label of two lines.)
+                let apart = r.inset(by: .all(-Self.annotationLabelGap))
                 guard r.minX >= plot.minX - 0.5, r.maxX <= plot.maxX + 0.5, r.minY >= plot.minY - 0.5, r.maxY <= plot.maxY + 0.5,
-                      !taken.contains(where: { Self.meets($0, r) }),
-                      !strokes.contains(where: { $0.owner != index && Self.meets($0.rect, r) }) else { continue }
+                      !taken.contains(where: { Self.meets($0, apart) }),
+                      // (Its own line too where moved inside the plot: beside it, a place is clear of it.)
+                      !strokes.contains(where: { ($0.owner != index || moved) && Self.meets($0.rect, r) }) else { continue }
                 out[index] = c
                 taken.append(r)
                 break

@@ -98,7 +98,7 @@ public enum SessionCodec {
     /// chunks beside it).
     public static func encodeState(_ s: SessionSnapshot) -> [UInt8] {
         var w = Writer()
-        w.byte(2)  // format (1: without the settled ranges)
+        w.byte(2)  // format (1: without the settled ranges and the legend places)
         w.json(s.spec)
         w.view(s.view)
         w.byte(s.clockElapsed == nil ? 0 : 1)
@@ -112,6 +112,15 @@ public enum SessionCodec {
         for r in s.ranges { w.string(r.id); w.int(r.first); w.int(r.count) }
         w.int(s.settledRanges.count)
         for r in s.settledRanges { w.string(r.axis); w.double(r.range.min); w.double(r.range.max) }
+        // (Last, and only when there are any.)
+        if !s.legends.isEmpty {
+            w.int(s.legends.count)
+            for l in s.legends {
+                w.double(l.size.width); w.double(l.size.height)
+                w.byte(l.shown.outside ? 1 : 0)
+                w.string(l.shown.position?.rawValue ?? "")
+            }
+        }
         return w.out
     }
 
@@ -139,9 +148,20 @@ public enum SessionCodec {
                 settled.append((axis, DoubleRange(lo, hi)))
             }
         }
+        var legends: [SessionSnapshot.ShownLegendAt] = []
+        if format >= 2, !r.atEnd {
+            for _ in 0..<(try r.count()) {
+                let size = Size(width: try r.double(), height: try r.double())
+                let outside = try r.byte() == 1, name = try r.string()
+                guard size.width.isFinite, size.height.isFinite, name.isEmpty || LegendPosition(rawValue: name) != nil else {
+                    throw DecodeError(message: "a legend place of the snapshot state is not one")
+                }
+                legends.append(.init(size: size, shown: Chart.ShownLegend(outside: outside, position: LegendPosition(rawValue: name))))
+            }
+        }
         guard r.atEnd else { throw DecodeError(message: "bytes after the snapshot state") }
         return SessionSnapshot(spec: spec, view: view, clockElapsed: hasClock ? elapsed : nil, startUnixTime: unix,
-                               generators: generators, series: [], ranges: ranges, settledRanges: settled)
+                               generators: generators, series: [], ranges: ranges, settledRanges: settled, legends: legends)
     }
 
     /// A float64 column as bytes, and back.

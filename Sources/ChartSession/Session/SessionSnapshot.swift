@@ -1,9 +1,12 @@
 import LayoutEngine
+
 /// A session's whole state at one log position: its spec (as defined and patched), the
 /// shared view, the generators' progress and clock, and every series' points as float64
 /// columns. Restoring it and applying the inputs logged after it gives the state the
 /// session had (docs/persistence.md). Independent views, hovers and glides in flight
-/// are not part of it.
+/// are not part of it. Where the legend was last shown at each size is
+/// (`Chart.shownLegends`): its place depends on where it was (hysteresis), so a session
+/// restored, or loaded by another node, places it as the one that took the snapshot.
 public struct SessionSnapshot: Sendable {
     public struct GeneratorProgress: Equatable, Sendable {
         public var series: String
@@ -43,6 +46,13 @@ public struct SessionSnapshot: Sendable {
     /// The automatic ranges the axes settled on (`Chart.shownAutoRanges`): a snapshot
     /// plus the inputs after it settles them as the whole log would.
     public var settledRanges: [(axis: String, range: DoubleRange)] = []
+    /// Where the legend was last shown, by canvas size (`Chart.shownLegends`), in size order.
+    public var legends: [ShownLegendAt] = []
+    public struct ShownLegendAt: Equatable, Sendable {
+        public var size: Size
+        public var shown: Chart.ShownLegend
+        public init(size: Size, shown: Chart.ShownLegend) { self.size = size; self.shown = shown }
+    }
 }
 
 /// A series' run of points (`XYData.lineage`) and its sequence numbers, for a store
@@ -71,7 +81,9 @@ extension Session {
             series: !points ? [] : chart.series.map { s in
                 .init(id: s.id, columns: columns(series: s.id, sequences: s.data.firstSequence..<s.data.endSequence))
             },
-            settledRanges: chart.shownAutoRanges.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            settledRanges: chart.shownAutoRanges.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            legends: chart.shownLegends.map { SessionSnapshot.ShownLegendAt(size: $0.key, shown: $0.value) }
+                .sorted { ($0.size.width, $0.size.height) < ($1.size.width, $1.size.height) })
     }
 
     /// Each series' run of points.
@@ -134,6 +146,7 @@ extension Session {
             if view { chart.restoreViewState(snapshot.view) }
             chart.restoreSettledRanges(snapshot.settledRanges)
         }
+        chart.restoreShownLegends(snapshot.legends.map { ($0.size, $0.shown) })
         clockElapsed = snapshot.clockElapsed
         startUnixTime = snapshot.startUnixTime
         startTime = nil

@@ -35,12 +35,21 @@ public struct TickPolicy: Equatable, Hashable, Sendable {
 /// An axis with one label cannot be read (no scale, no direction), so when that step
 /// leaves a single tick in the range (a short axis: 9 to 91 on 108 pixels has only
 /// 50 at a step of 50), or none, it refines the step (20: 20, 40, 60, 80) while the labels keep
-/// their gap; on an axis too short for that, while their line boxes do not overlap
-/// (`tightLabelGap`); and keeps one label when even that does not fit two.
+/// their gap; on an axis along a side too short for that, while their line boxes do
+/// not overlap (`tightLabelGap`: labels side by side keep the gap, `fallbackGaps`);
+/// and keeps one label when even that does not fit two.
 public enum TickGenerator {
     /// Least free space between two labels when the policy's gap would leave one label:
     /// none (their line boxes may touch; the lines' leading keeps the digits apart).
     public static let tightLabelGap = 0.0
+
+    /// The gaps an axis tries, in order, where its step leaves one label: the
+    /// policy's, then on an axis along a side `tightLabelGap` (line boxes may touch: the
+    /// lines' leading keeps them apart); labels side by side keep the policy's (touching,
+    /// `20002020` or `Sep 2026Nov 2026` reads as one label).
+    public static func fallbackGaps(_ policy: TickPolicy, horizontal: Bool) -> [Double] {
+        horizontal ? [policy.minLabelGap] : [policy.minLabelGap, min(policy.minLabelGap, tightLabelGap)]
+    }
 
     public static func ticks(
         range: DoubleRange,
@@ -78,7 +87,7 @@ public enum TickGenerator {
                 // One tick or none: a finer step with two or more whose labels still fit, if
                 // any; else the first with one (a range between two ticks of this step).
                 var one: (TickStep, [Tick])? = made.ticks.isEmpty ? nil : (step, made.ticks)
-                for gap in [policy.minLabelGap, min(policy.minLabelGap, Self.tightLabelGap)] {
+                for gap in Self.fallbackGaps(policy, horizontal: horizontal) {
                     var finer = step.finer
                     for _ in 0..<3 {
                         guard let more = attempt(finer, gap: gap), more.fits else { break }

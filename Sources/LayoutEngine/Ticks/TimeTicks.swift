@@ -132,7 +132,11 @@ public enum TimeTickGenerator {
     }
 
     /// The finest step of the ladder whose ticks are at least `policy.targetSpacing`
-    /// apart and whose labels keep `policy.minLabelGap` between them.
+    /// apart and whose labels keep `policy.minLabelGap` between them. Where that step
+    /// leaves one label (or none: a minute of data in a dashboard cell ticked every
+    /// minute), a finer step whose two or more labels fit, with the policy's gap, else
+    /// (along a side) with `TickGenerator.tightLabelGap` (`TickGenerator.fallbackGaps`);
+    /// the one label where none fits two.
     public static func ticks(
         range: DoubleRange, calculator: CoordinateCalculator, length: Double, horizontal: Bool,
         policy: TickPolicy, zone: TimeZoneOffsets, format: String? = nil, measure: (String) -> Size
@@ -143,9 +147,10 @@ public enum TimeTickGenerator {
         let pixelsPerSecond = length / max(calculator.transformed(r.max) - calculator.transformed(r.min), 1e-300)
         let first = TimeStep.ladder.firstIndex { $0.approximateSeconds * pixelsPerSecond >= policy.targetSpacing }
             ?? TimeStep.ladder.count - 1
-        for step in TimeStep.ladder[first...] {
+        /// The ticks of `step` and the least distance between two (nil: too many ticks).
+        func attempt(_ step: TimeStep) -> (ticks: [Tick], closest: Double, extent: Double)? {
             // Months vary in length: allow a little more than the average count.
-            guard r.span / step.approximateSeconds <= Double(policy.maxTicks) * 1.2 else { continue }
+            guard r.span / step.approximateSeconds <= Double(policy.maxTicks) * 1.2 else { return nil }
             var values = instants(in: r, step: step, zone: zone, limit: policy.maxTicks + 1)
             if let breaks = calculator.breaks {
                 if step.unit >= .day {
@@ -161,7 +166,7 @@ public enum TimeTickGenerator {
                     values.removeAll { breaks.isExcluded($0) }
                 }
             }
-            guard values.count <= policy.maxTicks else { continue }
+            guard values.count <= policy.maxTicks else { return nil }
             var ticks: [Tick] = []
             var extent = 0.0
             var previousDay: Int? = nil
@@ -182,7 +187,22 @@ public enum TimeTickGenerator {
             }
             var closest = Double.infinity
             for i in ticks.indices.dropFirst() { closest = min(closest, abs(ticks[i].pixel - ticks[i - 1].pixel)) }
-            if ticks.count < 2 || closest >= extent + policy.minLabelGap { return (step, ticks) }
+            return (ticks, closest, extent)
+        }
+        for (index, step) in TimeStep.ladder.enumerated().dropFirst(first) {
+            guard let made = attempt(step) else { continue }
+            if made.ticks.count >= 2 {
+                if made.closest >= made.extent + policy.minLabelGap { return (step, made.ticks) }
+                continue
+            }
+            // One tick or none: a finer step with two or more whose labels still fit.
+            for gap in TickGenerator.fallbackGaps(policy, horizontal: horizontal) {
+                for finer in TimeStep.ladder[..<index].reversed() {
+                    guard let more = attempt(finer), more.ticks.count < 2 || more.closest >= more.extent + gap else { break }
+                    if more.ticks.count >= 2 { return (finer, more.ticks) }
+                }
+            }
+            return (step, made.ticks)
         }
         return nil
     }
