@@ -475,3 +475,70 @@ def test_a_fifo_series_chunks_follow_its_evictions(trimming_cluster):
         assert frames[0] == frames[1] == frames[2]
     finally:
         d.stop()
+
+
+def label_texts(server, session):
+    """The texts of the 640x400 display list (tick labels, titles), in order."""
+    status, body = request(server, "GET", f"/api/sessions/{session}/frame.json?width=640&height=400")
+    assert status == 200, body
+    out = []
+    def walk(v):
+        if isinstance(v, dict):
+            if v.get("op") == "text" or ("text" in v and isinstance(v.get("text"), str)):
+                out.append(v["text"])
+            for w in v.values():
+                walk(w)
+        elif isinstance(v, list):
+            for w in v:
+                walk(w)
+    walk(json.loads(body))
+    return out
+
+
+def test_a_node_started_late_draws_the_same_automatic_axes(cluster):
+    """Automatic axis ranges keep some room once they have grown (hysteresis). Where they
+    stand must follow from the session's inputs alone: node A, whose viewer saw every
+    step, and node D, started afterwards from Redis with no viewer, label the axes alike
+    (docs/persistence.md, "What a restart restores")."""
+    import threading
+    redis, (a, b, c) = cluster
+    spec = {"id": "auto", "title": "Auto", "chart": {
+        "xAxes": [{"id": "x", "mode": "extents"}], "yAxes": [{"id": "y", "mode": "extents"}],
+        "series": [{"id": "line", "name": "Line", "capacity": 30}]}}
+    status, body = request(a, "POST", "/api/sessions", spec)
+    assert status in (200, 201), body
+    ws = connect(a, "auto")
+    hello(ws, 640, 400)
+    stop = threading.Event()
+    def watch():
+        while not stop.is_set():
+            try:
+                next_frame(ws, timeout=0.3)
+            except Exception:
+                pass
+    t = threading.Thread(target=watch, daemon=True)
+    t.start()
+    # Peaks that the FIFO evicts later, so the axis has room it keeps for a while.
+    for i in range(90):
+        y = 100.0 + i if i % 25 == 3 else float((i * 7) % 23)
+        status, body = request(a, "POST", "/api/sessions/auto/series/line/append", {"x": [float(i)], "y": [y]})
+        assert status == 200, body
+        time.sleep(0.01)
+    stop.set()
+    t.join()
+    ws.close()
+    d = Server("--config", str(FIXTURES / "cluster.json"), "--redis", redis.url).start()
+    try:
+        held = [series_points(n, "auto") for n in (a, d)]
+        assert held[0] == {"line": 30}, held
+        eventually(lambda: series_points(d, "auto") == held[0])
+        texts = []
+        def same():
+            texts[:] = [label_texts(n, "auto") for n in (a, b, d)]
+            return texts[0] == texts[1] == texts[2]
+        try:
+            eventually(same, timeout=3)
+        except AssertionError:
+            raise AssertionError(f"labels differ: a {texts[0]} | b {texts[1]} | d {texts[2]}")
+    finally:
+        d.stop()
