@@ -115,9 +115,11 @@ struct Options: Equatable {
                           (replaces --data; docs/cluster.md)
           --redis-snapshot N
                           a node snapshots a session into Redis once N inputs (or 16 MB
-                          of them) were logged since its last snapshot (default 20000)
+                          of them) were logged since its last snapshot (default 20000;
+                          replaces the config file's server.redisSnapshot)
           --redis-tail N  entries of a session's stream kept before its snapshot, for
-                          nodes slightly behind (default 1000; at least 1)
+                          nodes slightly behind (default 1000; at least 1; replaces
+                          the config file's server.redisTail)
           --quiet         no log on stderr but fatal errors
           --allow-origin ORIGIN
                           also accept WebSocket upgrades and writes from pages of ORIGIN,
@@ -131,7 +133,8 @@ struct Options: Equatable {
                           loopback; any name when bound to 0.0.0.0 or :: and none given
           --pull-allow HOST[:PORT]
                           the only hosts a series' pull source URL may name (repeatable;
-                          default: any; docs/feeding.md, "Pulled data")
+                          replaces the config file's server.pullAllow; default: any;
+                          docs/feeding.md, "Pulled data")
           --tls-cert FILE, --tls-key FILE
                           PEM certificate (chain) and key: serve https:// and wss://
           --limit NAME=VALUE
