@@ -115,6 +115,8 @@ final class LWSServer {
         var options = given
         // The command line's --allow-origin replaces the config file's list.
         if options.allowOrigins.isEmpty, let list = resources.allowOrigins { options.allowOrigins = list }
+        // So does its --pull-allow the file's server.pullAllow.
+        options.pullAllow = options.pullAllowList(file: resources.server)
         self.options = options
         self.access = AccessPolicy(options: options)
         self.logger = ServerLog(format: options.logFormat, quiet: options.quiet)

@@ -31,7 +31,8 @@ struct Options: Equatable {
     /// Host names the server answers to beside its defaults (docs/security.md).
     var allowHosts: [String] = []
     /// Hosts (`host` or `host:port`) a series' pull `source` URL may name (`--pull-allow`,
-    /// repeatable); empty: any (docs/feeding.md, "Pulled data").
+    /// repeatable); empty: the config file's `server.pullAllow`, else any (docs/feeding.md,
+    /// "Pulled data").
     var pullAllow: [String] = []
     /// PEM certificate chain and private key: serve https and wss.
     var tlsCert: String? = nil
@@ -52,9 +53,25 @@ struct Options: Equatable {
     /// The cluster's Redis (`--redis`); nil: this node stands alone.
     var redis: RedisAddress? = nil
     /// A cluster node snapshots a session into Redis after this many inputs (`--redis-snapshot`).
-    var redisSnapshot = 20_000
-    /// Entries of a session's stream kept before its snapshot (`--redis-tail`).
-    var redisTail = 1000
+    /// nil: not given (then the config file's `server.redisSnapshot`, else `defaultRedisSnapshot`).
+    var redisSnapshot: Int? = nil
+    /// Entries of a session's stream kept before its snapshot (`--redis-tail`); nil: not
+    /// given (then the config file's `server.redisTail`, else `defaultRedisTail`).
+    var redisTail: Int? = nil
+    static let defaultRedisSnapshot = 20_000
+    static let defaultRedisTail = 1000
+
+    /// The snapshot interval and stream tail a cluster node uses: the command line's,
+    /// else the config file's `server` settings', else the defaults.
+    func redisCounts(file server: ConfigSpec.ServerSettings) -> (snapshot: Int, tail: Int) {
+        (redisSnapshot ?? server.redisSnapshot ?? Self.defaultRedisSnapshot, redisTail ?? server.redisTail ?? Self.defaultRedisTail)
+    }
+
+    /// The pull allow-list the server uses: `--pull-allow`'s, else the config file's
+    /// `server.pullAllow`; empty: any host.
+    func pullAllowList(file server: ConfigSpec.ServerSettings) -> [String] {
+        pullAllow.isEmpty ? server.pullAllow ?? [] : pullAllow
+    }
 
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
@@ -98,9 +115,11 @@ struct Options: Equatable {
                           (replaces --data; docs/cluster.md)
           --redis-snapshot N
                           a node snapshots a session into Redis once N inputs (or 16 MB
-                          of them) were logged since its last snapshot (default 20000)
+                          of them) were logged since its last snapshot (default 20000;
+                          replaces the config file's server.redisSnapshot)
           --redis-tail N  entries of a session's stream kept before its snapshot, for
-                          nodes slightly behind (default 1000; at least 1)
+                          nodes slightly behind (default 1000; at least 1; replaces
+                          the config file's server.redisTail)
           --quiet         no log on stderr but fatal errors
           --allow-origin ORIGIN
                           also accept WebSocket upgrades and writes from pages of ORIGIN,
@@ -114,7 +133,8 @@ struct Options: Equatable {
                           loopback; any name when bound to 0.0.0.0 or :: and none given
           --pull-allow HOST[:PORT]
                           the only hosts a series' pull source URL may name (repeatable;
-                          default: any; docs/feeding.md, "Pulled data")
+                          replaces the config file's server.pullAllow; default: any;
+                          docs/feeding.md, "Pulled data")
           --tls-cert FILE, --tls-key FILE
                           PEM certificate (chain) and key: serve https:// and wss://
           --limit NAME=VALUE
@@ -175,7 +195,7 @@ struct Options: Equatable {
                 o.allowHosts.append(v.lowercased())
             case "--pull-allow":
                 let v = try value(arg)
-                guard !v.isEmpty, !v.contains("/"), !v.contains(" "), !v.contains("@") else {
+                guard ConfigSpec.isPullHost(v) else {
                     throw UsageError(message: "--pull-allow: \"\(v)\" is not a host or host:port")
                 }
                 o.pullAllow.append(v.lowercased())
@@ -222,7 +242,7 @@ struct Options: Equatable {
                 o.redis = address
             case "--redis-snapshot", "--redis-tail":
                 let v = try value(arg)
-                guard let n = Int(v), (1...100_000_000).contains(n) else {
+                guard let n = Int(v), ConfigSpec.redisCountRange.contains(n) else {
                     throw UsageError(message: "\(arg): \"\(v)\" is not a whole number from 1 to 100000000")
                 }
                 if arg == "--redis-tail" { o.redisTail = n } else { o.redisSnapshot = n }

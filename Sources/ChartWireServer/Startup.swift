@@ -28,6 +28,8 @@ struct ServerResources {
     var durability: Durability?
     /// The config file's `server.allowOrigins` (used when `--allow-origin` gives none).
     var allowOrigins: [String]? = nil
+    /// The config file's `server` settings (none: every field nil).
+    var server = ConfigSpec.ServerSettings()
     /// The chart font's faces for the image export.
     var glyphFonts: GlyphFonts? = nil
 
@@ -52,7 +54,8 @@ struct ServerResources {
         var documents: [(text: String, source: String)] = []
         /// The cluster's Redis: `--redis`, else the config file's `server.redis`.
         var redis = options.redis
-        var allowOrigins: [String]? = nil
+        /// The config file's `server` settings (none: every field nil).
+        var server = ConfigSpec.ServerSettings()
         if options.demo && options.configFile == nil {
             specs += try decodeSpec(DemoSpec.json, source: "embedded demo spec")
             // (The fonts session names the Liberation families: left out, with a warning,
@@ -87,13 +90,13 @@ struct ServerResources {
             specs += fromFile
             // The file's `server` settings, where the command line gives none.
             // (`decodeSpec` has checked them: reading them again cannot fail.)
-            if redis == nil, let url = (try? ConfigSpec.decodeServer(json))?.redis {
+            server = (try? ConfigSpec.decodeServer(json)) ?? server
+            if redis == nil, let url = server.redis {
                 guard let address = RedisAddress.parse(url) else {
                     throw StartupError(message: "\(file): $.server.redis: \"\(url)\" is not redis://HOST:PORT")
                 }
                 redis = address
             }
-            allowOrigins = (try? ConfigSpec.decodeServer(json))?.allowOrigins
         }
         let hub = SessionHub()
         for spec in specs {
@@ -105,8 +108,8 @@ struct ServerResources {
         var durability: Durability? = nil
         if let address = redis {
             // A cluster node: Redis holds the sessions (docs/cluster.md).
-            let cluster = ClusterDurability(redis: RedisStore(address), snapshotEntries: options.redisSnapshot,
-                                            streamTail: options.redisTail)
+            let counts = options.redisCounts(file: server)
+            let cluster = ClusterDurability(redis: RedisStore(address), snapshotEntries: counts.snapshot, streamTail: counts.tail)
             // (Sessions made from Redis later, made elsewhere or reloaded, get the
             // heartbeat the transport gives the sessions it starts with.)
             let heartbeat = options.heartbeat > 0 ? options.heartbeat : nil
@@ -148,7 +151,7 @@ struct ServerResources {
         }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
                                webFonts: webFonts, fontWarnings: fonts.missing + fontFamilyWarnings, hub: hub, controlToken: controlToken,
-                               durability: durability, allowOrigins: allowOrigins, glyphFonts: GlyphFonts(fonts: fonts))
+                               durability: durability, allowOrigins: server.allowOrigins, server: server, glyphFonts: GlyphFonts(fonts: fonts))
     }
 
     /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.

@@ -31,6 +31,29 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(throws: JSONReadError.self) { try ConfigSpec.decodeServer(parseJSON(#"{"server": {"allowOrigins": "https://a.example"}}"#)) }
     }
 
+    /// `server.redisSnapshot`, `server.redisTail`, `server.pullAllow`: checked as their flags are.
+    @Test func serverRedisCountsAndPullAllow() throws {
+        let spec = parseJSON(#"{"server": {"redisSnapshot": 400, "redisTail": 12, "pullAllow": ["Data.Example:9000", "10.0.0.7"]}, "sessions": []}"#)
+        #expect(try ConfigSpec.decode(spec).isEmpty)
+        let s = try ConfigSpec.decodeServer(spec)
+        #expect(s.redisSnapshot == 400 && s.redisTail == 12 && s.pullAllow == ["data.example:9000", "10.0.0.7"])
+        let empty = try ConfigSpec.decodeServer(parseJSON(#"{"sessions": []}"#))
+        #expect(empty.redisSnapshot == nil && empty.redisTail == nil && empty.pullAllow == nil)
+        let bad: [(String, JSONReadError)] = [
+            (#"{"redisSnapshot": 0}"#, JSONReadError(path: "$.server.redisSnapshot", message: "must be at least 1")),
+            (#"{"redisTail": 2.5}"#, JSONReadError(path: "$.server.redisTail", message: "expected a whole number")),
+            (#"{"redisTail": 100000001}"#, JSONReadError(path: "$.server.redisTail", message: "must be at most 100000000")),
+            (#"{"redisSnapshot": "20"}"#, JSONReadError(path: "$.server.redisSnapshot", message: "expected a number, found a string")),
+            (#"{"pullAllow": ["ok.example", "http://evil.example/"]}"#,
+             JSONReadError(path: "$.server.pullAllow[1]", message: #""http://evil.example/" is not a host or host:port"#)),
+            (#"{"pullAllow": ["user@h"]}"#, JSONReadError(path: "$.server.pullAllow[0]", message: #""user@h" is not a host or host:port"#)),
+            (#"{"pullAllow": [""]}"#, JSONReadError(path: "$.server.pullAllow[0]", message: #""" is not a host or host:port"#)),
+        ]
+        for (server, error) in bad {
+            #expect(throws: error) { try ConfigSpec.decode(parseJSON(#"{"sessions": [], "server": "# + server + "}")) }
+        }
+    }
+
     @Test func webOriginEntries() {
         for good in ["*", "http://a.example", "https://a.example:8443", "http://127.0.0.1:9000", "http://[::1]:8080",
                      "https://xn--bcher-kva.example", "https://a.example/"] {

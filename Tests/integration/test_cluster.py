@@ -337,6 +337,44 @@ def test_redis_from_the_config_file(tmp_path):
     proc = subprocess.run(Server("--config", str(tmp_path / "bad.json")).args, capture_output=True, text=True, timeout=20)
     assert proc.returncode == 2 and "$.server.redis" in proc.stderr and "redis://HOST:PORT" in proc.stderr, proc.stderr
 
+    # Bad counts are refused with their path before Redis is asked.
+    for key, value, why in [("redisSnapshot", 0, "must be at least 1"), ("redisTail", "5", "expected a number")]:
+        spec["server"] = {"redis": f"redis://127.0.0.1:{port}", key: value}
+        (tmp_path / "bad.json").write_text(json.dumps(spec))
+        proc = subprocess.run(Server("--config", str(tmp_path / "bad.json")).args, capture_output=True, text=True, timeout=20)
+        assert proc.returncode == 2 and f"$.server.{key}: {why}" in proc.stderr, proc.stderr
+
+
+def test_snapshot_and_tail_from_the_config_file_and_the_command_line_wins(tmp_path):
+    """`server.redisSnapshot` and `server.redisTail` set the snapshot interval and the
+    stream tail as the flags do; a --redis-tail given beside them wins."""
+    redis = Redis().start()
+    spec = json.loads((FIXTURES / "cluster.json").read_text())
+    spec["server"] = {"redis": redis.url, "redisSnapshot": 10, "redisTail": 3}
+    (tmp_path / "node.json").write_text(json.dumps(spec))
+    try:
+        a = Server("--config", str(tmp_path / "node.json")).start()
+        try:
+            feed(a, 25, 1000)
+        finally:
+            a.stop()
+        length, first, last, inc = stream(redis)
+        snap_seq = int(redis_cli(redis, "HGET", f"cw:snap:{inc}", "seq"))
+        # Snapshots every 10 inputs (not the default 20000), 3 entries kept before it.
+        assert last == 25 and snap_seq >= 20 and first == snap_seq - 3 + 1, (first, snap_seq, last)
+
+        b = Server("--config", str(tmp_path / "node.json"), "--redis-tail", "6").start()
+        try:
+            feed(b, 25, 2000)
+        finally:
+            b.stop()
+        length, first, last, inc = stream(redis)
+        snap_seq = int(redis_cli(redis, "HGET", f"cw:snap:{inc}", "seq"))
+        assert last == 50 and snap_seq >= 45 and first == snap_seq - 6 + 1, (first, snap_seq, last)
+    finally:
+        redis.stop()
+        shutil.rmtree(redis.dir, ignore_errors=True)
+
 
 def redis_cli(redis, *args):
     out = subprocess.run(["redis-cli", "-p", str(redis.port), *args], capture_output=True, timeout=10)

@@ -5,6 +5,7 @@ draw the fetched points. A hanging and a garbage-answering source beside it cost
 own series and nothing else."""
 import json
 import math
+import subprocess
 import threading
 import time
 import urllib.parse
@@ -150,6 +151,38 @@ def test_pull_allow_refuses_other_hosts_and_bad_sources_are_refused_with_their_p
     finally:
         srv.stop()
         httpd.shutdown()
+
+
+def test_pull_allow_from_the_config_file_and_the_command_line_wins(tmp_path):
+    """`server.pullAllow` in the --config file is the allow-list --pull-allow gives; a
+    --pull-allow replaces it; a bad entry is refused at start with its path."""
+    httpd = source_server()
+    port = httpd.server_address[1]
+    spec = {"server": {"pullAllow": ["localhost"]},
+            "sessions": [{"id": "pull", "chart": {"xAxes": [{"id": "x", "visibleRange": [0, 10]}],
+                                                  "series": [{"id": "a", "source": f"http://127.0.0.1:{port}/ok"}]}}]}
+    (tmp_path / "c.json").write_text(json.dumps(spec))
+    try:
+        Source.asked.clear()
+        srv = Server("--no-demo", "--config", str(tmp_path / "c.json")).start()
+        try:
+            p = wait(lambda: (q := series_pull(srv, "a")) and q["failures"] >= 1 and q, what="a refusal")
+            assert "--pull-allow" in p["lastError"] and Source.asked == [], p
+        finally:
+            srv.stop()
+        srv = Server("--no-demo", "--config", str(tmp_path / "c.json"), "--pull-allow", f"127.0.0.1:{port}").start()
+        try:
+            p = wait(lambda: (q := series_pull(srv, "a")) and q["answers"] >= 1 and q, what="an answer")
+            assert p["failures"] == 0 and Source.asked, p
+        finally:
+            srv.stop()
+    finally:
+        httpd.shutdown()
+    spec["server"]["pullAllow"] = ["localhost", "http://127.0.0.1/"]
+    (tmp_path / "bad.json").write_text(json.dumps(spec))
+    proc = subprocess.run(Server("--no-demo", "--config", str(tmp_path / "bad.json")).args, capture_output=True, text=True, timeout=20)
+    assert proc.returncode == 2, proc.stderr
+    assert '$.server.pullAllow[1]: "http://127.0.0.1/" is not a host or host:port' in proc.stderr, proc.stderr
 
 
 def test_the_gallery_pulls_from_the_servers_own_demo_source(demo_server):

@@ -1,6 +1,7 @@
 import Testing
 @testable import ChartWireServer
 import RedisStore
+import ChartSession
 
 @Suite struct OptionsTests {
     @Test func defaults() throws {
@@ -33,7 +34,25 @@ import RedisStore
         #expect(try Options.parse(["--fsync", "off"]).fsync == .off)
         let r = try Options.parse(["--redis", "redis://10.0.0.5:7000", "--redis-snapshot", "500", "--redis-tail", "20"])
         #expect(r.redis == RedisAddress(host: "10.0.0.5", port: 7000) && r.redisSnapshot == 500 && r.redisTail == 20)
-        #expect(Options().redisSnapshot == 20_000 && Options().redisTail == 1000)
+        #expect(Options().redisSnapshot == nil && Options().redisTail == nil)
+        #expect(Options().redisCounts(file: .init()) == (20_000, 1000))
+    }
+
+    /// `--redis-snapshot`, `--redis-tail` and `--pull-allow` win over the config file's
+    /// `server` settings, which win over the defaults.
+    @Test func commandLineWinsOverTheConfigFile() throws {
+        var file = ConfigSpec.ServerSettings()
+        file.redisSnapshot = 300
+        file.redisTail = 7
+        file.pullAllow = ["data.example:9000"]
+        let none = try Options.parse([])
+        #expect(none.redisCounts(file: file) == (300, 7))
+        #expect(none.pullAllowList(file: file) == ["data.example:9000"])
+        #expect(none.pullAllowList(file: .init()) == [])
+        let given = try Options.parse(["--redis-snapshot", "50", "--pull-allow", "Other.example"])
+        #expect(given.redisCounts(file: file) == (50, 7))
+        #expect(given.pullAllowList(file: file) == ["other.example"])
+        #expect(try Options.parse(["--redis-tail", "2"]).redisCounts(file: .init()) == (20_000, 2))
     }
 
     @Test(arguments: [

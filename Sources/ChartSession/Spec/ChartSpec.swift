@@ -189,7 +189,23 @@ public enum ConfigSpec {
         /// Origins whose pages may embed the charts and connect (as `--allow-origin`,
         /// docs/embedding.md), normalized; nil: none given.
         public var allowOrigins: [String]? = nil
+        /// Inputs logged between a cluster node's snapshots of a session (as `--redis-snapshot`).
+        public var redisSnapshot: Int? = nil
+        /// Entries of a session's stream kept before its snapshot (as `--redis-tail`).
+        public var redisTail: Int? = nil
+        /// The only hosts (`host` or `host:port`, lowercased) a series' pull `source` URL
+        /// may name (as `--pull-allow`); nil: none given.
+        public var pullAllow: [String]? = nil
         public init() {}
+    }
+
+    /// The counts `redisSnapshot` and `redisTail` (and `--redis-snapshot`, `--redis-tail`) may take.
+    public static let redisCountRange = 1...100_000_000
+
+    /// Whether `v` is a `host` or `host:port` entry of a pull allow-list (`--pull-allow`,
+    /// `server.pullAllow`): not empty, no `/`, space or `@`.
+    public static func isPullHost(_ v: String) -> Bool {
+        !v.isEmpty && !v.contains("/") && !v.contains(" ") && !v.contains("@")
     }
 
     static func readServer(_ r: inout JSONReader) throws -> ServerSettings {
@@ -202,6 +218,14 @@ public enum ConfigSpec {
                 }
             }
             out.allowOrigins = list.map { $0 == "*" ? "*" : WebOrigin.normalized($0) }
+        }
+        out.redisSnapshot = try r.integer("redisSnapshot", min: redisCountRange.lowerBound, max: redisCountRange.upperBound)
+        out.redisTail = try r.integer("redisTail", min: redisCountRange.lowerBound, max: redisCountRange.upperBound)
+        if let list = try r.strings("pullAllow") {
+            for (i, h) in list.enumerated() where !isPullHost(h) {
+                throw JSONReadError(path: "\(r.path).pullAllow[\(i)]", message: "\"\(h.prefix(100))\" is not a host or host:port")
+            }
+            out.pullAllow = list.map { $0.lowercased() }
         }
         return out
     }
