@@ -41,6 +41,19 @@ final class AnnotationImageTests: XCTestCase {
                       "(\(x), \(y)) is \(c), expected \(rgb) within \(within)", file: file, line: line)
     }
 
+    /// An image annotation's `opacity` reaches the export as an `opacity` command around
+    /// the image: the grey (128) JPEG at 0.5 over white is 191-192, the opaque one 128.
+    func testAnImageAfterAnOpacityCommandIsBlendedWithTheBackground() throws {
+        let renderer = ImageRenderer(fonts: ImageRendererTests.fonts, images: { $0 == "img" ? Self.grayJPEG : nil })
+        var faded = list(x: 4, y: 2, w: 32, h: 16)
+        faded.layers[1].commands = [.opacity(0.5), .image(x: 4, y: 2, w: 32, h: 16, src: "img"), .opacity(1),
+                                    .rect(x: 0, y: 0, w: 2, h: 2, fill: "#000000", stroke: nil, lineWidth: 0)]
+        let p = try renderer.raster(faded)
+        assertNear(p, 20, 10, (191, 191, 191), within: 2)
+        assertNear(p, 1, 1, (0, 0, 0))   // drawn after `opacity 1`: opaque again
+        assertNear(try draw(Self.grayJPEG, x: 4, y: 2, w: 32, h: 16), 20, 10, (128, 128, 128), within: 2)
+    }
+
     func testFixturesAreTheImagesChartImageAccepts() throws {
         XCTAssertEqual(try ChartImage(bytes: Self.rgbJPEG).format, .jpeg)
         XCTAssertEqual(try ChartImage(bytes: Self.cmykJPEG).format, .jpeg)
