@@ -2,6 +2,7 @@ import ChartExport
 import ChartSession
 import Foundation
 import LayoutEngine
+import TestSupport
 import XCTest
 
 /// JPEG and GIF annotation images in the export (CExport's decoders, libjpeg-turbo and
@@ -39,6 +40,47 @@ final class AnnotationImageTests: XCTestCase {
         XCTAssertEqual(c.a, 255, "alpha at (\(x), \(y))", file: file, line: line)
         XCTAssertTrue(abs(c.r - rgb.0) <= within && abs(c.g - rgb.1) <= within && abs(c.b - rgb.2) <= within,
                       "(\(x), \(y)) is \(c), expected \(rgb) within \(within)", file: file, line: line)
+    }
+
+    /// An image annotation's `opacity` reaches the export as an `opacity` command around
+    /// the image: the grey (128) JPEG at 0.5 over white is 191-192, the opaque one 128.
+    func testAnImageAfterAnOpacityCommandIsBlendedWithTheBackground() throws {
+        let renderer = ImageRenderer(fonts: ImageRendererTests.fonts, images: { $0 == "img" ? Self.grayJPEG : nil })
+        var faded = list(x: 4, y: 2, w: 32, h: 16)
+        faded.layers[1].commands = [.opacity(0.5), .image(x: 4, y: 2, w: 32, h: 16, src: "img"), .opacity(1),
+                                    .rect(x: 0, y: 0, w: 2, h: 2, fill: "#000000", stroke: nil, lineWidth: 0)]
+        let p = try renderer.raster(faded)
+        assertNear(p, 20, 10, (191, 191, 191), within: 2)
+        assertNear(p, 1, 1, (0, 0, 0))   // drawn after `opacity 1`: opaque again
+        assertNear(try draw(Self.grayJPEG, x: 4, y: 2, w: 32, h: 16), 20, 10, (128, 128, 128), within: 2)
+    }
+
+    /// From the spec to the export: a session whose grey image annotation has opacity 0.5
+    /// exports it half way between the grey (128) and the plot's background; the same
+    /// image without opacity exports grey.
+    func testASessionsFadedImageAnnotationExportsFaded() throws {
+        let url = "data:image/jpeg;base64," + Data(Self.grayJPEG).base64EncodedString()
+        func spec(_ annotations: String) -> String {
+            #"{"sessions":[{"id":"fade","chart":{"xAxes":[{"id":"x","mode":"fixed","range":[0,10]}],"#
+                + #""yAxes":[{"id":"y","mode":"fixed","range":[0,10]}],"images":{"g":""# + url + #""},"#
+                + #""annotations":["# + annotations + #"],"series":[{"id":"s","data":{"x":[0,10],"y":[1,1]}}]}}]}"#
+        }
+        let renderer = ImageRenderer(fonts: ImageRendererTests.fonts, images: { $0.contains("/images/g?") ? Self.grayJPEG : nil })
+        let size = ViewerSize(width: 400, height: 300, dpr: 1)
+        // Image centres at x 3 and 7, y 5; the plot's background sampled at y 7 (between gridlines).
+        let session = try ConfigSpec.decode(foundationJSON(spec(
+            #"{"type":"image","image":"g","x":3,"y":5,"width":20},{"type":"image","image":"g","x":7,"y":5,"width":20,"opacity":0.5}"#
+        )))[0].makeSession(measurer: TestFonts.measurer)
+        let layout = session.layout(size: size)
+        let x = layout.axis("x")!.calculator, y = layout.axis("y")!.calculator
+        let p = try renderer.raster(session.displayList(size: size))
+        let opaque = p.rgba(Int(x.pixel(3)), Int(y.pixel(5))), faded = p.rgba(Int(x.pixel(7)), Int(y.pixel(5)))
+        let background = p.rgba(Int(x.pixel(7)), Int(y.pixel(7)))
+        XCTAssertTrue(abs(opaque.r - 128) <= 2 && abs(opaque.g - 128) <= 2, "\(opaque)")
+        XCTAssertGreaterThan(background.r, 200)
+        for (f, b) in [(faded.r, background.r), (faded.g, background.g), (faded.b, background.b)] {
+            XCTAssertLessThanOrEqual(abs(Double(f) - (128 + Double(b)) / 2), 3, "faded \(faded), background \(background)")
+        }
     }
 
     func testFixturesAreTheImagesChartImageAccepts() throws {

@@ -111,6 +111,49 @@ import LayoutEngine
         #expect(abs(tile.width / tile.height - 2) < 1e-9)
     }
 
+    /// `opacity` fades an image: the renderer wraps its `image` command in an `opacity`
+    /// command and one back to 1 (so the labels and lines after it stay opaque); an opaque
+    /// image gets neither.
+    @Test func opacityWrapsTheImageInOpacityCommands() throws {
+        let size = ViewerSize(width: 600, height: 400, dpr: 1)
+        func overlay(_ annotation: String) throws -> [DrawCommand] {
+            let session = try ConfigSpec.decode(parseJSON(Self.spec(annotation)))[0].makeSession(measurer: TestFonts.measurer)
+            return session.displayList(size: size).layers.flatMap(\.commands)
+        }
+        func around(_ commands: [DrawCommand]) throws -> (DrawCommand, DrawCommand) {
+            let i = try #require(commands.firstIndex { $0.op == "image" })
+            return (commands[i - 1], commands[i + 1])
+        }
+        let faded = try overlay(#"{"type":"image","image":"logo","x":5,"y":5,"opacity":0.4},{"type":"text","x":1,"y":1,"text":"after"}"#)
+        let (before, after) = try around(faded)
+        guard case let .opacity(a) = before, case let .opacity(b) = after else {
+            Issue.record("expected opacity commands around the image, found \(before.op) and \(after.op)"); return
+        }
+        #expect(a == 0.4 && b == 1)
+        #expect(faded.filter { $0.op == "opacity" }.count == 2)
+        let opaque = try overlay(#"{"type":"image","image":"logo","x":5,"y":5,"opacity":1}"#)
+        #expect(!opaque.contains { $0.op == "opacity" }, "an opaque image needs no opacity command")
+        let stretched = try overlay(#"{"type":"image","image":"logo","x":0,"y":0,"x2":5,"y2":5,"opacity":0}"#)
+        let (b0, _) = try around(stretched)
+        guard case let .opacity(zero) = b0 else { Issue.record("no opacity before a stretched image"); return }
+        #expect(zero == 0)
+    }
+
+    @Test func opacityIsCheckedAndOnlyForImages() {
+        func error(_ text: String) -> JSONReadError? {
+            do { _ = try ConfigSpec.decode(parseJSON(text)); return nil } catch { return error }
+        }
+        let base = "$.sessions[0].chart.annotations[0]"
+        #expect(error(Self.spec(#"{"type":"image","image":"logo","x":1,"y":1,"opacity":1.5}"#))
+                == JSONReadError(path: "\(base).opacity", message: "must be at most 1"))
+        #expect(error(Self.spec(#"{"type":"image","image":"logo","x":1,"y":1,"opacity":-0.1}"#))
+                == JSONReadError(path: "\(base).opacity", message: "must be at least 0"))
+        #expect(error(Self.spec(#"{"type":"image","image":"logo","x":1,"y":1,"opacity":"half"}"#))?.path == "\(base).opacity")
+        #expect(error(Self.spec(#"{"type":"marker","x":1,"y":1,"opacity":0.5}"#))
+                == JSONReadError(path: "\(base).opacity", message: "only an image annotation has opacity"))
+        #expect(error(Self.spec(#"{"type":"image","image":"logo","x":1,"y":1,"opacity":0.5}"#)) == nil)
+    }
+
     @Test func specErrorsNameThePath() {
         func error(_ text: String) -> JSONReadError? {
             do { _ = try ConfigSpec.decode(parseJSON(text)); return nil } catch { return error }

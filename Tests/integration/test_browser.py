@@ -322,6 +322,57 @@ def test_entry_animation_runs_on_the_server_and_images_draw(demo_server, driver,
     assert driver.execute_script("return window.chartwire.errors.length") == 0
 
 
+def solid_png(w, h, rgb):
+    """A w×h PNG of one opaque colour."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\x00" + bytes(rgb) * w for _ in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def test_a_faded_image_annotation_is_drawn_faded(driver, artifacts):
+    """An image annotation's `opacity` (issue 29): the page draws the black image at 0.5
+    half way to the plot's background, the opaque one black."""
+    import base64
+    from test_control import call
+    srv = Server("--no-demo").start()
+    try:
+        black = "data:image/png;base64," + base64.b64encode(solid_png(40, 40, (0, 0, 0))).decode()
+        spec = {"id": "fade", "chart": {
+            "xAxes": [{"id": "x", "mode": "fixed", "range": [0, 10]}], "yAxes": [{"id": "y", "mode": "fixed", "range": [0, 10]}],
+            "images": {"black": black},
+            "annotations": [{"type": "image", "image": "black", "x": 3, "y": 5},
+                            {"type": "image", "image": "black", "x": 7, "y": 5, "opacity": 0.5}],
+            "series": [{"id": "s", "data": {"x": [0, 10], "y": [1, 1]}}]}}
+        assert call(srv, "POST", "/api/sessions", spec)[0] == 201
+        driver.get(f"{srv.http}/s/fade")
+        wait_for(driver, "return window.chartwire && window.chartwire.frames > 0", message="first frame")
+        ops = driver.execute_script("return window.chartwire.layers.series.commands.map(c => c.op === 'opacity' ? c.alpha : c.op);")
+        i = [k for k, op in enumerate(ops) if op == "image"]
+        assert len(i) == 2 and ops[i[0] - 1] != 0.5 and ops[i[1] - 1] == 0.5 and ops[i[1] + 1] == 1, ops
+        images = driver.execute_script("return window.chartwire.layers.series.commands.filter(c => c.op === 'image');")
+        box = driver.execute_script("const b = document.getElementById('chart').getBoundingClientRect(); return [b.left, b.top];")
+        time.sleep(0.5)   # the image loads, then the layer is drawn again
+        png = driver.get_screenshot_as_png()
+        (artifacts / "image-opacity.png").write_bytes(png)
+        img = read_png(png)
+
+        def centre(im, dx=0):
+            return pixel(img, int(box[0] + im["x"] + im["w"] / 2 + dx), int(box[1] + im["y"] + im["h"] / 2))
+        opaque, faded = centre(images[0]), centre(images[1])
+        background = centre(images[1], dx=-images[1]["w"] / 2 - 15)   # beside it, on the plot
+        assert max(opaque[:3]) < 10, opaque
+        assert min(background[:3]) > 200, background
+        assert all(abs(faded[c] - background[c] / 2) <= 8 for c in range(3)), (faded, background)
+        assert driver.execute_script("return window.chartwire.errors.length") == 0
+    finally:
+        srv.stop()
+
+
 MODIFIER_OPS_JS = "(() => { const l = window.chartwire.layers.modifier; return l ? l.commands.map(c => c.op) : []; })()"
 
 

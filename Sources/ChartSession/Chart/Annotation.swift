@@ -49,6 +49,10 @@ public struct Annotation: Equatable, Sendable {
     /// side alone keeps the image's proportions; neither: its natural size.
     public var width: Double?
     public var height: Double?
+    /// An image annotation's opacity, 0 (invisible) to 1 (opaque, the default): a
+    /// watermark or logo drawn faintly over the data. Sent as an `opacity` command
+    /// around the `image` command (docs/protocol.md), so any client draws it.
+    public var opacity: Double = 1
 
     public init(kind: Kind, xAxisId: String, yAxisId: String, color: String) {
         self.kind = kind; self.xAxisId = xAxisId; self.yAxisId = yAxisId; self.color = color

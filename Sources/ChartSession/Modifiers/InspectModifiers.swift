@@ -23,8 +23,10 @@ func valueText(_ v: Double, axis: AxisConfig?) -> String {
 }
 
 /// Where each viewer's pointer is over the plot, from hover (a mouse or pen) or a long
-/// press (touch): the state of the cursor-like modifiers below.
-public class PointerTrackingModifier: GestureModifierBase {
+/// press (touch): the state of the cursor-like modifiers below. Open only because
+/// `CrosshairModifier` is (a subclass of an open class must be open itself); it has
+/// no override points of its own outside this module.
+open class PointerTrackingModifier: GestureModifierBase {
     var positions: [ViewerID: Point] = [:]
 
     /// It only draws in the viewer's own layer.
@@ -367,7 +369,12 @@ public final class LegendModifier: GestureModifierBase {
 /// follows the nearest point of any of them. With `interpolatePoints` it moves
 /// smoothly along a line between its points instead of snapping to them. Each viewer
 /// has its own, in its own layer.
-public final class CrosshairModifier: PointerTrackingModifier {
+///
+/// Open for subclassing, as ShinobiCharts' crosshair is: a subclass overrides
+/// `tooltipLines(for:in:)`, `valueLabel(_:axis:)`, `lineStyle(for:)` or
+/// `targetMarker(for:)` (docs/modifiers.md, "Subclassing the crosshair"). They are
+/// called on the session's queue each time a viewer's crosshair is drawn.
+open class CrosshairModifier: PointerTrackingModifier {
     public enum Mode: String, CaseIterable, Sendable { case singleSeries, floating }
     /// Where the crosshair sits: the series, the point (nil when interpolated between
     /// two), and its values.
@@ -379,18 +386,55 @@ public final class CrosshairModifier: PointerTrackingModifier {
         public var y: Double
     }
 
+    /// The stroke of the lines from the target to the axes.
+    public struct LineStyle: Equatable, Sendable {
+        public var color: String
+        public var width: Double
+        /// Dash lengths in CSS px; empty: solid.
+        public var dash: [Double]
+        public init(color: String, width: Double = 1, dash: [Double] = [3, 3]) {
+            self.color = color; self.width = width; self.dash = dash
+        }
+    }
+
     public override var kind: String { "crosshair" }
     public var mode: Mode
     public var interpolatePoints: Bool
+    /// The lines', circle's, tooltip's outline and text colour.
     public var color = "#1d2029"
-    /// The tooltip's lines for a target (ShinobiCharts' replaceable tooltip): replace
-    /// it to show other text.
-    public var tooltip: (Target, Chart) -> [String] = { t, chart in
-        let s = chart.series.first { $0.id == t.seriesId }
-        return [t.seriesName,
-                "x: " + valueText(t.x, axis: s.flatMap { chart.axis($0.xAxisId)?.config }),
-                "y: " + valueText(t.y, axis: s.flatMap { chart.axis($0.yAxisId)?.config })]
+    /// The tooltip's lines for a target (ShinobiCharts' replaceable tooltip): set it to
+    /// show other text without subclassing. Nil: `tooltipLines(for:in:)`'s default.
+    public var tooltip: ((Target, Chart) -> [String])?
+
+    /// Override point: the tooltip's lines, the first drawn bold. Default: `tooltip`
+    /// when set, else the series' name, `x: ` and `y: ` with `valueLabel(_:axis:)`.
+    open func tooltipLines(for target: Target, in chart: Chart) -> [String] {
+        if let tooltip { return tooltip(target, chart) }
+        let s = chart.series.first { $0.id == target.seriesId }
+        return [target.seriesName,
+                "x: " + valueLabel(target.x, axis: s.flatMap { chart.axis($0.xAxisId)?.config }),
+                "y: " + valueLabel(target.y, axis: s.flatMap { chart.axis($0.yAxisId)?.config })]
     }
+
+    /// Override point: one value as the tooltip writes it, for the axis it belongs to
+    /// (its `id` and `alignment` tell X from Y). Default: as the axis writes its labels
+    /// (its label generator, date format, categories or number format).
+    open func valueLabel(_ value: Double, axis: AxisConfig?) -> String {
+        valueText(value, axis: axis)
+    }
+
+    /// Override point: the stroke of the lines to the axes. Default: `color`, 1 px,
+    /// dashed 3-3.
+    open func lineStyle(for target: Target) -> LineStyle {
+        LineStyle(color: color)
+    }
+
+    /// Override point: the marker on the target. Default: an open circle of 14 px in
+    /// `color`, 1.5 px thick.
+    open func targetMarker(for target: Target) -> MarkerStyle {
+        MarkerStyle(shape: .circle, size: 14, fill: nil, stroke: color, lineWidth: 1.5)
+    }
+
     /// The series each viewer's crosshair stays on (single-series mode).
     private var locked: [ViewerID: String] = [:]
 
@@ -467,14 +511,14 @@ public final class CrosshairModifier: PointerTrackingModifier {
         guard plot.contains(Point(x: px, y: py)) else { return [] }
         // Lines from the point to the axes (wherever they are), and the target circle.
         let toX = xl.alignment == .top ? plot.minY : plot.maxY, toY = yl.alignment == .right ? plot.maxX : plot.minX
+        let line = lineStyle(for: t)
         var out: [DrawCommand] = [
             .segments(coords: [Float(px), Float(py), Float(px), Float(toX), Float(px), Float(py), Float(toY), Float(py)],
-                      stroke: color, width: 1, dash: [3, 3]),
-            .markers(MarkerSet(style: MarkerStyle(shape: .circle, size: 14, fill: nil, stroke: color, lineWidth: 1.5),
-                               x0: Float(px), y0: Float(py), unit: 1, cells: [MarkerSet.Cell(x: 0, y: 0)])),
+                      stroke: line.color, width: Float(line.width), dash: line.dash.map { Float($0) }),
+            .markers(MarkerSet(style: targetMarker(for: t), x0: Float(px), y0: Float(py), unit: 1, cells: [MarkerSet.Cell(x: 0, y: 0)])),
         ]
         // The tooltip beside it, inside the plot.
-        let lines = tooltip(t, chart)
+        let lines = tooltipLines(for: t, in: chart)
         let size = 11.0, lineHeight = 15.0
         let style = TextStyle(size: size)
         let width = (lines.map { chart.measurer?.width(of: $0, style: style) ?? Double($0.count) * size * 0.62 }.max() ?? 0) + 12

@@ -611,6 +611,11 @@ public struct ChartRenderer: Sendable {
                 guard let x = a.x, let y = a.y, let name = a.image, let image = chart.images[name] else { continue }
                 let src = chart.imagePath + name + "?v=" + image.version
                 let p = point(x, y)
+                // A faded image: an `opacity` command before it and one back to 1 after, which
+                // every client already draws (no new field in the `image` command).
+                let alpha = a.opacity.isNaN ? 1 : min(max(a.opacity, 0), 1)
+                if alpha < 1 { out.append(.opacity(Float(alpha))) }
+                defer { if alpha < 1 { out.append(.opacity(1)) } }
                 if let x2 = a.x2, let y2 = a.y2 {
                     // Stretched between two data corners: it zooms with the axes.
                     let q = point(x2, y2)

@@ -1126,6 +1126,8 @@ public enum ConfigSpec {
         a.image = try r.string("image")
         a.width = try r.number("width", min: 1, max: 4096)
         a.height = try r.number("height", min: 1, max: 4096)
+        let opacity = try r.number("opacity", min: 0, max: 1)
+        a.opacity = opacity ?? 1
         if kind == .image {
             guard let name = a.image else { throw JSONReadError(path: "\(r.path).image", message: "is required: the name of one of the chart's images") }
             guard images[name] != nil else {
@@ -1136,8 +1138,8 @@ public enum ConfigSpec {
             if a.x2 != nil, a.width != nil || a.height != nil {
                 throw JSONReadError(path: r.path, message: "an image stretched between corners takes no width or height")
             }
-        } else if a.image != nil || a.width != nil || a.height != nil {
-            let field = a.image != nil ? "image" : a.width != nil ? "width" : "height"
+        } else if a.image != nil || a.width != nil || a.height != nil || opacity != nil {
+            let field = a.image != nil ? "image" : a.width != nil ? "width" : a.height != nil ? "height" : "opacity"
             throw JSONReadError(path: "\(r.path).\(field)", message: "only an image annotation has \(field)")
         }
         let needs: [String]
