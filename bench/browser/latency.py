@@ -98,22 +98,7 @@ def live(seconds, tmp, rows):
                 xs.append(round(t0 + k / 50, 3)); ys.append(round(y, 4))
             for a in range(0, 250000, 50000):
                 post(conn, f"/api/sessions/monitor/series/s{i}/append", json_points(xs[a:a + 50000], ys[a:a + 50000]))
-        stop = threading.Event()
-        walks = [0.0] * 4
-
-        def feed():
-            c = http.client.HTTPConnection("127.0.0.1", server.port)
-            tick = time.time()
-            while not stop.is_set():
-                now = time.time()
-                for i in range(4):
-                    walks[i] += random.uniform(-0.5, 0.5)
-                    post(c, f"/api/sessions/monitor/series/s{i}/append", json_points([now], [walks[i]]))
-                tick += 0.02
-                time.sleep(max(0, tick - time.time()))
-
-        feeder = threading.Thread(target=feed, daemon=True)
-        feeder.start()
+        feeder = python_feed(server.port)
         d = browser(1600, 900 + 40)
         try:
             d.get(f"{server.http}/s/monitor")
@@ -126,8 +111,9 @@ def live(seconds, tmp, rows):
                 "return [window.chartwire.drawLog, window.chartwire.bytes - window.__b0, performance.now() - window.__t0]")
         finally:
             d.quit()
-        stop.set()
-        feeder.join()
+        feeder.stop()
+        if feeder.error:
+            raise RuntimeError(f"the feed failed: {feeder.error}")
         rows.append(("live_page_data_age_p50_ms", pct(ages, 0.5), "ms"))
         rows.append(("live_page_data_age_p95_ms", pct(ages, 0.95), "ms"))
         rows.append(("live_page_bytes_per_s", got / (ms / 1000), "B/s"))
