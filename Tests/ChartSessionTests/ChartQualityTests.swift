@@ -381,17 +381,21 @@ import TestSupport
         return hi
     }
 
+    /// Low everywhere; the point at x = 3 rises towards the top-left corner.
+    static func cornerWall(_ v: Double) -> [Double] { (0...100).map { $0 == 3 ? v : 10 } }
+
+    /// Whether the legend stands in the left half of the plot at 480x320.
+    func legendOnLeft(_ s: Session) throws -> Bool {
+        let size = ViewerSize(width: 480, height: 320, dpr: 1)
+        let box = try #require(legendBox(s, size))
+        return box.midX < s.layout(size: size).plotRect.midX
+    }
+
     /// Issue 31: a live point moving a pixel either way across the edge of the legend's
     /// place moved the legend at every frame. Now it moves once and stays where it went
     /// while that place is clear (the place last shown is the chart's state, kept per size).
     @Test func aLiveLegendDoesNotJumpBetweenPlacesAsItsDataJitters() throws {
-        let size = ViewerSize(width: 480, height: 320, dpr: 1)
-        // Low everywhere; the point at x = 3 rises towards the top-left corner.
-        func wall(_ v: Double) -> [Double] { (0...100).map { $0 == 3 ? v : 10 } }
-        func onLeft(_ s: Session) throws -> Bool {
-            let box = try #require(legendBox(s, size))
-            return box.midX < s.layout(size: size).plotRect.midX
-        }
+        let wall = Self.cornerWall, onLeft = legendOnLeft
         // Where a fresh chart (nothing shown yet) starts leaving the corner.
         let v = try Self.threshold(10, 100) { try !onLeft(try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall($0)))) }
         #expect(v > 20 && v < 99)
@@ -414,12 +418,7 @@ import TestSupport
     /// places the legend where the session that took it did; a fresh one, at the same
     /// data, would place it afresh (on the other side).
     @Test func aRestoredSessionPlacesTheLegendWhereTheSnapshotsSessionDid() throws {
-        let size = ViewerSize(width: 480, height: 320, dpr: 1)
-        func wall(_ v: Double) -> [Double] { (0...100).map { $0 == 3 ? v : 10 } }
-        func onLeft(_ s: Session) throws -> Bool {
-            let box = try #require(legendBox(s, size))
-            return box.midX < s.layout(size: size).plotRect.midX
-        }
+        let wall = Self.cornerWall, onLeft = legendOnLeft
         let v = try Self.threshold(10, 100) { try !onLeft(try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall($0)))) }
         let s = try session(Self.moving(#"{"position":"topLeft"}"#, wall: wall(v - 0.5)))
         try s.submit(.update(series: "wall", index: 3, values: [[v + 0.5]]))
