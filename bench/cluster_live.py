@@ -36,7 +36,7 @@ def main():
     os.environ["CHARTWIRE_BIN"] = os.path.abspath(args.bin)
     from conftest import FIXTURES, Server
     from test_cluster import Redis
-    from test_cluster_live import LIVE, RECONNECTING, Viewer, read_resp, remote_labels, resp
+    from test_cluster_live import LIVE, RECONNECTING, Viewer, published_bodies, read_resp, remote_labels, resp
 
     def node(redis):
         return Server("--config", str(FIXTURES / "cluster-live.json"), "--redis", redis.url).start()
@@ -78,15 +78,7 @@ def main():
             moves += 1
             time.sleep(0.01)
         moving = time.time() - start
-        messages = []
-        sub.settimeout(0.3)
-        try:
-            while True:
-                messages.append(read_resp(f))
-        except socket.timeout:
-            pass
-        sub.close()
-        bodies = [m[2] for m in messages if m[0] == b"message"]
+        bodies = published_bodies(sub, f, 0.3)
         print(f"one viewer hovering: {moves} moves in {moving:.2f} s -> {len(bodies)} publications "
               f"({len(bodies) / moving:.1f}/s), {statistics.mean(len(x) for x in bodies):.0f} bytes each")
 

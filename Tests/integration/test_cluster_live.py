@@ -238,6 +238,20 @@ def read_resp(f):
     return rest
 
 
+def published_bodies(sub, f, quiet):
+    """The bodies of the `message`s a SUBSCRIBEd connection reads until `quiet` seconds
+    pass without one; closes it."""
+    messages = []
+    sub.settimeout(quiet)
+    try:
+        while True:
+            messages.append(read_resp(f))
+    except socket.timeout:
+        pass
+    sub.close()
+    return [m[2] for m in messages if m[0] == b"message"]
+
+
 def test_a_moving_pointer_is_coalesced_on_redis(live_cluster):
     redis, (a, _) = live_cluster
     va = Viewer(a)
@@ -253,15 +267,7 @@ def test_a_moving_pointer_is_coalesced_on_redis(live_cluster):
         time.sleep(0.01)
     last_px = x + w * (0.1 + 0.008 * 99)
     moving = time.time() - start
-    messages = []
-    sub.settimeout(0.6)
-    try:
-        while True:
-            messages.append(read_resp(f))
-    except socket.timeout:
-        pass
-    sub.close()
-    bodies = [m[2] for m in messages if m[0] == b"message"]
+    bodies = published_bodies(sub, f, 0.6)
     # At most one publication per 50 ms (plus the first and a keep-alive), not one per move.
     assert 2 <= len(bodies) <= moving / 0.05 + 4, (len(bodies), moving)
     node, _, body = bodies[-1].partition(b"\n")
