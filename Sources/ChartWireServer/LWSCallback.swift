@@ -21,6 +21,10 @@ extension LWSServer {
     ]
 
     func handle(wsi: OpaquePointer, reason: lws_callback_reasons, input: UnsafeMutableRawPointer?, len: Int) -> Int32 {
+        // A connection closed for a slow body (`sweepSlowBodies`): whatever it sends
+        // before lws's next pass closes it at once.
+        if expired.contains(wsi), [LWS_CALLBACK_HTTP, LWS_CALLBACK_HTTP_BODY, LWS_CALLBACK_HTTP_BODY_COMPLETION,
+                                   LWS_CALLBACK_HTTP_WRITEABLE].contains(reason) { return -1 }
         switch reason {
         // MARK: HTTP
         case LWS_CALLBACK_HTTP:
@@ -121,6 +125,7 @@ extension LWSServer {
 
         case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
             draining[wsi] = nil
+            expired.remove(wsi)
             if let ex = exchanges.removeValue(forKey: wsi) { releaseBody(ex) }
             if let c = unregister(wsi) { for cell in c.cells { cell.session.disconnect(cell.viewer) } }
             if let p = publishers.removeValue(forKey: wsi) { bodyBytesInFlight -= p.held; p.held = 0 }

@@ -69,6 +69,10 @@ final class LWSServer {
     /// Connections whose refused request's body lws is discarding, with the time by
     /// which it must be in (then they are closed); no further request is read on them.
     var draining: [OpaquePointer: Double] = [:]
+    /// Connections `sweepSlowBodies` closed: lws closes them on its next pass, but a
+    /// body byte read before that would restart lws's content timer and keep them, so
+    /// every further callback for them answers -1 (close now).
+    var expired: Set<OpaquePointer> = []
     /// The address of the connection lws just accepted, for the wsi it makes next.
     var acceptedAddress: String?
     /// What the guards refused or closed, by name (`GET /api/stats`, "transport").
@@ -514,10 +518,12 @@ final class LWSServer {
             log(.warn, "body-timeout", "\(ex.method) \(ex.path): body not in after \(netLimits.bodyTimeoutS) s, closed", key: "body-timeout")
             releaseBody(ex)
             exchanges[wsi] = nil
+            expired.insert(wsi)
             lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
         }
         for (wsi, deadline) in draining where now > deadline {
             draining[wsi] = nil
+            expired.insert(wsi)
             lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
         }
     }
