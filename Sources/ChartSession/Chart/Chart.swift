@@ -1031,29 +1031,39 @@ public final class Chart {
         }
     }
 
-    /// The stretches a discontinuous axis leaves out. Weekends and trading hours are
-    /// local times in the axis' zone (`zone`, read for the visible range), at its
-    /// offset in the middle of `range`.
+    /// The stretches a discontinuous axis leaves out. Weekends, trading hours and the
+    /// weekly and daily `exclude` rules are local times in the axis' zone (`zone`, read
+    /// for the visible range), at its offset in the middle of `range`; dated `exclude`
+    /// rules (holidays, a day of every month) are listed, each at its own offset, over
+    /// `range` and its own width either side, so a pan or a zoom out of a third finds
+    /// them in place.
     func axisBreaks(_ c: AxisConfig, range: DoubleRange, zone: TimeZoneOffsets?) -> AxisBreaks? {
         guard c.isDiscontinuous else { return nil }
         var stretches: [(start: Double, length: Double)] = []
         var period = 0.0
-        if c.excludeWeekends || c.tradingHours != nil {
+        let weekly = c.calendarExclusions.filter(\.isPattern)
+        if c.excludeWeekends || c.tradingHours != nil || !weekly.isEmpty {
             let day = 86_400.0, week = 7 * day
             let mid = (range.min + range.max) / 2
             let offset = Double((zone ?? .utc).offset(atUTC: mid))
             period = week
-            // Unix time 0 was a Thursday: Saturday 00:00 local is 2 days in, less the offset.
-            if c.excludeWeekends { stretches.append((2 * day - offset, 2 * day)) }
-            if let h = c.tradingHours {
-                for d in 0..<7 { stretches.append((Double(d) * day + h.close - offset, day - (h.close - h.open))) }
-            }
+            var rules = weekly
+            if c.excludeWeekends { rules.append(.weekly(start: 5 * day, length: 2 * day)) }
+            if let h = c.tradingHours { rules.append(.daily(start: h.close, length: day - (h.close - h.open))) }
+            stretches = CalendarExclusion.weekStretches(rules, offset: offset)
         } else if let p = c.excludedPeriod {
             period = p.period
             stretches = p.stretches
         }
         let pattern = period > 0 ? AxisBreaks.Pattern(period: period, stretches: stretches) : nil
-        let breaks = AxisBreaks(ranges: c.excludedRanges, pattern: pattern)
+        var ranges = c.excludedRanges
+        if c.calendarExclusions.contains(where: { !$0.isPattern }), range.min.isFinite, range.max.isFinite {
+            let span = max(range.max - range.min, 86_400)
+            let window = DoubleRange(range.min - span, range.max + span)
+            let wide = TimeZones.offsets(c.timeZone, over: window)
+            ranges += CalendarExclusion.ranges(c.calendarExclusions, in: window, zone: wide) ?? []
+        }
+        let breaks = AxisBreaks(ranges: ranges, pattern: pattern)
         return breaks.isEmpty ? nil : breaks
     }
 
