@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import LayoutEngine
+import TestSupport
+@testable import ChartSession
+
+/// A time axis' `exclude` rules: weekends, nights, holidays and a day of every month
+/// take no width; ticks avoid them; a drag pans through them.
+@Suite struct CalendarAxisTests {
+    static let day = 86_400.0
+    static func date(_ y: Int, _ m: Int, _ d: Int, _ h: Double = 0) -> Double { CivilTime(year: y, month: m, day: d).seconds + h * 3600 }
+
+    static let axis = #"{"id":"t","type":"time","exclude":["#
+        + #"{"every":"week","from":"Sat 00:00","length":"2d"},{"every":"day","from":"17:00","to":"09:00"},"#
+        + #"{"every":"year","on":"12-25","days":2},{"date":"2027-01-01"},{"every":"month","on":"last Fri"}]}"#
+
+    /// December 2026 to mid January 2027, hourly in trading hours (09:00-17:00 UTC).
+    static func session(_ axis: String = axis) throws -> Session {
+        let xs = stride(from: date(2026, 12, 1), to: date(2027, 1, 15), by: 3600).filter { x in
+            let c = CivilTime(seconds: x)
+            return c.weekday <= 5 && c.hour >= 9 && c.hour < 17
+        }
+        let spec = #"{"sessions":[{"id":"a","chart":{"xAxes":["# + axis + #"],"series":[{"id":"s","data":{"x":["#
+            + xs.map { "\(Int($0))" }.joined(separator: ",") + #"],"y":["# + xs.indices.map { "\($0 % 23)" }.joined(separator: ",") + "]}}]}}]}"
+        return try ConfigSpec.decode(foundationJSON(spec))[0].makeSession(measurer: TestFonts.measurer)
+    }
+
+    @Test func theSpecReadsEachRule() throws {
+        let s = try Self.session()
+        let c = try #require(s.chart.axis("t")).config
+        let expected: [CalendarExclusion] = [
+            .weekly(start: 5 * Self.day, length: 2 * Self.day), .daily(start: 17 * 3600, length: 16 * 3600),
+            .yearly(month: 12, day: 25, days: 2), .date(year: 2027, month: 1, day: 1, days: 1),
+            .monthly(.weekday(ordinal: -1, weekday: 5), days: 1),
+        ]
+        #expect(c.calendarExclusions == expected)
+        #expect(c.isDiscontinuous)
+    }
+
+    @Test func holidaysTakeNoWidthAndHaveNoTicks() throws {
+        let s = try Self.session()
+        let axis = try #require(s.layout(size: ViewerSize(width: 1000, height: 400, dpr: 1)).axis("t"))
+        let calc = axis.calculator
+        let b = try #require(calc.breaks)
+        // Thursday 24 December's close meets Monday 28 December's open: Christmas Day
+        // and the 26th, a Saturday, with the weekend.
+        #expect(abs(calc.pixel(Self.date(2026, 12, 24, 17)) - calc.pixel(Self.date(2026, 12, 28, 9))) < 1e-6)
+        // 31 December (Thursday) closes into Monday 4 January: New Year's Day, the weekend.
+        #expect(abs(calc.pixel(Self.date(2026, 12, 31, 17)) - calc.pixel(Self.date(2027, 1, 4, 9))) < 1e-6)
+        // 27 November 2026, a last Friday, and 18 December, a Friday that is not.
+        #expect(b.isExcluded(Self.date(2026, 11, 27, 12)) && !b.isExcluded(Self.date(2026, 12, 18, 12)))
+        // An hour of trading is as wide before the holidays as after them.
+        let before = calc.pixel(Self.date(2026, 12, 2, 11)) - calc.pixel(Self.date(2026, 12, 2, 10))
+        let after = calc.pixel(Self.date(2027, 1, 6, 11)) - calc.pixel(Self.date(2027, 1, 6, 10))
+        #expect(before > 0 && abs(before - after) < 1e-6)
+        #expect(axis.ticks.count >= 3)
+        for t in axis.ticks { #expect(!b.isExcluded(t.value), "\(t.label) at \(CivilTime(seconds: t.value))") }
+    }
+
+    /// A drag moves the axis by what the pointer covered in shown time: the value under
+    /// the pointer when it went down is under it when it comes up, across a holiday.
+    @Test func aDragPansThroughTheExclusions() throws {
+        let chart = try Self.session().chart
+        let rig = try ModifierTests.Rig([ZoomPanModifier(clipMode: .none)], chart: chart)
+        chart.setRange("t", DoubleRange(Self.date(2026, 12, 28), Self.date(2027, 1, 8)))
+        let plot = rig.plot
+        let startX = plot.midX, endX = plot.midX + 150
+        let grabbed = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator.value(startX)
+        rig.pointer(.down, startX, plot.midY)
+        rig.pointer(.move, startX + 75, plot.midY, dt: 300)
+        rig.pointer(.move, endX, plot.midY, dt: 300)
+        rig.pointer(.up, endX, plot.midY, dt: 300)
+        let calc = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator
+        #expect(calc.range.min < Self.date(2026, 12, 28))
+        #expect(abs(calc.value(endX) - grabbed) < 60, "\(CivilTime(seconds: calc.value(endX))) vs \(CivilTime(seconds: grabbed))")
+    }
+
+    @Test(arguments: [
+        (#"{"id":"t","exclude":[{"date":"2026-12-25"}]}"#, "$.sessions[0].chart.xAxes[0].exclude", #"only applies with type "time""#),
+        (#"{"id":"t","type":"time","exclude":[{"date":"2026-02-30"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].date", #"expected a date "YYYY-MM-DD""#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"fortnight"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].every", #"expected "year", "month", "week" or "day""#),
+        (#"{"id":"t","type":"time","exclude":[{"days":2}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0]", #"give "date" (one date) or "every" ("year", "month", "week" or "day")"#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"year","on":"13-01"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].on", #"expected a month and day "MM-DD""#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"month","on":"6th Mon"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].on", #"expected a day ("15"), "last", or a weekday of the month ("first Mon", "2nd Tue", "last Fri")"#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"week","from":"Caturday 00:00","to":"Mon 00:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].from", #"expected a weekday and time, "Sat 00:00""#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"18:00","to":"25:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].to", #"expected a time of day, "HH:MM""#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"18:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0]", #"give "to" or "length", one of them"#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"18:00","length":"1d"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].length", #"expected a duration shorter than a day, "15h", "90m", "8h30m""#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"week","from":"Sat 00:00","days":2}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].days", #"give "from" and "to" or "length" for a weekly or daily stretch"#),
+        (#"{"id":"t","type":"time","exclude":[{"date":"2026-12-25","from":"09:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].from", #"only applies with "every": "week" or "day"; a date or a day of a month takes "days""#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"12:00","to":"10:00"},{"every":"day","from":"10:00","to":"12:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude", "these rules leave out the whole week: leave part of it shown"),
+        (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"18:00","to":"09:00"}],"excludedPeriod":{"period":10,"ranges":[[0,1]]}}"#, "$.sessions[0].chart.xAxes[0].excludedPeriod", "give weekends, tradingHours and weekly or daily exclude rules, or excludedPeriod, not both"),
+        (#"{"id":"t","type":"time","exclude":[{"date":"2026-12-25","colour":"red"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].colour", "unknown field"),
+    ])
+    func badRules(axis: String, path: String, message: String) {
+        expectRefusedXAxis(axis, path: path, message: message)
+    }
+}
