@@ -75,6 +75,25 @@ import TestSupport
         #expect(abs(calc.value(endX) - grabbed) < 60, "\(CivilTime(seconds: calc.value(endX))) vs \(CivilTime(seconds: grabbed))")
     }
 
+    /// The crosshair reads the instant under the pointer back through the exclusions:
+    /// after Christmas, not shifted by the days left out before it.
+    @Test func theCrosshairReadsTheInstantUnderThePointer() throws {
+        let axis = Self.axis.replacingOccurrences(of: #"{"id":"t","type":"time","#, with: #"{"id":"t","type":"time","dateFormat":"dd/MM HH:mm","#)
+        let chart = try Self.session(axis).chart
+        let rig = try ModifierTests.Rig([CrosshairModifier()], chart: chart)
+        chart.setRange("t", DoubleRange(Self.date(2026, 12, 14), Self.date(2027, 1, 8)))
+        let layout = rig.session.layout(size: Fixtures.size)
+        // Over the point of 29 December 10:00 (the crosshair takes the nearest point on screen).
+        let v = Self.date(2026, 12, 29, 10), data = chart.series[0].data
+        let i = data.lowerBound(v)
+        #expect(data.x(i) == v)
+        let x = try #require(layout.axis("t")).calculator.pixel(v), y = try #require(layout.axis("y")).calculator.pixel(data.y(i))
+        rig.pointer(.move, x, y, buttons: 0)
+        _ = try rig.frame(rig.first)
+        let shown = rig.own(rig.first).compactMap { if case let .text(_, _, t, _, _, _, _, _) = $0 { return t }; return nil }
+        #expect(shown.contains { $0.contains("29/12 10:00") }, "\(shown)")
+    }
+
     @Test(arguments: [
         (#"{"id":"t","exclude":[{"date":"2026-12-25"}]}"#, "$.sessions[0].chart.xAxes[0].exclude", #"only applies with type "time""#),
         (#"{"id":"t","type":"time","exclude":[{"date":"2026-02-30"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].date", #"expected a date "YYYY-MM-DD""#),
