@@ -657,6 +657,15 @@ public enum ConfigSpec {
         if placement.values != nil, placement.majorFrequency != nil {
             throw JSONReadError(path: "\(r.path).majorTickFrequency", message: "give tickValues or majorTickFrequency, not both")
         }
+        if let m = try r.number("tickMultiplier", min: 1e-300) {
+            guard type == .numeric else {
+                throw JSONReadError(path: "\(r.path).tickMultiplier", message: "only applies with a numeric axis (type \"numeric\")")
+            }
+            guard placement.values == nil, placement.majorFrequency == nil else {
+                throw JSONReadError(path: "\(r.path).tickMultiplier", message: "give one of tickValues, majorTickFrequency and tickMultiplier")
+            }
+            placement.multiplier = m
+        }
         if minorTime == nil, let f = try r.number("minorTickFrequency", min: 1e-300) {
             placement.minor = .frequency(f)
         }
@@ -676,8 +685,8 @@ public enum ConfigSpec {
             throw JSONReadError(path: "\(r.path)", message: #"tickValues and minorTicks are for numeric and logarithmic axes (a time axis takes calendar frequencies: "majorTickFrequency": {"unit": "month", "count": 1})"#)
         }
         let minorByFrequency: Bool = if case .frequency = placement.minor { true } else { minorTime != nil }
-        if anchor != nil, placement.majorFrequency == nil, majorTime == nil, !minorByFrequency {
-            throw JSONReadError(path: "\(r.path).tickAnchor", message: "only applies with majorTickFrequency or minorTickFrequency")
+        if anchor != nil, placement.majorFrequency == nil, placement.multiplier == nil, majorTime == nil, !minorByFrequency {
+            throw JSONReadError(path: "\(r.path).tickAnchor", message: "only applies with majorTickFrequency, tickMultiplier or minorTickFrequency")
         }
         let visibility = try r.oneOf("visibility", AxisVisibility.self) ?? .visible
         let lineColor = try r.string("lineColor"), labelColor = try r.string("labelColor")
