@@ -94,6 +94,24 @@ import TestSupport
         #expect(shown.contains { $0.contains("29/12 10:00") }, "\(shown)")
     }
 
+    /// weekends and tradingHours in New York across 8 March 2026 (summer time begins):
+    /// the market opens at 09:30 local on both sides.
+    @Test func tradingHoursFollowSummerTime() throws {
+        let axis = #"{"id":"t","type":"time","timeZone":"America/New_York","weekends":true,"tradingHours":["09:30","16:00"]}"#
+        let s = try Self.session(axis)
+        s.chart.setRange("t", DoubleRange(Self.date(2026, 3, 2), Self.date(2026, 3, 14)))
+        let calc = try #require(s.layout(size: Fixtures.size).axis("t")).calculator
+        let b = try #require(calc.breaks)
+        #expect(b.isExcluded(Self.date(2026, 3, 5, 14.25)) && !b.isExcluded(Self.date(2026, 3, 5, 14.75)))   // 09:15, 09:45 EST
+        #expect(b.isExcluded(Self.date(2026, 3, 10, 13.25)) && !b.isExcluded(Self.date(2026, 3, 10, 13.75)))  // 09:15, 09:45 EDT
+        // Friday 16:00 EST meets Monday 09:30 EDT.
+        #expect(abs(calc.pixel(Self.date(2026, 3, 6, 21)) - calc.pixel(Self.date(2026, 3, 9, 13.5))) < 1e-6)
+        // Zoomed into a week without a change, the same hours from the one weekly pattern.
+        s.chart.setRange("t", DoubleRange(Self.date(2026, 4, 6), Self.date(2026, 4, 7)))
+        let april = try #require(s.layout(size: Fixtures.size).axis("t")?.calculator.breaks)
+        #expect(april.pattern != nil && april.isExcluded(Self.date(2026, 4, 6, 13.25)) && !april.isExcluded(Self.date(2026, 4, 6, 13.75)))
+    }
+
     @Test(arguments: [
         (#"{"id":"t","exclude":[{"date":"2026-12-25"}]}"#, "$.sessions[0].chart.xAxes[0].exclude", #"only applies with type "time""#),
         (#"{"id":"t","type":"time","exclude":[{"date":"2026-02-30"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].date", #"expected a date "YYYY-MM-DD""#),

@@ -8,7 +8,7 @@ import TestSupport
 @Suite struct CalendarExclusionTests {
     let day = 86_400.0
 
-    func date(_ y: Int, _ m: Int, _ d: Int) -> Double { CivilTime(year: y, month: m, day: d).seconds }
+    func date(_ y: Int, _ m: Int, _ d: Int, _ h: Double = 0) -> Double { CivilTime(year: y, month: m, day: d).seconds + h * 3600 }
 
     /// The days a rule leaves out over 2026, as "MM-DD" in UTC.
     func days(_ rule: CalendarExclusion, year: Int = 2026, zone: TimeZoneOffsets = .utc) throws -> [String] {
@@ -62,6 +62,34 @@ import TestSupport
         let spring = try #require(CalendarExclusion.ranges([.date(year: 2026, month: 3, day: 29, days: 1)],
                                                            in: DoubleRange(date(2026, 3, 1), date(2026, 4, 1)), zone: zone))
         #expect(spring.count == 1 && spring[0].span == 23 * 3600)
+    }
+
+    /// New York's nights (16:00 to 09:30) and weekends across 8 March 2026, when summer
+    /// time begins: listed night by night, each at its own offset, so trading opens at
+    /// 09:30 local on both sides (14:30 UTC before, 13:30 UTC after).
+    @Test func nightsKeepTheirLocalHoursAcrossSummerTime() throws {
+        let zone = TimeZoneOffsets(initial: -5 * 3600, transitions: [.init(at: date(2026, 3, 8) + 7 * 3600, offset: -4 * 3600)])
+        let rules: [CalendarExclusion] = [.weekly(start: 5 * day, length: 2 * day), .daily(start: 16 * 3600, length: 17.5 * 3600)]
+        let ranges = try #require(CalendarExclusion.patternRanges(rules, in: DoubleRange(date(2026, 3, 2), date(2026, 3, 14)), zone: zone))
+        let b = AxisBreaks(ranges: ranges)
+        // Thursday 5 March (EST): 09:15 is night, 09:45 is open, 15:45 open, 16:15 night.
+        for (utcHour, shut) in [(14.25, true), (14.75, false), (20.75, false), (21.25, true)] {
+            #expect(b.isExcluded(date(2026, 3, 5, utcHour)) == shut, "5 March \(utcHour) UTC")
+        }
+        // Tuesday 10 March (EDT): the same local hours an hour earlier in UTC.
+        for (utcHour, shut) in [(13.25, true), (13.75, false), (19.75, false), (20.25, true)] {
+            #expect(b.isExcluded(date(2026, 3, 10, utcHour)) == shut, "10 March \(utcHour) UTC")
+        }
+        // The weekend is Saturday and Sunday local: Friday 21:00 UTC (16:00 EST) to Monday 13:30 UTC (09:30 EDT).
+        #expect(b.isExcluded(date(2026, 3, 7, 12)) && b.isExcluded(date(2026, 3, 9, 13.25)) && !b.isExcluded(date(2026, 3, 9, 13.75)))
+        // Each trading day takes 6.5 hours of the axis on both sides.
+        #expect(abs(b.compressed(date(2026, 3, 5, 21)) - b.compressed(date(2026, 3, 5, 14.5)) - 6.5 * 3600) < 1e-6)
+        #expect(abs(b.compressed(date(2026, 3, 10, 20)) - b.compressed(date(2026, 3, 10, 13.5)) - 6.5 * 3600) < 1e-6)
+        // Friday's close meets Monday's open though the offset changed between them.
+        #expect(b.compressed(date(2026, 3, 6, 21)) == b.compressed(date(2026, 3, 9, 13.5)))
+        // The pattern at one offset (EST) misses that: Tuesday's first hour is left out.
+        let one = AxisBreaks(pattern: AxisBreaks.Pattern(period: 7 * day, stretches: CalendarExclusion.weekStretches(rules, offset: -5 * 3600)))
+        #expect(one.isExcluded(date(2026, 3, 10, 13.75)))
     }
 
     @Test func tooManyForTheWindowIsNil() {

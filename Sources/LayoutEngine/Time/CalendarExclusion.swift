@@ -122,6 +122,54 @@ public enum CalendarExclusion: Equatable, Hashable, Sendable {
         }
     }
 
+    /// The stretches the weekly and daily rules leave out over `window` (Unix seconds),
+    /// each at the offset `zone` has there: across a change to or from summer time the
+    /// nights stay at their local hours on both sides (a one-week pattern at one offset
+    /// would leave an hour of trading out on one side and show an hour of night). nil
+    /// when they would be more than `limit` (then the pattern at one offset serves).
+    public static func patternRanges(_ rules: [CalendarExclusion], in window: DoubleRange, zone: TimeZoneOffsets,
+                                     limit: Int = 10_000) -> [DoubleRange]? {
+        let repeated = rules.filter(\.isPattern)
+        guard !repeated.isEmpty else { return [] }
+        guard window.min.isFinite, window.max.isFinite, abs(window.min) < 1e13, abs(window.max) < 1e13 else { return nil }
+        // From the day (or week) before the window: a stretch may reach into it.
+        let from = Int((zone.local(window.min) / day).rounded(.down)) - 8
+        let to = Int((zone.local(window.max) / day).rounded(.down)) + 1
+        let weeks = Double(to - from + 1) / 7 + 2
+        let estimate = repeated.reduce(0.0) { n, rule in
+            if case .daily = rule { return n + weeks * 7 } else { return n + weeks }
+        }
+        guard estimate <= Double(limit) else { return nil }
+        var out: [DoubleRange] = []
+        for rule in repeated {
+            switch rule {
+            case let .daily(start, length):
+                for d in from...to {
+                    let a = Double(d) * day + start
+                    out.append(DoubleRange(utc(a, zone), utc(a + min(length, day), zone)))
+                }
+            case let .weekly(start, length):
+                // Day 4 since 1970-01-01 was a Monday.
+                var monday = from - ((from - 4) % 7 + 7) % 7
+                while monday <= to {
+                    let a = Double(monday) * day + start
+                    out.append(DoubleRange(utc(a, zone), utc(a + min(length, week), zone)))
+                    monday += 7
+                }
+            default: break
+            }
+        }
+        return out
+    }
+
+    /// The UTC instant of the wall-clock reading `local`: of two (the hour repeated
+    /// when summer time ends) the first; for one summer time skips, the change itself.
+    static func utc(_ local: Double, _ zone: TimeZoneOffsets) -> Double {
+        if let u = zone.utc(fromLocal: local) { return u }
+        let before = local - Double(zone.offset(atUTC: local - 2 * day))
+        return zone.transitions.last { $0.at <= before && $0.at > before - day }?.at ?? before
+    }
+
     /// The stretches the dated rules leave out over `window` (Unix seconds), each from
     /// local midnight to local midnight in `zone` (a midnight that summer time skips:
     /// the first instant after it). nil when they would be more than `limit` (an axis
@@ -145,17 +193,10 @@ public enum CalendarExclusion: Equatable, Hashable, Sendable {
             }
         }
         guard estimate <= Double(limit) else { return nil }
-        func utc(_ localDay: Int) -> Double {
-            let local = Double(localDay) * day
-            if let u = zone.utc(fromLocal: local) { return u }
-            // Skipped by summer time: the first instant after it, the change itself.
-            let before = local - Double(zone.offset(atUTC: local - 2 * day))
-            return zone.transitions.last { $0.at <= before && $0.at > before - day }?.at ?? before
-        }
         var out: [DoubleRange] = []
         for rule in dated {
             for start in rule.startDays(from: from, to: to) {
-                out.append(DoubleRange(utc(start), utc(start + rule.days)))
+                out.append(DoubleRange(utc(Double(start) * day, zone), utc(Double(start + rule.days) * day, zone)))
             }
         }
         return out
