@@ -4,8 +4,10 @@
 /// week or of every day. Plain numbers: the time zone comes in as `TimeZoneOffsets`.
 ///
 /// Weekly and daily rules repeat at a fixed length and become the axis' repeated
-/// pattern (`AxisBreaks.Pattern`); the others fall on calendar days of varying distance
-/// and become ranges, listed for a window around the visible range (`ranges(_:in:...)`).
+/// pattern (`weekStretches`, for `AxisBreaks.Pattern`) at one offset, or, where the
+/// zone's offset changes, ranges listed night by night (`patternRanges`); the others
+/// fall on calendar days of varying distance and become ranges, listed for a window
+/// around the visible range (`ranges(_:in:...)`).
 public enum CalendarExclusion: Equatable, Hashable, Sendable {
     /// Which day of a month.
     public enum MonthDay: Equatable, Hashable, Sendable {
