@@ -112,6 +112,26 @@ import TestSupport
         #expect(april.pattern != nil && april.isExcluded(Self.date(2026, 4, 6, 13.25)) && !april.isExcluded(Self.date(2026, 4, 6, 13.75)))
     }
 
+    /// A PATCH adds a holiday to the live axis (through the one door, as every change),
+    /// and a bad rule is refused with its path, leaving the axis as it was.
+    @Test func aPatchAddsAHoliday() throws {
+        let s = try Self.session(#"{"id":"t","type":"time","weekends":true}"#)
+        s.chart.setRange("t", DoubleRange(Self.date(2026, 12, 21), Self.date(2027, 1, 2)))
+        func shut(_ v: Double) throws -> Bool { try #require(s.layout(size: Fixtures.size).axis("t")?.calculator.breaks).isExcluded(v) }
+        #expect(try !shut(Self.date(2026, 12, 24, 12)))
+        try s.applyPatch(foundationJSON(#"{"chart": {"xAxes": [{"id": "t", "exclude": [{"date": "2026-12-24", "days": 2}]}]}}"#))
+        #expect(s.chart.axis("t")?.config.calendarExclusions == [.date(year: 2026, month: 12, day: 24, days: 2)])
+        #expect(s.chart.axis("t")?.config.excludeWeekends == true, "a patch changes the fields it gives")
+        #expect(try shut(Self.date(2026, 12, 24, 12)) && shut(Self.date(2026, 12, 25, 12)) && !shut(Self.date(2026, 12, 28, 12)))
+        do {
+            try s.applyPatch(foundationJSON(#"{"chart": {"xAxes": [{"id": "t", "exclude": [{"every": "month", "on": "last Caturday"}]}]}}"#))
+            Issue.record("accepted a bad rule")
+        } catch {
+            #expect(error.path == "$.chart.xAxes[0].exclude[0].on", "\(error)")
+        }
+        #expect(s.chart.axis("t")?.config.calendarExclusions == [.date(year: 2026, month: 12, day: 24, days: 2)])
+    }
+
     @Test(arguments: [
         (#"{"id":"t","exclude":[{"date":"2026-12-25"}]}"#, "$.sessions[0].chart.xAxes[0].exclude", #"only applies with type "time""#),
         (#"{"id":"t","type":"time","exclude":[{"date":"2026-02-30"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].date", #"expected a date "YYYY-MM-DD""#),
