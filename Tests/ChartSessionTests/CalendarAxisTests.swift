@@ -75,6 +75,24 @@ import TestSupport
         #expect(abs(calc.value(endX) - grabbed) < 60, "\(CivilTime(seconds: calc.value(endX))) vs \(CivilTime(seconds: grabbed))")
     }
 
+    /// A box drawn from Wednesday 23 December 12:00 to Tuesday 29 December 12:00 zooms
+    /// to those instants, across Christmas and the weekend.
+    @Test func aBoxZoomsToTheInstantsUnderItsCorners() throws {
+        let chart = try Self.session().chart
+        let rig = try ModifierTests.Rig([RubberBandXyZoomModifier(direction: .x, key: .none)], chart: chart)
+        chart.setRange("t", DoubleRange(Self.date(2026, 12, 14), Self.date(2027, 1, 8)))
+        let layout = rig.session.layout(size: Fixtures.size)
+        let calc = try #require(layout.axis("t")).calculator
+        let (a, b) = (Self.date(2026, 12, 23, 12), Self.date(2026, 12, 29, 12))
+        let y = layout.plotRect.midY
+        rig.pointer(.down, calc.pixel(a), y)
+        rig.pointer(.move, (calc.pixel(a) + calc.pixel(b)) / 2, y)
+        rig.pointer(.move, calc.pixel(b), y)
+        rig.pointer(.up, calc.pixel(b), y)
+        let r = try #require(rig.session.chart.axis("t")?.userRange)
+        #expect(abs(r.min - a) < 60 && abs(r.max - b) < 60, "\(CivilTime(seconds: r.min)) ... \(CivilTime(seconds: r.max))")
+    }
+
     /// The crosshair reads the instant under the pointer back through the exclusions:
     /// after Christmas, not shifted by the days left out before it.
     @Test func theCrosshairReadsTheInstantUnderThePointer() throws {
