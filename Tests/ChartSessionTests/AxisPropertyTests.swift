@@ -46,6 +46,10 @@ import TestSupport
                 xs = (0..<n).map { start + span * Double($0) / Double(n - 1) }
                 fields.append(#""timeZone":"\#(rng.pick(["UTC", "Europe/Berlin", "America/New_York", "Asia/Kathmandu"]))""#)
                 if rng.chance(0.2) { fields.append(#""weekends":true"#) }
+                if rng.chance(0.2) {
+                    fields.append(#""exclude":[{"every":"day","from":"17:00","to":"09:00"},{"every":"year","on":"12-25","days":2},"#
+                                  + #"{"every":"month","on":"last Fri"},{"date":"2001-09-11","days":3}]"#)
+                }
             case "logarithmic":
                 let lo = pow(10, -6 + rng.unit() * 10), decades = 0.1 + rng.unit() * 8
                 xs = (0..<n).map { lo * pow(10, decades * Double($0) / Double(n - 1)) }
@@ -58,6 +62,7 @@ import TestSupport
                 xs = (0..<n).map { start + magnitude * Double($0) / Double(n - 1) }
                 fields.append(#""labelFormat":"\#(rng.pick(["auto", "si", "decimal"]))""#)
                 if rng.chance(0.3) { fields.append(#""minorTicks":"auto""#) }
+                if rng.chance(0.15) { fields.append(#""tickMultiplier":\#(rng.pick([0.25, 15, 1e6]))"#) }
             }
             if rng.chance(0.25) { fields.append(#""labelAngle":\#(rng.pick([-90, -45, -30, 45, 90]))"#) }
             if rng.chance(0.1) { fields.append(#""isCenterAxis":true"#) }

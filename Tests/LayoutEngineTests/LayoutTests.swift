@@ -261,6 +261,38 @@ struct CenteredAxisLayoutStrategy: AxisLayoutStrategy {
         for (a, b) in zip(crowded.labels, crowded.labels.dropFirst()) { #expect(!a.bounds.intersects(b.bounds)) }
     }
 
+    /// SwiftCharts' multiplier generator: multiples of 15 wherever the range is; zoomed
+    /// in, halved (7.5, 3.75) while the halves stay the target spacing (90 px) apart;
+    /// zoomed out, doubled until they are.
+    @Test func multiplierTicksHalveAsTheAxisZoomsIn() throws {
+        func multiplier(_ r: DoubleRange) -> AxisLayout {
+            var p = TickPlacement()
+            p.multiplier = 15
+            return axis(r, p)
+        }
+        // Under 1 px a unit (0 to 900 on ~700 px): 15 is ~12 px, so doubled three times to 120 (~94 px).
+        let wide = multiplier(DoubleRange(0, 900))
+        #expect(wide.ticks.map(\.value) == [0, 120, 240, 360, 480, 600, 720, 840])
+        // A range that moved: still multiples of 15, not of the range's start.
+        // (About 7 px a unit: 15 is ~100 px, 7.5 too close.)
+        let moved = multiplier(DoubleRange(7, 107))
+        #expect(moved.ticks.map(\.value) == [15, 30, 45, 60, 75, 90, 105])
+        // Zoomed in to 0 ... 30 (~25 px a unit): 7.5 is ~190 px, 3.75 ~94 px, 1.875 ~47 px (the X axis aims at 90 px):
+        // the step is 3.75.
+        let zoomed = multiplier(DoubleRange(0, 30))
+        let step = zoomed.ticks[1].value - zoomed.ticks[0].value
+        #expect(step == 3.75, "\(zoomed.ticks.map(\.label))")
+        #expect(zoomed.ticks.map(\.label).prefix(3) == ["0", "3.75", "7.5"])
+        let spacing = zoomed.ticks[1].pixel - zoomed.ticks[0].pixel
+        #expect(spacing >= 90 && spacing < 180)
+        // Further in, further halved; every tick still a multiple of 15 / 2^n.
+        let deep = multiplier(DoubleRange(100, 101))
+        let d = deep.ticks[1].value - deep.ticks[0].value
+        #expect(d < 0.3 && (15 / d).significand == 1, "\(deep.ticks.map(\.label))")   // 15 / 2^n
+        // majorTickFrequency stays at its step however far in.
+        #expect(axis(DoubleRange(0, 30), TickPlacement(majorFrequency: 15)).ticks.map(\.value) == [0, 15, 30])
+    }
+
     @Test func minorTicks() throws {
         let auto = axis(DoubleRange(0, 10), TickPlacement(minor: .auto))
         let majors = auto.ticks.map(\.pixel), minors = auto.minorTicks

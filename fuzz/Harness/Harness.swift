@@ -368,6 +368,22 @@ enum FrameSpecBuilder {
                 return .object(fields + [("scale", .double(b.pick([1e-12, 1, 1e12])))])
             }
         }
+        // (Read last: the inputs kept before these choices replay as they did.)
+        if extra & 8 != 0 {
+            if xAxis[1].1 == "time" {
+                // Calendar rules: holidays, a day of every month, nights and weekends.
+                let rules: [JSONValue] = [
+                    .object([("every", "week"), ("from", "Sat 00:00"), ("length", "2d")]),
+                    .object([("every", "day"), ("from", .string(b.pick(["16:00", "00:00", "23:59"]))), ("to", .string(b.pick(["09:30", "00:01", "16:30"])))]),
+                    .object([("every", "year"), ("on", .string(b.pick(["12-25", "02-29", "01-01"]))), ("days", .int(Int64(b.byte() % 4) + 1))]),
+                    .object([("every", "month"), ("on", .string(b.pick(["last Fri", "1st Mon", "31", "last"])))]),
+                    .object([("date", .string(b.pick(["2026-12-24", "1970-01-01", "2001-09-09"]))), ("days", .int(Int64(b.byte() % 9) + 1))]),
+                ]
+                xAxis.append(("exclude", .array(rules.filter { _ in b.byte() & 1 == 0 })))
+            } else if xAxis[1].1 == "numeric" {
+                xAxis.append(("tickMultiplier", .double(b.pick([1e-9, 15, 1e300]))))
+            }
+        }
         return .object([("id", "fz"), ("chart", .object([("xAxes", .array([.object(xAxis)])), ("yAxes", .array([.object(yAxis)])),
                                                         ("series", .array(series)), ("modifiers", .array(modifiers))]))])
     }

@@ -113,6 +113,9 @@ public struct AxisConfig: Equatable, Sendable {
     public var excludedPeriod: (period: Double, stretches: [(start: Double, length: Double)])?
     public var excludeWeekends = false
     public var tradingHours: (open: Double, close: Double)?
+    /// Time axes: calendar rules left out in the axis' zone (holidays, a day of every
+    /// month, stretches of every week or day: the spec's `exclude`).
+    public var calendarExclusions: [CalendarExclusion] = []
     /// Room before the first and after the last value (SwiftCharts' padding modes).
     public var endPadding = AxisEndPadding()
     /// Least room between neighbouring labels, px (SwiftCharts' spacing between labels).
@@ -142,7 +145,7 @@ public struct AxisConfig: Equatable, Sendable {
     public var valueGenerator: TickValueGenerator?
 
     public var isDiscontinuous: Bool {
-        !excludedRanges.isEmpty || excludedPeriod != nil || excludeWeekends || tradingHours != nil
+        !excludedRanges.isEmpty || excludedPeriod != nil || excludeWeekends || tradingHours != nil || !calendarExclusions.isEmpty
     }
     /// Inside the plot (SciChart's `isCenterAxis`), ticks and labels facing into it.
     public var isCenterAxis: Bool
@@ -193,7 +196,7 @@ public struct AxisConfig: Equatable, Sendable {
             && a.excludedPeriod?.stretches.map(\.start) == b.excludedPeriod?.stretches.map(\.start)
             && a.excludedPeriod?.stretches.map(\.length) == b.excludedPeriod?.stretches.map(\.length)
             && a.excludeWeekends == b.excludeWeekends && a.tradingHours?.open == b.tradingHours?.open
-            && a.tradingHours?.close == b.tradingHours?.close
+            && a.tradingHours?.close == b.tradingHours?.close && a.calendarExclusions == b.calendarExclusions
             && a.labelGenerator == b.labelGenerator && a.tickHook == b.tickHook && a.labelsAreFixed == b.labelsAreFixed
             && a.tickLabelClippingLow == b.tickLabelClippingLow && a.tickLabelClippingHigh == b.tickLabelClippingHigh
             && a.endPadding == b.endPadding && a.valueGenerator == b.valueGenerator && a.labelGap == b.labelGap

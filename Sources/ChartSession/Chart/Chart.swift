@@ -1031,29 +1031,48 @@ public final class Chart {
         }
     }
 
-    /// The stretches a discontinuous axis leaves out. Weekends and trading hours are
-    /// local times in the axis' zone (`zone`, read for the visible range), at its
-    /// offset in the middle of `range`.
+    /// The stretches a discontinuous axis leaves out. Weekends, trading hours and the
+    /// weekly and daily `exclude` rules are local times in the axis' zone: one weekly
+    /// pattern at the zone's offset in the middle of `range` (`zone`, read for the
+    /// visible range), or, where the offset changes over `range` and its own width
+    /// either side, listed there each at its own offset. Dated `exclude` rules
+    /// (holidays, a day of every month) are listed over that window, each at its own
+    /// offset, so a pan or a zoom out of a third finds them in place.
     func axisBreaks(_ c: AxisConfig, range: DoubleRange, zone: TimeZoneOffsets?) -> AxisBreaks? {
         guard c.isDiscontinuous else { return nil }
         var stretches: [(start: Double, length: Double)] = []
         var period = 0.0
-        if c.excludeWeekends || c.tradingHours != nil {
-            let day = 86_400.0, week = 7 * day
-            let mid = (range.min + range.max) / 2
-            let offset = Double((zone ?? .utc).offset(atUTC: mid))
-            period = week
-            // Unix time 0 was a Thursday: Saturday 00:00 local is 2 days in, less the offset.
-            if c.excludeWeekends { stretches.append((2 * day - offset, 2 * day)) }
-            if let h = c.tradingHours {
-                for d in 0..<7 { stretches.append((Double(d) * day + h.close - offset, day - (h.close - h.open))) }
+        var ranges = c.excludedRanges
+        let day = 86_400.0, week = 7 * day
+        var weekly = c.calendarExclusions.filter(\.isPattern)
+        if c.excludeWeekends { weekly.append(.weekly(start: 5 * day, length: 2 * day)) }
+        if let h = c.tradingHours { weekly.append(.daily(start: h.close, length: day - (h.close - h.open))) }
+        // The window dated rules, and weekly ones across summer time, are listed over.
+        let span = max(range.max - range.min, day)
+        let window = DoubleRange(range.min - span, range.max + span)
+        let listable = c.type == .time && range.min.isFinite && range.max.isFinite && span.isFinite
+        let wide = listable && (!c.calendarExclusions.isEmpty || !weekly.isEmpty) ? TimeZones.offsets(c.timeZone, over: window) : nil
+        if !weekly.isEmpty {
+            // Where the zone changes its offset in the window, each night at its own
+            // offset; else (or past the limit) one weekly pattern at the offset there.
+            if let wide, wide.transitions.contains(where: { $0.at >= window.min && $0.at <= window.max }),
+               let listed = CalendarExclusion.patternRanges(weekly, in: window, zone: wide) {
+                ranges += listed
+            } else {
+                let mid = (range.min + range.max) / 2
+                let offset = Double((zone ?? .utc).offset(atUTC: mid))
+                period = week
+                stretches = CalendarExclusion.weekStretches(weekly, offset: offset)
             }
         } else if let p = c.excludedPeriod {
             period = p.period
             stretches = p.stretches
         }
         let pattern = period > 0 ? AxisBreaks.Pattern(period: period, stretches: stretches) : nil
-        let breaks = AxisBreaks(ranges: c.excludedRanges, pattern: pattern)
+        if let wide, c.calendarExclusions.contains(where: { !$0.isPattern }) {
+            ranges += CalendarExclusion.ranges(c.calendarExclusions, in: window, zone: wide) ?? []
+        }
+        let breaks = AxisBreaks(ranges: ranges, pattern: pattern)
         return breaks.isEmpty ? nil : breaks
     }
 

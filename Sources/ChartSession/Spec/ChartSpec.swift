@@ -657,6 +657,15 @@ public enum ConfigSpec {
         if placement.values != nil, placement.majorFrequency != nil {
             throw JSONReadError(path: "\(r.path).majorTickFrequency", message: "give tickValues or majorTickFrequency, not both")
         }
+        if let m = try r.number("tickMultiplier", min: 1e-300) {
+            guard type == .numeric else {
+                throw JSONReadError(path: "\(r.path).tickMultiplier", message: "only applies with a numeric axis (type \"numeric\")")
+            }
+            guard placement.values == nil, placement.majorFrequency == nil else {
+                throw JSONReadError(path: "\(r.path).tickMultiplier", message: "give one of tickValues, majorTickFrequency and tickMultiplier")
+            }
+            placement.multiplier = m
+        }
         if minorTime == nil, let f = try r.number("minorTickFrequency", min: 1e-300) {
             placement.minor = .frequency(f)
         }
@@ -676,8 +685,8 @@ public enum ConfigSpec {
             throw JSONReadError(path: "\(r.path)", message: #"tickValues and minorTicks are for numeric and logarithmic axes (a time axis takes calendar frequencies: "majorTickFrequency": {"unit": "month", "count": 1})"#)
         }
         let minorByFrequency: Bool = if case .frequency = placement.minor { true } else { minorTime != nil }
-        if anchor != nil, placement.majorFrequency == nil, majorTime == nil, !minorByFrequency {
-            throw JSONReadError(path: "\(r.path).tickAnchor", message: "only applies with majorTickFrequency or minorTickFrequency")
+        if anchor != nil, placement.majorFrequency == nil, placement.multiplier == nil, majorTime == nil, !minorByFrequency {
+            throw JSONReadError(path: "\(r.path).tickAnchor", message: "only applies with majorTickFrequency, tickMultiplier or minorTickFrequency")
         }
         let visibility = try r.oneOf("visibility", AxisVisibility.self) ?? .visible
         let lineColor = try r.string("lineColor"), labelColor = try r.string("labelColor")
@@ -870,6 +879,15 @@ public enum ConfigSpec {
             }
             c.excludedPeriod = (period, stretches)
         }
+        if let rules = try r.objects("exclude", readExclusion) {
+            if c.type != .time {
+                throw JSONReadError(path: "\(r.path).exclude", message: #"only applies with type "time""#)
+            }
+            if rules.count > 400 {
+                throw JSONReadError(path: "\(r.path).exclude", message: "\(rules.count) rules; an axis has at most 400")
+            }
+            c.calendarExclusions = rules
+        }
         c.excludeWeekends = try r.bool("weekends") ?? false
         if let hours = try r.strings("tradingHours") {
             func seconds(_ s: String) -> Double? {
@@ -885,12 +903,155 @@ public enum ConfigSpec {
         if (c.excludeWeekends || c.tradingHours != nil), c.type != .time {
             throw JSONReadError(path: "\(r.path).\(c.excludeWeekends ? "weekends" : "tradingHours")", message: #"only applies with type "time""#)
         }
-        if c.excludeWeekends || c.tradingHours != nil, c.excludedPeriod != nil {
-            throw JSONReadError(path: "\(r.path).excludedPeriod", message: "give weekends and tradingHours, or excludedPeriod, not both")
+        let weekly = c.calendarExclusions.filter(\.isPattern)
+        if c.excludeWeekends || c.tradingHours != nil || !weekly.isEmpty, c.excludedPeriod != nil {
+            throw JSONReadError(path: "\(r.path).excludedPeriod",
+                                message: "give weekends, tradingHours and weekly or daily exclude rules, or excludedPeriod, not both")
+        }
+        if !weekly.isEmpty {
+            var rules = weekly
+            if c.excludeWeekends { rules.append(.weekly(start: 5 * 86_400, length: 2 * 86_400)) }
+            if let h = c.tradingHours { rules.append(.daily(start: h.close, length: 86_400 - (h.close - h.open))) }
+            if AxisBreaks.Pattern(period: 7 * 86_400, stretches: CalendarExclusion.weekStretches(rules, offset: 0)) == nil {
+                throw JSONReadError(path: "\(r.path).exclude", message: "these rules leave out the whole week: leave part of it shown")
+            }
         }
         if c.isDiscontinuous, c.type == .logarithmic || c.type == .category {
             throw JSONReadError(path: r.path, message: "only numeric and time axes can leave ranges out")
         }
+    }
+
+    /// One `exclude` rule of a time axis: `{"date": "2026-12-25"}`, `{"every": "year",
+    /// "on": "12-25"}`, `{"every": "month", "on": "last Fri"}` (each with `"days"`, 1 by
+    /// default), `{"every": "week", "from": "Sat 00:00", "to": "Mon 00:00"}` or
+    /// `{"every": "day", "from": "18:00", "to": "09:00"}` (`"length": "2d"` in place of
+    /// `to`).
+    static func readExclusion(_ r: inout JSONReader) throws -> CalendarExclusion {
+        let every = try r.string("every")
+        let date = try r.string("date")
+        func days() throws -> Int { try r.integer("days", min: 1, max: 366) ?? 1 }
+        func noStretch() throws {
+            for key in ["from", "to", "length"] where try r.has(key) {
+                throw JSONReadError(path: r.child(key), message: #"only applies with "every": "week" or "day"; a date or a day of a month takes "days""#)
+            }
+        }
+        if let date {
+            guard every == nil else { throw JSONReadError(path: r.child("every"), message: #"give "date" or "every", not both"#) }
+            let parts = date.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...12).contains(m),
+                  CivilTime.civil(fromDays: CivilTime.days(year: y, month: m, day: d)) == (y, m, d), abs(y) < 100_000 else {
+                throw JSONReadError(path: r.child("date"), message: #"expected a date "YYYY-MM-DD""#)
+            }
+            try noStretch()
+            return .date(year: y, month: m, day: d, days: try days())
+        }
+        guard let every else {
+            throw r.fail(#"give "date" (one date) or "every" ("year", "month", "week" or "day")"#)
+        }
+        switch every {
+        case "year":
+            let on = try r.requiredString("on")
+            let parts = on.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            // 2024 is a leap year: 02-29 is a date.
+            guard parts.count == 2, let m = parts[0], let d = parts[1], (1...12).contains(m),
+                  CivilTime.civil(fromDays: CivilTime.days(year: 2024, month: m, day: d)) == (2024, m, d) else {
+                throw JSONReadError(path: r.child("on"), message: #"expected a month and day "MM-DD""#)
+            }
+            try noStretch()
+            return .yearly(month: m, day: d, days: try days())
+        case "month":
+            let on = try r.requiredString("on")
+            guard let which = monthDay(on) else {
+                throw JSONReadError(path: r.child("on"), message: #"expected a day ("15"), "last", or a weekday of the month ("first Mon", "2nd Tue", "last Fri")"#)
+            }
+            try noStretch()
+            return .monthly(which, days: try days())
+        case "week", "day":
+            if try r.has("days") {
+                throw JSONReadError(path: r.child("days"), message: #"give "from" and "to" or "length" for a weekly or daily stretch"#)
+            }
+            let weekly = every == "week"
+            let cycle = weekly ? 7 * 86_400.0 : 86_400.0
+            func at(_ key: String) throws -> Double? {
+                guard let text = try r.string(key) else { return nil }
+                guard let v = weekly ? weekTime(text) : dayTime(text) else {
+                    throw JSONReadError(path: r.child(key), message: weekly ? #"expected a weekday and time, "Sat 00:00""# : #"expected a time of day, "HH:MM""#)
+                }
+                return v
+            }
+            guard let from = try at("from") else { throw JSONReadError(path: r.child("from"), message: "is required") }
+            let to = try at("to")
+            let lengthText = try r.string("length")
+            var length: Double
+            switch (to, lengthText) {
+            case let (to?, nil):
+                length = to - from
+                if length <= 0 { length += cycle }    // past midnight, or past Sunday
+            case let (nil, text?):
+                guard let l = duration(text), l > 0, l < cycle else {
+                    throw JSONReadError(path: r.child("length"), message: weekly ? #"expected a duration shorter than a week, "2d", "12h", "1d6h30m""#
+                                                                          : #"expected a duration shorter than a day, "15h", "90m", "8h30m""#)
+                }
+                length = l
+            default:
+                throw JSONReadError(path: r.path, message: #"give "to" or "length", one of them"#)
+            }
+            guard length < cycle else { throw JSONReadError(path: r.child("to"), message: "leaves out the whole \(every): leave part of it shown") }
+            return weekly ? .weekly(start: from, length: length) : .daily(start: from, length: length)
+        default:
+            throw JSONReadError(path: r.child("every"), message: #"expected "year", "month", "week" or "day""#)
+        }
+    }
+
+    /// "HH:MM" (00:00 ... 24:00) as seconds after midnight.
+    static func dayTime(_ s: String) -> Double? {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let h = parts[0], let m = parts[1], (0...24).contains(h), (0..<60).contains(m), h * 60 + m <= 1440 else { return nil }
+        return Double(h * 3600 + m * 60)
+    }
+
+    static let weekdayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+    /// "Sat 00:00" (or "Sat") as seconds after Monday 00:00.
+    static func weekTime(_ s: String) -> Double? {
+        let parts = s.split(separator: " ")
+        guard (1...2).contains(parts.count), let d = weekdayNames.firstIndex(of: String(parts[0].prefix(3)).lowercased()),
+              parts[0].count >= 3 else { return nil }
+        let t = parts.count == 2 ? dayTime(String(parts[1])) : 0
+        return t.map { Double(d) * 86_400 + $0 }
+    }
+
+    /// "2d", "12h", "30m", "45s" and sums of them ("1d6h30m") as seconds.
+    static func duration(_ s: String) -> Double? {
+        var total = 0.0, digits = "", any = false
+        for ch in s {
+            if ch.isNumber { digits.append(ch); continue }
+            guard let n = Int(digits), n >= 0 else { return nil }
+            switch ch {
+            case "d": total += Double(n) * 86_400
+            case "h": total += Double(n) * 3600
+            case "m": total += Double(n) * 60
+            case "s": total += Double(n)
+            default: return nil
+            }
+            digits = ""; any = true
+        }
+        return any && digits.isEmpty ? total : nil
+    }
+
+    /// "15", "last", "first Mon", "2nd Tue", "last Fri".
+    static func monthDay(_ s: String) -> CalendarExclusion.MonthDay? {
+        let words = s.lowercased().split(separator: " ").map(String.init)
+        if words.count == 1 {
+            if words[0] == "last" { return .last }
+            if let d = Int(words[0]), (1...31).contains(d) { return .day(d) }
+            return nil
+        }
+        guard words.count == 2, let w = weekdayNames.firstIndex(of: String(words[1].prefix(3))), words[1].count >= 3 else { return nil }
+        let ordinals = [["first", "1st"], ["second", "2nd"], ["third", "3rd"], ["fourth", "4th"], ["fifth", "5th"]]
+        if words[0] == "last" { return .weekday(ordinal: -1, weekday: w + 1) }
+        guard let k = ordinals.firstIndex(where: { $0.contains(words[0]) }) else { return nil }
+        return .weekday(ordinal: k + 1, weekday: w + 1)
     }
 
     /// Refuses a list longer than its limit, naming the list and the limit.

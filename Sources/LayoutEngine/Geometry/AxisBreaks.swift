@@ -54,10 +54,36 @@ public struct AxisBreaks: Equatable, Hashable, Sendable {
     /// Excluded ranges, sorted and merged.
     public let ranges: [DoubleRange]
     public let pattern: Pattern?
+    /// `netBefore[i]`: the length ranges `0 ..< i` leave out beyond what the pattern
+    /// already does, so a value is mapped by a binary search, not a walk over every
+    /// range (a calendar's holidays over decades).
+    private let netBefore: [Double]
 
     public init(ranges: [DoubleRange] = [], pattern: Pattern? = nil) {
-        self.ranges = Self.merge(ranges)
+        let merged = Self.merge(ranges)
+        self.ranges = merged
         self.pattern = pattern
+        var net: [Double] = [0]
+        net.reserveCapacity(merged.count + 1)
+        for r in merged {
+            let own = (r.max - r.min) - ((pattern?.excluded(upTo: r.max) ?? 0) - (pattern?.excluded(upTo: r.min) ?? 0))
+            net.append(net[net.count - 1] + own)
+        }
+        self.netBefore = net
+    }
+
+    public static func == (a: AxisBreaks, b: AxisBreaks) -> Bool { a.ranges == b.ranges && a.pattern == b.pattern }
+    public func hash(into h: inout Hasher) { h.combine(ranges); h.combine(pattern) }
+
+    /// How many ranges end at or before `v`.
+    @inline(__always)
+    private func rangesEnded(before v: Double) -> Int {
+        var a = 0, b = ranges.count
+        while a < b {
+            let m = (a + b) / 2
+            if ranges[m].max <= v { a = m + 1 } else { b = m }
+        }
+        return a
     }
 
     static func merge(_ ranges: [DoubleRange]) -> [DoubleRange] {
@@ -76,18 +102,23 @@ public struct AxisBreaks: Equatable, Hashable, Sendable {
 
     /// Whether `v` falls in a left-out stretch.
     public func isExcluded(_ v: Double) -> Bool {
-        ranges.contains { v >= $0.min && v < $0.max } || (pattern?.contains(v) ?? false)
+        let k = rangesEnded(before: v)
+        return (k < ranges.count && v >= ranges[k].min) || (pattern?.contains(v) ?? false)
     }
 
     /// `v` less the excluded length before it: what the axis lays out linearly.
     @inline(__always)
     public func compressed(_ v: Double) -> Double {
         let p = { (x: Double) in self.pattern?.excluded(upTo: x) ?? 0 }
-        var t = v - p(v)
-        for r in ranges where v > r.min {
-            // The part of the range up to v, less what the pattern already left out.
-            let end = min(v, r.max)
-            t -= (end - r.min) - (p(end) - p(r.min))
+        let pv = p(v)
+        guard !ranges.isEmpty else { return v - pv }
+        // Ranges wholly before v, then the part of the one v is in, less what the
+        // pattern already left out.
+        let k = rangesEnded(before: v)
+        var t = v - pv - netBefore[k]
+        if k < ranges.count, v > ranges[k].min {
+            let r = ranges[k]
+            t -= (v - r.min) - (pv - p(r.min))
         }
         return t
     }

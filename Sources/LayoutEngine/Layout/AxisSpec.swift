@@ -68,6 +68,12 @@ public struct TickPlacement: Equatable, Hashable, Sendable {
     /// `majorTickFrequency` and `anchorPoint`); more than `maxTicks` of them thin out
     /// to every 2nd, 3rd ... one.
     public var majorFrequency: Double?
+    /// Major ticks at multiples of `multiplier` from `anchor` that halve as the axis is
+    /// zoomed in (SwiftCharts' `ChartAxisGeneratorMultiplier`): the step is
+    /// `multiplier · 2ⁿ`, n the integer (negative zoomed in) that puts ticks
+    /// `targetSpacing` to twice that apart, so zoomed out they are every 2nd, 4th ...
+    /// multiple.
+    public var multiplier: Double?
     public var anchor: Double
     public var minor: MinorTicks
     /// Date-time axes: major and minor ticks at a calendar frequency (ShinobiCharts'

@@ -250,7 +250,17 @@ public struct ChartLayoutEngine: Sendable {
             // 1000 from a generator).
             values = Set(given.filter { $0.isFinite && $0 >= r.min && $0 <= r.max }).sorted()
             if axis.valueGenerator != nil { values = Array(values.prefix(1000)) }
-        } else if let f = p.majorFrequency, f > 0, f.isFinite {
+        } else if let f = p.majorFrequency ?? p.multiplier, f > 0, f.isFinite {
+            var f = f
+            if p.majorFrequency == nil {
+                // The multiplier halved while its halves stay `targetSpacing` px apart, or
+                // doubled until it is that far apart: ticks `targetSpacing` to twice that apart.
+                let shown = calc.transformed(r.max) - calc.transformed(r.min)
+                let perUnit = abs(calc.pixelEnd - calc.pixelStart) / shown, target = axis.tickPolicy.targetSpacing
+                var n = 0
+                while shown > 0, perUnit.isFinite, f / 2 * perUnit >= target, n < 60 { f /= 2; n += 1 }
+                while shown > 0, perUnit > 0, perUnit.isFinite, f * perUnit < target, n < 60, (f * 2).isFinite { f *= 2; n += 1 }
+            }
             let first = ((r.min - p.anchor) / f).rounded(.up), last = ((r.max - p.anchor) / f).rounded(.down)
             guard last >= first, last - first < 1e7 else { return [] }
             let every = max(1, ((last - first + 1) / Double(axis.tickPolicy.maxTicks)).rounded(.up))
