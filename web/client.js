@@ -660,13 +660,15 @@
     }
     if (merged.reduce((n, [a, b]) => n + b - a, 0) > cv.width / 2) return false;
     const ctx = cv.getContext("2d");
-    ctx.save();
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.globalAlpha = 1;
-    ctx.globalCompositeOperation = "copy";
-    ctx.drawImage(cv, move, 0);
-    ctx.restore();
-    if (move) state.scrollMoves++;
+    if (move) {
+      ctx.save();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.globalAlpha = 1;
+      ctx.globalCompositeOperation = "copy";
+      ctx.drawImage(cv, move, 0);
+      ctx.restore();
+      state.scrollMoves++;
+    }
     for (const [a, b] of merged) {
       ctx.save();
       ctx.setTransform(1, 0, 0, 1, 0, 0);

@@ -94,6 +94,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--raster", action="store_true", help="also time the series layer's stroke, rasterised, in variants")
+    ap.add_argument("--style", default="", help="an experiment: CSS applied to canvases, as layer:property=value,...")
     ap.add_argument("--feed", choices=["cwload", "python"], default="cwload")
     args = ap.parse_args()
     tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
@@ -116,6 +117,11 @@ def main():
         try:
             d.get(f"{server.http}/s/monitor")
             wait_for(d, "return window.chartwire && window.chartwire.draws > 0", timeout=60)
+            for item in filter(None, args.style.split(",")):
+                layer, prop = item.split(":", 1)
+                k, v = prop.split("=", 1)
+                d.execute_script("document.querySelector(`canvas[data-layer=${arguments[0]}]`).style[arguments[1]] = arguments[2]",
+                                 layer, k, v)
             time.sleep(3)
             d.execute_cdp_cmd("Performance.enable", {})
             d.execute_cdp_cmd("Profiler.enable", {})
