@@ -67,23 +67,38 @@ function stretches(c) {
   return out;
 }
 const lines = s.map(c => [c, stretches(c)]);
-function run(join, width, cap) {
+function run(join, width, strip) {
   ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, cv.width, cv.height);
-  ctx.lineJoin = join; ctx.lineCap = cap || 'butt';
-  for (const [c, st] of lines) {
-    if (width === 0) continue;
-    ctx.strokeStyle = c.stroke; ctx.lineWidth = width || c.width;
-    ctx.beginPath();
-    for (const q of st) { ctx.moveTo(q[0], q[1]); for (let k = 2; k < q.length; k += 2) ctx.lineTo(q[k], q[k + 1]); }
-    ctx.stroke();
+  ctx.lineJoin = join; ctx.lineCap = 'butt';
+  for (let a = 0; a < cv.width; a += strip || cv.width) {
+    const b = a + (strip || cv.width), lo = a - 3, hi = b + 3;
+    if (strip) { ctx.save(); ctx.beginPath(); ctx.rect(a, 0, b - a, cv.height); ctx.clip(); }
+    for (const [c, st] of lines) {
+      if (width === 0) continue;
+      ctx.strokeStyle = c.stroke; ctx.lineWidth = width || c.width;
+      ctx.beginPath();
+      for (const q of st) {
+        let open = false;
+        for (let k = 2; k < q.length; k += 2) {
+          const x1 = q[k - 2], x2 = q[k];
+          if (strip && (Math.max(x1, x2) < lo || Math.min(x1, x2) > hi)) { open = false; continue; }
+          if (!open) { ctx.moveTo(x1, q[k - 1]); open = true; }
+          ctx.lineTo(x2, q[k + 1]);
+        }
+      }
+      ctx.stroke();
+    }
+    if (strip) ctx.restore();
   }
   ctx.getImageData(0, 0, 1, 1);
 }
 const out = {};
-for (const [name, join, width] of [['clear only', 'round', 0], ['round 1.5 (as drawn)', 'round', null], ['miter 1.5', 'miter', null],
-                                   ['bevel 1.5', 'bevel', null], ['round 1', 'round', 1], ['miter 1', 'miter', 1]]) {
+for (const [name, join, width, strip] of [['clear only', 'round', 0], ['round 1.5 (as drawn)', 'round', null], ['miter 1.5', 'miter', null],
+                                   ['bevel 1.5', 'bevel', null], ['round 1', 'round', 1], ['miter 1', 'miter', 1],
+                                   ['round 1.5, 32 px strips', 'round', null, 32], ['round 1.5, 64 px strips', 'round', null, 64],
+                                   ['round 1.5, 128 px strips', 'round', null, 128], ['round 1.5, 256 px strips', 'round', null, 256]]) {
   const t = [];
-  for (let r = 0; r < 16; r++) { const a = performance.now(); run(join, width); t.push(performance.now() - a); }
+  for (let r = 0; r < 16; r++) { const a = performance.now(); run(join, width, strip); t.push(performance.now() - a); }
   t.shift(); t.sort((a, b) => a - b); out[name] = t[7];
 }
 return out;
@@ -127,7 +142,7 @@ def main():
             d.execute_cdp_cmd("Profiler.enable", {})
             d.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": 200})
             m0 = {m["name"]: m["value"] for m in d.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
-            d.execute_script("const c = window.chartwire; window.__d0 = c.draws; window.__l0 = Object.assign({}, c.layerDraws || {});"
+            d.execute_script("const c = window.chartwire; window.__d0 = c.draws; window.__s0 = c.scrollDraws || 0; window.__l0 = Object.assign({}, c.layerDraws || {});"
                              "c.drawMsLog.length = 0; c.drawLog.length = 0; window.__t0 = performance.now();")
             c0, t0 = threads_cpu(d.service.process.pid), time.time()
             d.execute_cdp_cmd("Profiler.start", {})
@@ -143,7 +158,7 @@ def main():
                 const bg = c.layers.background.commands, bgops = {};
                 for (const k of bg) bgops[k.op] = (bgops[k.op] || 0) + 1;
                 const widths = s.commands.filter(k => k.op === 'columns').map(k => k.width);
-                return {draws: (c.draws - window.__d0) / ms * 1000, layerDraws: ld, ops, entries, cols, canv, bgops, widths,
+                return {draws: (c.draws - window.__d0) / ms * 1000, layerDraws: ld, scrolls: ((c.scrollDraws || 0) - window.__s0) / ms * 1000, ops, entries, cols, canv, bgops, widths,
                         drawMs: c.drawMsLog.slice().sort((a, b) => a - b), ages: c.drawLog.slice().sort((a, b) => a - b)};""")
             trials = d.execute_script(RASTER_JS) if args.raster else {}
         finally:
@@ -154,7 +169,8 @@ def main():
         elif feed:
             feed.stop()
         server.stop()
-    print(f"draws/s {page['draws']:.1f}; layer redraws/s " + ", ".join(f"{k} {v:.1f}" for k, v in page["layerDraws"].items()))
+    print(f"draws/s {page['draws']:.1f}; layer redraws/s " + ", ".join(f"{k} {v:.1f}" for k, v in page["layerDraws"].items())
+          + f"; of them drawn by shifting (scrollDraw) {page['scrolls']:.1f}/s")
     print(f"canvases: {page['canv']}")
     print(f"series layer: {page['ops']}, {page['cols']} columns lines, {page['entries']} entries in all, widths {page['widths']}")
     print(f"background layer: {page['bgops']}")
