@@ -256,9 +256,10 @@
         if (!line || line.op !== "columns") throw new Error("columns patch on a " + (line && line.op));
         if (p.keepFrom + p.keepCount > line.entries.length) throw new Error("columns patch keeps too much");
         const entries = p.head.slice();
+        // (Entries are never changed once made: unshifted, the same ones serve.)
         for (let i = p.keepFrom; i < p.keepFrom + p.keepCount; i++) {
           const e = line.entries[i];
-          entries.push({ column: e.column - p.shift, lo: e.lo, hi: e.hi, first: e.first, last: e.last, joined: e.joined });
+          entries.push(p.shift === 0 ? e : { column: e.column - p.shift, lo: e.lo, hi: e.hi, first: e.first, last: e.last, joined: e.joined });
         }
         for (const e of p.tail) entries.push(e);
         if (moved) moved.push({ at: out.length, from: at - 1, shift: p.shift, keepFrom: p.keepFrom, keepCount: p.keepCount, head: p.head.length });
@@ -500,6 +501,11 @@
     drawn[id] = { layer, size };
     if (was && was.size === size && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
     const c = canvases[id], ctx = c.getContext("2d");
+    // An empty layer (most often this viewer's own) is left out of the browser's
+    // compositing, which would otherwise blend it over the whole chart on every frame;
+    // transparent, not hidden: the modifier canvas still takes the pointer.
+    const shown = layer.commands.length > 0 ? "" : "0";
+    if (c.style.opacity !== shown) c.style.opacity = shown;
     ctx.globalAlpha = 1;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, c.width, c.height);
@@ -637,9 +643,13 @@
       geometry.set(b, columnStretches(b));   // (and b.pen)
       width = Math.max(width, b.width);
       const e = b.entries, X = (i) => b.x0 + e[Math.max(0, Math.min(e.length - 1, i))].column * b.dx;
-      const first = m.head, last = m.head + m.keepCount - 1;
-      if (first > 0 || m.keepFrom > 0) dirty.push([-Infinity, X(first)]);
-      if (last < e.length - 1 || m.keepFrom + m.keepCount < a.entries.length) dirty.push([X(last), Infinity]);
+      // (An entry that went stood where the shift took it: its old place, moved.)
+      const gone = (i) => a.x0 + a.entries[i].column * a.dx + move / dpr;
+      const first = m.head, last = m.head + m.keepCount - 1, end = m.keepFrom + m.keepCount;
+      if (first > 0 || m.keepFrom > 0) dirty.push([Math.min(X(0), m.keepFrom > 0 ? gone(0) : Infinity), X(first)]);
+      if (last < e.length - 1 || end < a.entries.length) {
+        dirty.push([X(last), Math.max(X(e.length - 1), end < a.entries.length ? gone(a.entries.length - 1) : -Infinity)]);
+      }
       for (let j = 0; j < m.keepCount; j++) {
         if (b.pen[first + j] !== a.pen[m.keepFrom + j]) dirty.push([X(first + j - 1), X(first + j + 1)]);
       }
