@@ -491,8 +491,9 @@
     return null;
   }
 
-  // The layer each canvas shows now, and the size it was drawn at.
+  // The layer each canvas shows now, and the size it was drawn at; scrollDraw's scratch.
   const drawn = {};
+  let scratch = null;
 
   function draw(id) {
     if (!ensureFonts(id)) return;
@@ -679,40 +680,48 @@
       ctx.restore();
       state.scrollMoves++;
     }
+    // Each strip is drawn into a scratch canvas with 16 device pixels of the line on
+    // either side (shifted by whole device pixels), then copied into place: a clip at
+    // the strip's own edge would antialias the pixels beside it otherwise than a whole
+    // drawing. (Sized afresh for each strip, which also clears it.)
+    scratch = scratch || document.createElement("canvas");
     for (const [a, b] of merged) {
-      ctx.save();
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      ctx.clearRect(a, 0, b - a, cv.height);
-      ctx.beginPath();
-      ctx.rect(a, 0, b - a, cv.height);
-      ctx.clip();
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      ctx.globalAlpha = 1;
-      ctx.lineJoin = "round";
-      ctx.lineCap = "butt";
-      // Segments that reach the strip, in CSS pixels.
-      const lo = a / dpr - reach, hi = b / dpr + reach;
+      const sa = Math.max(0, a - 16), sb = Math.min(cv.width, b + 16);
+      scratch.width = sb - sa;
+      scratch.height = cv.height;
+      const sx = scratch.getContext("2d");
+      sx.setTransform(dpr, 0, 0, dpr, -sa, 0);
+      sx.globalAlpha = 1;
+      sx.lineJoin = "round";
+      sx.lineCap = "butt";
+      // Segments that reach the drawn stretch, in CSS pixels.
+      const lo = sa / dpr - reach, hi = sb / dpr + reach;
       let clips = 0;
       for (const c of cmds) {
-        if (c.op === "clip") { ctx.save(); clips++; ctx.beginPath(); ctx.rect(c.x, c.y, c.w, c.h); ctx.clip(); }
-        else if (c.op === "unclip") { if (clips) { ctx.restore(); clips--; } }
+        if (c.op === "clip") { sx.save(); clips++; sx.beginPath(); sx.rect(c.x, c.y, c.w, c.h); sx.clip(); }
+        else if (c.op === "unclip") { if (clips) { sx.restore(); clips--; } }
         else {
-          stroke(ctx, c);
-          ctx.beginPath();
+          stroke(sx, c);
+          sx.beginPath();
           if (!geometry.has(c)) geometry.set(c, columnStretches(c));
           for (const s of geometry.get(c)) {
             let open = false;
             for (let k = 2; k < s.length; k += 2) {
               const x1 = s[k - 2], x2 = s[k];
               if (Math.max(x1, x2) < lo || Math.min(x1, x2) > hi) { open = false; continue; }
-              if (!open) { ctx.moveTo(x1, s[k - 1]); open = true; }
-              ctx.lineTo(x2, s[k + 1]);
+              if (!open) { sx.moveTo(x1, s[k - 1]); open = true; }
+              sx.lineTo(x2, s[k + 1]);
             }
           }
-          ctx.stroke();
+          sx.stroke();
         }
       }
-      while (clips--) ctx.restore();
+      while (clips--) sx.restore();
+      ctx.save();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.globalAlpha = 1;
+      ctx.clearRect(a, 0, b - a, cv.height);
+      ctx.drawImage(scratch, a - sa, 0, b - a, cv.height, a, 0, b - a, cv.height);
       ctx.restore();
     }
     return true;
