@@ -616,10 +616,11 @@
 
   // A patch that moved every line of a layer of plain lines (a chart scrolling) by the
   // same whole number of device pixels: the canvas is shifted by that much, and only
-  // the strips where something differs from the shifted base are cleared and drawn
-  // again (the head and tail entries the patch brought, kept entries the pen now
-  // crosses the other way, the plot's edges). Within a strip the path is every
-  // segment whose stroke can reach it, so its pixels are those of a whole redraw.
+  // the strips where something differs from the shifted base are drawn again (the
+  // head and tail entries the patch brought, kept entries the pen now crosses the
+  // other way, the plot's edges). A strip's path is every segment whose stroke can
+  // reach it, so its pixels are those of a whole redraw but for a few levels of
+  // antialiasing at a stroke's edge (docs/protocol.md, "Lines as columns").
   // False when this does not apply: the caller draws the layer whole.
   function scrollDraw(id, old, layer) {
     if (!layer.moved || layer.base !== old.version) return false;
