@@ -100,7 +100,7 @@
   const state = { session: sessionId, chart: index, connected: conn.connected, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
                   events: [],
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
-                  fontsReady: false, data: "live", drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], drawMsLog: [], size: null };
+                  fontsReady: false, data: "live", layerDraws: {}, scrollDraws: 0, scrollMoves: 0, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], drawMsLog: [], size: null };
   Object.assign(state, { reconnects: conn.reconnects, stale: conn.stale, bytes: conn.bytes, fontsReady });
 
   let size = measure();
@@ -236,6 +236,10 @@
       throw new Error("patch for version " + patch.base + " of " + patch.id + ", holding " + (base && base.version));
     }
     const old = base.commands, out = [];
+    // What moved, for drawing the layer in proportion to what changed (scrollDraw):
+    // each line patched by a columns op, as its place here and in the base; any other
+    // change (a command skipped or inserted) leaves nothing to shift.
+    let moved = [];
     let at = 0;
     for (const op of patch.patch) {
       if (op.keep !== undefined) {
@@ -243,22 +247,26 @@
         for (let i = 0; i < op.keep; i++) out.push(old[at++]);
       } else if (op.skip !== undefined) {
         at += op.skip;
+        moved = null;
       } else if (op.insert) {
         for (const c of op.insert) out.push(c);
+        moved = null;
       } else if (op.columns) {
         const line = old[at++], p = op.columns;
         if (!line || line.op !== "columns") throw new Error("columns patch on a " + (line && line.op));
         if (p.keepFrom + p.keepCount > line.entries.length) throw new Error("columns patch keeps too much");
         const entries = p.head.slice();
+        // (Entries are never changed once made: unshifted, the same ones serve.)
         for (let i = p.keepFrom; i < p.keepFrom + p.keepCount; i++) {
           const e = line.entries[i];
-          entries.push({ column: e.column - p.shift, lo: e.lo, hi: e.hi, first: e.first, last: e.last, joined: e.joined });
+          entries.push(p.shift === 0 ? e : { column: e.column - p.shift, lo: e.lo, hi: e.hi, first: e.first, last: e.last, joined: e.joined });
         }
         for (const e of p.tail) entries.push(e);
-        out.push(Object.assign({}, line, { x0: p.x0, entries }));
+        if (moved) moved.push({ at: out.length, from: at - 1, shift: p.shift, keepFrom: p.keepFrom, keepCount: p.keepCount, head: p.head.length });
+        out.push(Object.assign({}, line, { x0: p.x0, entries, pen: null }));
       }
     }
-    return { id: patch.id, version: patch.version, commands: out };
+    return { id: patch.id, version: patch.version, commands: out, base: base.version, moved };
   }
 
   // JSON frames carry column entries as [column, lo, hi, first, last, joined] arrays.
@@ -483,9 +491,22 @@
     return null;
   }
 
+  // The layer each canvas shows now, and the size it was drawn at; scrollDraw's scratch.
+  const drawn = {};
+  let scratch = null;
+
   function draw(id) {
     if (!ensureFonts(id)) return;
+    state.layerDraws[id] = (state.layerDraws[id] || 0) + 1;
+    const layer = state.layers[id], was = drawn[id];
+    drawn[id] = { layer, size };
+    if (was && was.size === size && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
     const c = canvases[id], ctx = c.getContext("2d");
+    // An empty layer (most often this viewer's own) is left out of the browser's
+    // compositing, which would otherwise blend it over the whole chart on every frame;
+    // transparent, not hidden: the modifier canvas still takes the pointer.
+    const shown = layer.commands.length > 0 ? "" : "0";
+    if (c.style.opacity !== shown) c.style.opacity = shown;
     ctx.globalAlpha = 1;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, c.width, c.height);
@@ -591,6 +612,122 @@
     if (clipped) ctx.restore();
   }
 
+  // ---- a scrolled layer, drawn in proportion to what changed -----------------------
+
+  // A patch that moved every line of a layer of plain lines (a chart scrolling) by the
+  // same whole number of device pixels: the canvas is shifted by that much, and only
+  // the strips where something differs from the shifted base are drawn again (the
+  // head and tail entries the patch brought, kept entries the pen now crosses the
+  // other way, the plot's edges). A strip's path is every segment whose stroke can
+  // reach it, so its pixels are those of a whole redraw but for a few levels of
+  // antialiasing at a stroke's edge (docs/protocol.md, "Lines as columns").
+  // False when this does not apply: the caller draws the layer whole.
+  function scrollDraw(id, old, layer) {
+    if (!layer.moved || layer.base !== old.version) return false;
+    const cmds = layer.commands, dpr = size.dpr;
+    let lines = 0, clip = null;
+    for (const c of cmds) {
+      if (c.op === "columns") {
+        if (c.step || c.area || (c.dash && c.dash.length) || !old.commands) return false;
+        lines++;
+      } else if (c.op === "clip") clip = c;
+      else if (c.op !== "unclip") return false;
+    }
+    if (layer.moved.length === 0 || !clip) return false;
+    let move = null, width = 0;
+    const dirty = [], geometry = new Map();
+    for (const m of layer.moved) {
+      const a = old.commands[m.from], b = cmds[m.at];
+      if (!a || !a.pen || a.pen.length !== a.entries.length || m.keepCount === 0) return false;
+      const d = ((b.x0 - a.x0) - m.shift * a.dx) * dpr;
+      if (Math.abs(d - Math.round(d)) > 1e-6 || (move !== null && Math.round(d) !== move)) return false;
+      move = Math.round(d);
+      geometry.set(b, columnStretches(b));   // (and b.pen)
+      width = Math.max(width, b.width);
+      const e = b.entries, X = (i) => b.x0 + e[Math.max(0, Math.min(e.length - 1, i))].column * b.dx;
+      // (An entry that went stood where the shift took it: its old place, moved.)
+      const gone = (i) => a.x0 + a.entries[i].column * a.dx + move / dpr;
+      const first = m.head, last = m.head + m.keepCount - 1, end = m.keepFrom + m.keepCount;
+      if (first > 0 || m.keepFrom > 0) dirty.push([Math.min(X(0), m.keepFrom > 0 ? gone(0) : Infinity), X(first)]);
+      if (last < e.length - 1 || end < a.entries.length) {
+        dirty.push([X(last), Math.max(X(e.length - 1), end < a.entries.length ? gone(a.entries.length - 1) : -Infinity)]);
+      }
+      for (let j = 0; j < m.keepCount; j++) {
+        if (b.pen[first + j] !== a.pen[m.keepFrom + j]) dirty.push([X(first + j - 1), X(first + j + 1)]);
+      }
+    }
+    // A line the patch kept as it was stands still: then nothing may move.
+    if (lines !== layer.moved.length && move !== 0) return false;
+    // The plot's edges: what the shift carries out of the plot, or leaves uncovered.
+    const edge = (Math.abs(move) + 1) / dpr;
+    dirty.push([-Infinity, clip.x + edge], [clip.x + clip.w - edge, Infinity]);
+    // Strips in device pixels, widened by how far a stroke reaches, merged.
+    const cv = canvases[id], reach = width / 2 + 2 / dpr;
+    const strips = dirty.map(([a, b]) => [Math.max(0, Math.floor((a - reach) * dpr)), Math.min(cv.width, Math.ceil((b + reach) * dpr))])
+      .filter(([a, b]) => b > a).sort((p, q) => p[0] - q[0]);
+    const merged = [];
+    for (const s of strips) {
+      const top = merged[merged.length - 1];
+      if (top && s[0] <= top[1]) top[1] = Math.max(top[1], s[1]); else merged.push(s.slice());
+    }
+    if (merged.reduce((n, [a, b]) => n + b - a, 0) > cv.width / 2) return false;
+    const ctx = cv.getContext("2d");
+    if (move) {
+      ctx.save();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.globalAlpha = 1;
+      ctx.globalCompositeOperation = "copy";
+      ctx.drawImage(cv, move, 0);
+      ctx.restore();
+      state.scrollMoves++;
+    }
+    // Each strip is drawn into a scratch canvas with 16 device pixels of the line on
+    // either side (shifted by whole device pixels), then copied into place: a clip at
+    // the strip's own edge would antialias the pixels beside it otherwise than a whole
+    // drawing. (Sized afresh for each strip, which also clears it.)
+    scratch = scratch || document.createElement("canvas");
+    for (const [a, b] of merged) {
+      const sa = Math.max(0, a - 16), sb = Math.min(cv.width, b + 16);
+      scratch.width = sb - sa;
+      scratch.height = cv.height;
+      const sx = scratch.getContext("2d");
+      sx.setTransform(dpr, 0, 0, dpr, -sa, 0);
+      sx.globalAlpha = 1;
+      sx.lineJoin = "round";
+      sx.lineCap = "butt";
+      // Segments that reach the drawn stretch, in CSS pixels.
+      const lo = sa / dpr - reach, hi = sb / dpr + reach;
+      let clips = 0;
+      for (const c of cmds) {
+        if (c.op === "clip") { sx.save(); clips++; sx.beginPath(); sx.rect(c.x, c.y, c.w, c.h); sx.clip(); }
+        else if (c.op === "unclip") { if (clips) { sx.restore(); clips--; } }
+        else {
+          stroke(sx, c);
+          sx.beginPath();
+          if (!geometry.has(c)) geometry.set(c, columnStretches(c));
+          for (const s of geometry.get(c)) {
+            let open = false;
+            for (let k = 2; k < s.length; k += 2) {
+              const x1 = s[k - 2], x2 = s[k];
+              if (Math.max(x1, x2) < lo || Math.min(x1, x2) > hi) { open = false; continue; }
+              if (!open) { sx.moveTo(x1, s[k - 1]); open = true; }
+              sx.lineTo(x2, s[k + 1]);
+            }
+          }
+          sx.stroke();
+        }
+      }
+      while (clips--) sx.restore();
+      ctx.save();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.globalAlpha = 1;
+      ctx.clearRect(a, 0, b - a, cv.height);
+      ctx.drawImage(scratch, a - sa, 0, b - a, cv.height, a, 0, b - a, cv.height);
+      ctx.restore();
+    }
+    return true;
+  }
+
   // Markers (docs/protocol.md, "markers"): one marker is drawn once into a sprite at
   // device resolution, then stamped at every cell. Cells are device-pixel centres and
   // the sprite's side is odd, so stamps land on whole pixels and are all alike.
@@ -654,6 +791,8 @@
   function columnStretches(c) {
     const e = c.entries, out = [];
     const Y = (q) => c.y0 + q * c.dy;
+    // Which way the pen crossed each entry (1: lo first), for scrollDraw to compare.
+    const pen = c.pen = new Uint8Array(e.length);
     let cur = null, penY = 0;
     for (let i = 0; i < e.length; i++) {
       const x = c.x0 + e[i].column * c.dx;
@@ -671,7 +810,7 @@
       }
       const lo = Y(e[i].lo), hi = Y(e[i].hi);
       if (c.step) cur.push(x, lo, x, hi, x, Y(e[i].last));
-      else if (Math.abs(penY - lo) <= Math.abs(penY - hi)) { cur.push(x, lo, x, hi); penY = hi; }
+      else if (Math.abs(penY - lo) <= Math.abs(penY - hi)) { cur.push(x, lo, x, hi); penY = hi; pen[i] = 1; }
       else { cur.push(x, hi, x, lo); penY = lo; }
     }
     return out;

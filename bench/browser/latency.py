@@ -9,7 +9,9 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
   250,000-point FIFO window, 50 appends a second each over HTTP, 1600x900), how old
   the newest data is when the page paints it: paint time minus the time that data
   reached the server (the frame header's data time). Same machine, same clock.
-- live_page_bytes_per_s: frame bytes the page received per second.
+- live_page_bytes_per_s: frame bytes the page received per second; live_page_draws_per_s,
+  and live_page_renderer_cpu_pct / _browser_cpu_pct: the CPU of the page's renderer
+  process, and of its whole Chromium process tree, over the window (% of a core).
 - gesture_to_paint_p50/p95_ms_1e7: on a one-series chart of 10^7 points, from a wheel
   zoom or drag event in the page to the paint of the frame answering it, the first
   gesture in a fresh page included; zoom_ and pan_to_paint: the wheels and the drags
@@ -105,10 +107,14 @@ def live(seconds, tmp, rows):
             wait_for(d, "return window.chartwire && window.chartwire.draws > 0")
             time.sleep(2)
             d.execute_script("window.chartwire.drawLog.length = 0; window.__b0 = window.chartwire.bytes;"
-                             "window.__t0 = performance.now();")
+                             "window.__d0 = window.chartwire.draws; window.__t0 = performance.now();")
+            pid = d.service.process.pid
+            r0, b0, t0 = tree_cpu_seconds(pid, "renderer"), tree_cpu_seconds(pid), time.time()
             time.sleep(seconds)
-            ages, got, ms = d.execute_script(
-                "return [window.chartwire.drawLog, window.chartwire.bytes - window.__b0, performance.now() - window.__t0]")
+            r1, b1, t1 = tree_cpu_seconds(pid, "renderer"), tree_cpu_seconds(pid), time.time()
+            ages, got, ms, draws = d.execute_script(
+                "return [window.chartwire.drawLog, window.chartwire.bytes - window.__b0, performance.now() - window.__t0,"
+                " window.chartwire.draws - window.__d0]")
         finally:
             d.quit()
         feeder.stop()
@@ -118,6 +124,11 @@ def live(seconds, tmp, rows):
         rows.append(("live_page_data_age_p95_ms", pct(ages, 0.95), "ms"))
         rows.append(("live_page_bytes_per_s", got / (ms / 1000), "B/s"))
         rows.append(("live_page_paints", len(ages), ""))
+        rows.append(("live_page_draws_per_s", draws / (ms / 1000), "/s"))
+        # CPU over the window, % of a core: the page's renderer process alone, and its
+        # whole Chromium process tree (browser, GPU/compositor, utilities, chromedriver).
+        rows.append(("live_page_renderer_cpu_pct", (r1 - r0) / (t1 - t0) * 100, "%"))
+        rows.append(("live_page_browser_cpu_pct", (b1 - b0) / (t1 - t0) * 100, "%"))
     finally:
         server.stop()
 
@@ -138,14 +149,16 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu_seconds(pid):
+def tree_cpu_seconds(pid, kind=None):
     """CPU seconds of a process and all its descendants alive now (a page's chromedriver,
-    its Chromium and that Chromium's renderer, GPU and utility processes)."""
+    its Chromium and that Chromium's renderer, GPU and utility processes); with `kind`
+    ("renderer"), only the descendants started as that --type."""
     total, todo = 0.0, [pid]
     while todo:
         p = todo.pop()
         try:
-            total += cpu_seconds(p)
+            if kind is None or f"--type={kind} ".encode() in pathlib.Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" "):
+                total += cpu_seconds(p)
             for task in pathlib.Path(f"/proc/{p}/task").iterdir():
                 todo += [int(c) for c in (task / "children").read_text().split()]
         except (FileNotFoundError, ProcessLookupError):
