@@ -402,6 +402,9 @@ final class ClusterDurability: Durability {
     @discardableResult
     private func recover() -> Bool {
         unavailable = nil
+        // A connection made before Redis went away is dead (its first use would fail
+        // and refuse a write): the next command connects anew.
+        redis.connection.disconnect()
         let reloaded = !dirty.isEmpty
         for id in dirty.sorted() { reload(id) }
         dirty = []
