@@ -415,6 +415,8 @@ public final class RedisSnapshotWriter: @unchecked Sendable {
     struct State {
         var jobs: [RedisStore.SnapshotJob] = []
         var done: [(RedisStore.SnapshotJob, RedisStore.SnapshotOutcome)] = []
+        /// Jobs submitted and not yet done.
+        var open = 0
     }
     private let state = Mutex(State())
     private let ready = DispatchSemaphore(value: 0)
@@ -429,7 +431,10 @@ public final class RedisSnapshotWriter: @unchecked Sendable {
 
     public func submit(_ jobs: [RedisStore.SnapshotJob]) {
         guard !jobs.isEmpty else { return }
-        state.withLock { $0.jobs += jobs }
+        state.withLock { s in
+            s.jobs += jobs
+            s.open += jobs.count
+        }
         for _ in jobs { ready.signal() }
         if thread == nil {
             let t = Thread { [self] in run() }
@@ -437,6 +442,18 @@ public final class RedisSnapshotWriter: @unchecked Sendable {
             thread = t
             t.start()
         }
+    }
+
+    /// Waits until every snapshot submitted is written (or not), at most `seconds`;
+    /// false if some still were not (a server stopping lets them finish).
+    @discardableResult
+    public func waitUntilIdle(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while state.withLock({ $0.open }) > 0 {
+            if Date() >= deadline { return false }
+            usleep(2000)
+        }
+        return true
     }
 
     /// The snapshots written (or not) since the last call.
@@ -454,7 +471,10 @@ public final class RedisSnapshotWriter: @unchecked Sendable {
             ready.wait()
             guard let job = state.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) else { continue }
             let outcome = RedisStore.writeSnapshot(job, on: conn)
-            state.withLock { $0.done.append((job, outcome)) }
+            state.withLock { s in
+                s.done.append((job, outcome))
+                s.open -= 1
+            }
             wake()
         }
     }
