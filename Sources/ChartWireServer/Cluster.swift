@@ -53,6 +53,14 @@ final class ClusterDurability: Durability {
     static let defaultStreamTail = 1000
     /// Inputs (and their bytes) logged since the session's last snapshot that this node knows of.
     private var sinceSnapshot: [String: (entries: Int, bytes: Int)] = [:]
+    /// Writes snapshots off the event loop (one at a time, on its own connection).
+    let snapshotWriter: RedisSnapshotWriter
+    /// Sessions whose snapshot is being written, with their `loads` count when it was
+    /// taken: no other snapshot of them is taken until it is done.
+    private var snapshotting: [String: Int] = [:]
+    /// Loads of each session from Redis (a load replaces what this node knows of its
+    /// stored chunks, so a snapshot taken before it is not noted as this node's).
+    private var loads: [String: Int] = [:]
 
     init(redis: RedisStore, snapshotEntries: Int = Durability.snapshotEntries, streamTail: Int = ClusterDurability.defaultStreamTail) {
         self.redis = redis
@@ -60,6 +68,7 @@ final class ClusterDurability: Durability {
         self.streamTail = streamTail
         reader = RedisReader(redis.address) { if let ctx = signalContext { lws_cancel_service(ctx) } }
         live = ClusterLive(redis.address, node: redis.node)
+        snapshotWriter = RedisSnapshotWriter(redis.address) { if let ctx = signalContext { lws_cancel_service(ctx) } }
         super.init(store: redis)
     }
 
@@ -123,6 +132,7 @@ final class ClusterDurability: Durability {
         let last = max(stored.log.last?.seq ?? 0, stored.snapshot?.seq ?? 0)
         redis.incs[stored.id] = inc
         redis.nextSeq[stored.id] = last + 1
+        loads[stored.id, default: 0] += 1
         sinceSnapshot[stored.id] = (stored.log.count, stored.log.reduce(0) { $0 + $1.payload.count })
         return last
     }
@@ -242,6 +252,7 @@ final class ClusterDurability: Durability {
     override func commitIfPending() {
         caughtUp.removeAll(keepingCapacity: true)
         probed = false
+        collectSnapshots()
         guard redis.hasPending else { return }
         commits += 1
         var touched = Set<String>()
@@ -290,30 +301,51 @@ final class ClusterDurability: Durability {
 
     /// Snapshots the sessions this commit carried inputs of whose logs grew past the
     /// limits since their last snapshot (their state is exactly the stream's up to the
-    /// last entry this node committed), then trims their streams (`commitSnapshots`).
-    /// Another node's snapshot found in their place: this node's next one rewrites
-    /// every chunk (it does not know which the other wrote).
+    /// last entry this node committed); the chunks and the switch, which trims the
+    /// stream, are written by `snapshotWriter` while the loop goes on (the commit's
+    /// answers do not wait for them). A session whose previous snapshot is still being
+    /// written is snapshotted at a later commit.
     private func snapshotIfDue(_ touched: Set<String>) {
         var taken = false
-        for id in touched.sorted() {
+        for id in touched.sorted() where snapshotting[id] == nil {
             guard let n = sinceSnapshot[id], n.entries >= snapshotEntries || n.bytes >= snapshotBytes,
                   let s = hub?.session(id) else { continue }
             if redis.known[id]?.refs == nil { noteStoredRuns(id, nil) }
             if snapshot(s) { taken = true }
         }
         guard taken else { return }
-        for (id, outcome) in redis.commitSnapshots(tail: streamTail) {
+        let jobs = redis.prepareSnapshots(tail: streamTail)
+        for job in jobs {
+            snapshotting[job.id] = loads[job.id, default: 0]
+            sinceSnapshot[job.id] = (0, 0)
+        }
+        snapshotWriter.submit(jobs)
+    }
+
+    /// Notes the snapshots `snapshotWriter` finished. Another node's snapshot found in
+    /// their place: this node's next one rewrites every chunk (it does not know which
+    /// the other wrote); so does one of a session loaded again meanwhile.
+    private func collectSnapshots() {
+        for (job, outcome) in snapshotWriter.take() {
+            let loadsThen = snapshotting.removeValue(forKey: job.id)
+            guard loadsThen == loads[job.id, default: 0], redis.incs[job.id] == job.inc else {
+                if redis.incs[job.id] == job.inc {
+                    redis.known[job.id] = outcome == .written ? .init(inc: job.inc, seq: job.seq, refs: nil) : nil
+                    noteStoredRuns(job.id, nil)
+                }
+                continue
+            }
+            redis.finishSnapshot(job, outcome)
             switch outcome {
             case .written:
-                sinceSnapshot[id] = (0, 0)
+                break
             case let .stale(seq):
-                noteStoredRuns(id, nil)
-                sinceSnapshot[id] = (Int(max(0, (redis.nextSeq[id] ?? 1) - 1 - seq)), 0)
+                noteStoredRuns(job.id, nil)
+                sinceSnapshot[job.id] = (Int(max(0, (redis.nextSeq[job.id] ?? 1) - 1 - seq)), 0)
             case let .failed(why):
                 // (Tried again once as much more was logged; the stream keeps everything meanwhile.)
-                noteStoredRuns(id, nil)
-                sinceSnapshot[id] = (0, 0)
-                FileHandle.standardError.write(Data("wsserver: snapshot of session \"\(id)\" not written to Redis: \(why)\n".utf8))
+                noteStoredRuns(job.id, nil)
+                FileHandle.standardError.write(Data("wsserver: snapshot of session \"\(job.id)\" not written to Redis: \(why)\n".utf8))
             }
         }
     }
@@ -370,6 +402,9 @@ final class ClusterDurability: Durability {
     @discardableResult
     private func recover() -> Bool {
         unavailable = nil
+        // A connection made before Redis went away is dead (its first use would fail
+        // and refuse a write): the next command connects anew.
+        redis.connection.disconnect()
         let reloaded = !dirty.isEmpty
         for id in dirty.sorted() { reload(id) }
         dirty = []

@@ -292,6 +292,9 @@ final class LWSServer {
             }
         }
         durability?.commitIfPending()
+        // A cluster node's snapshot still being written is let finish (it would be
+        // written again by the next node to snapshot the session, from further back).
+        (durability as? ClusterDurability)?.snapshotWriter.waitUntilIdle(seconds: 5)
         // Views still rendering would wake a context about to go.
         for session in hub.sessions { session.finishRendering() }
         signalContext = nil

@@ -108,26 +108,39 @@ public final class RedisConnection {
 
     /// Sends every command, then reads every reply (in order). An I/O error drops the
     /// connection and throws; a command Redis refused is an `.error` reply.
+    ///
+    /// The commands are written in Redis' protocol by this function, not by hiredis:
+    /// small pieces gathered in one buffer, and each argument of `directBytes` or more
+    /// sent from the caller's array as it is (a 16 MB append or chunk is not copied
+    /// twice more on its way to the socket). hiredis only reads the replies.
     public func pipeline(_ commands: [[[UInt8]]]) throws(StoreError) -> [RedisValue] {
         try connect()
         guard let c = ctx else { throw StoreError("redis unavailable at \(address)") }
-        for args in commands {
-            let lengths = args.map(\.count)
-            // Each argument as a pointer into a copy that lives until the command is buffered.
-            let buffers: [UnsafeMutablePointer<CChar>] = args.map { a in
-                let p = UnsafeMutablePointer<CChar>.allocate(capacity: max(a.count, 1))
-                a.withUnsafeBytes { raw in if a.count > 0 { p.withMemoryRebound(to: UInt8.self, capacity: a.count) { $0.update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: a.count) } } }
-                return p
-            }
-            defer { for p in buffers { p.deallocate() } }
-            var argv: [UnsafePointer<CChar>?] = buffers.map { UnsafePointer($0) }
-            let rc = argv.withUnsafeMutableBufferPointer { av in
-                lengths.withUnsafeBufferPointer { lv in
-                    redisAppendCommandArgv(c, Int32(args.count), av.baseAddress, lv.baseAddress)
-                }
-            }
-            if rc != 0 { try fail(c) }
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
+        func header(_ mark: UInt8, _ n: Int) {
+            out.append(mark)
+            out.append(contentsOf: String(n).utf8)
+            out.append(13); out.append(10)
         }
+        func send(_ raw: UnsafeRawBufferPointer) -> Bool {
+            guard let base = raw.baseAddress, raw.count > 0 else { return true }
+            return cw_redis_send_all(c, base, raw.count) == 0
+        }
+        for args in commands {
+            header(UInt8(ascii: "*"), args.count)
+            for a in args {
+                header(UInt8(ascii: "$"), a.count)
+                if a.count >= Self.directBytes {
+                    guard out.withUnsafeBytes(send), a.withUnsafeBytes(send) else { try fail(c, errno) }
+                    out.removeAll(keepingCapacity: true)
+                } else {
+                    out.append(contentsOf: a)
+                }
+                out.append(13); out.append(10)
+            }
+        }
+        guard out.withUnsafeBytes(send) else { try fail(c, errno) }
         var replies: [RedisValue] = []
         replies.reserveCapacity(commands.count)
         for _ in commands {
@@ -138,6 +151,15 @@ public final class RedisConnection {
             freeReplyObject(raw)
         }
         return replies
+    }
+
+    /// Arguments this long are written from the caller's memory, not gathered.
+    static let directBytes = 64 << 10
+
+    private func fail(_ c: UnsafeMutablePointer<redisContext>, _ code: Int32) throws(StoreError) -> Never {
+        let message = code == EAGAIN || code == EWOULDBLOCK ? "timed out writing" : String(cString: strerror(code))
+        disconnect()
+        throw StoreError("redis unavailable at \(address): \(message)")
     }
 
     private func fail(_ c: UnsafeMutablePointer<redisContext>) throws(StoreError) -> Never {

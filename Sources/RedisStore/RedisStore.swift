@@ -48,6 +48,7 @@ public final class RedisStore: BufferedStore, SessionStore {
         public var inc: String
         public var seq: Int64
         public var refs: [ChunkRef]?
+        public init(inc: String, seq: Int64, refs: [ChunkRef]?) { self.inc = inc; self.seq = seq; self.refs = refs }
     }
     public var known: [String: KnownSnapshot] = [:]
 
@@ -324,70 +325,158 @@ public final class RedisStore: BufferedStore, SessionStore {
         case failed(String)
     }
 
-    /// Writes the buffered snapshots (`snapshot`, taken after the inputs they cover were
-    /// committed): per session, first whether the snapshot this node computed its chunk
-    /// writes against is still the current one (one round trip), then its new chunks
-    /// and the switch (`snapshotScript`), which keeps `tail` entries of the stream
-    /// before N. A snapshot is never needed for correctness: one that fails leaves the
-    /// previous one and a longer stream.
-    public func commitSnapshots(tail: Int) -> [String: SnapshotOutcome] {
-        var snaps: [(id: String, inc: String, seq: Int64, state: [UInt8], writes: ChunkWrites)] = []
+    /// A snapshot ready to be written (`prepareSnapshots`): its new chunks and the
+    /// switch, computed on the event loop against the snapshot this node knows
+    /// (`expected`), written by `writeSnapshot` on any thread and connection.
+    public struct SnapshotJob: Sendable {
+        public let id: String
+        public let inc: String
+        /// The N it covers, and the N of the snapshot it was computed against (0: none).
+        public let seq: Int64
+        public let expected: Int64
+        let refs: [ChunkRef]
+        /// `HSET`s of the new chunks, then the switch (`snapshotScript`); empty: the
+        /// snapshot cannot be written against what this node knows (only checked).
+        let commands: [[[UInt8]]]
+    }
+
+    /// Takes the buffered snapshots (`snapshot`, taken after the inputs they cover were
+    /// committed) out of the pending writes, as jobs: per session its new chunks and
+    /// the switch, which keeps `tail` entries of the stream before N.
+    public func prepareSnapshots(tail: Int) -> [SnapshotJob] {
+        var jobs: [SnapshotJob] = []
         for w in pending {
-            if case let .snapshot(id, seq, state, writes) = w, let inc = incs[id] { snaps.append((id, inc, seq, state, writes)) }
-        }
-        pending.removeAll { if case .snapshot = $0 { return true }; return false }
-        var outcomes: [String: SnapshotOutcome] = [:]
-        guard !snaps.isEmpty else { return outcomes }
-        let current: [RedisValue]
-        do { current = try connection.read(snaps.map { ["HGET", Self.snapKey($0.inc), "seq"] }) } catch {
-            for s in snaps { outcomes[s.id] = .failed(error.message) }
-            return outcomes
-        }
-        var commands: [[[UInt8]]] = []
-        var switching: [(id: String, inc: String, seq: Int64, refs: [ChunkRef], reply: Int)] = []
-        for (s, cur) in zip(snaps, current) {
-            let now = cur.text.flatMap { Int64($0) } ?? 0
-            let mine = known[s.id].flatMap { $0.inc == s.inc ? $0 : nil }
+            guard case let .snapshot(id, seq, state, writes) = w, let inc = incs[id] else { continue }
+            let mine = known[id].flatMap { $0.inc == inc ? $0 : nil }
+            let expected = mine?.seq ?? 0
             // (Writes that continue stored runs need the chunks they continue.)
-            guard now == (mine?.seq ?? 0), now < s.seq, mine?.refs != nil || s.writes.evict.isEmpty else {
-                known[s.id] = KnownSnapshot(inc: s.inc, seq: now, refs: nil)
-                outcomes[s.id] = .stale(now)
+            guard expected < seq, mine?.refs != nil || writes.evict.isEmpty else {
+                jobs.append(SnapshotJob(id: id, inc: inc, seq: seq, expected: expected, refs: [], commands: []))
                 continue
             }
-            let (refs, added) = SnapshotManifest.next(mine?.refs ?? [], s.writes, prefix: "\(node).\(s.seq).")
-            for a in added { commands.append([Array("HSET".utf8), Array(Self.chunksKey(s.inc).utf8), Array(a.field.utf8), a.bytes]) }
-            let args: [String] = ["EVAL", Self.snapshotScript, "4", Self.sessionsKey, Self.snapKey(s.inc), Self.chunksKey(s.inc), Self.logKey(s.inc),
-                                  s.id, s.inc, String(now), String(s.seq), String(tail)]
-            commands.append(args.map { Array($0.utf8) } + [s.state, SnapshotManifest.encode(refs), Array(String(refs.count).utf8)]
+            let (refs, added) = SnapshotManifest.next(mine?.refs ?? [], writes, prefix: "\(node).\(seq).")
+            var commands: [[[UInt8]]] = added.map { a in [Array("HSET".utf8), Array(Self.chunksKey(inc).utf8), Array(a.field.utf8), a.bytes] }
+            let args: [String] = ["EVAL", Self.snapshotScript, "4", Self.sessionsKey, Self.snapKey(inc), Self.chunksKey(inc), Self.logKey(inc),
+                                  id, inc, String(expected), String(seq), String(tail)]
+            commands.append(args.map { Array($0.utf8) } + [state, SnapshotManifest.encode(refs), Array(String(refs.count).utf8)]
                             + refs.map { Array($0.field.utf8) } + added.map { Array($0.field.utf8) })
-            switching.append((s.id, s.inc, s.seq, refs, commands.count - 1))
+            jobs.append(SnapshotJob(id: id, inc: inc, seq: seq, expected: expected, refs: refs, commands: commands))
         }
-        guard !commands.isEmpty else { return outcomes }
+        pending.removeAll { if case .snapshot = $0 { return true }; return false }
+        return jobs
+    }
+
+    /// Writes a snapshot on `connection`: first whether the snapshot it was computed
+    /// against is still the current one (one round trip), then its new chunks and the
+    /// switch in one pipeline. A snapshot is never needed for correctness: one that
+    /// fails leaves the previous one and a longer stream.
+    public static func writeSnapshot(_ job: SnapshotJob, on connection: RedisConnection) -> SnapshotOutcome {
+        let now: Int64
+        do { now = try connection.read("HGET", snapKey(job.inc), "seq").text.flatMap { Int64($0) } ?? 0 } catch { return .failed(error.message) }
+        guard now == job.expected, now < job.seq, !job.commands.isEmpty else { return .stale(now) }
         let replies: [RedisValue]
-        do { replies = try connection.pipeline(commands) } catch {
-            for s in switching {
-                known[s.id] = nil
-                outcomes[s.id] = .failed(error.message)
-            }
-            return outcomes
+        do { replies = try connection.pipeline(job.commands) } catch { return .failed(error.message) }
+        let reply = replies.last?.array?.compactMap(\.int) ?? []
+        switch reply.first {
+        case 1: return .written
+        case 0: return .stale(reply.count > 1 ? reply[1] : 0)
+        default:
+            if case let .error(message) = replies.last { return .failed("redis refused a snapshot: \(message)") }
+            return .failed("the session was redefined or deleted meanwhile, or a chunk was not written")
         }
-        for s in switching {
-            let reply = replies[s.reply].array?.compactMap(\.int) ?? []
-            switch reply.first {
-            case 1:
-                known[s.id] = KnownSnapshot(inc: s.inc, seq: s.seq, refs: s.refs)
-                outcomes[s.id] = .written
-            case 0:
-                let now = reply.count > 1 ? reply[1] : 0
-                known[s.id] = KnownSnapshot(inc: s.inc, seq: now, refs: nil)
-                outcomes[s.id] = .stale(now)
-            default:
-                known[s.id] = nil
-                if case let .error(message) = replies[s.reply] { outcomes[s.id] = .failed("redis refused a snapshot: \(message)") }
-                else { outcomes[s.id] = .failed("the session was redefined or deleted meanwhile, or a chunk was not written") }
-            }
+    }
+
+    /// Notes what a snapshot's write came to (on the thread that owns this store).
+    public func finishSnapshot(_ job: SnapshotJob, _ outcome: SnapshotOutcome) {
+        switch outcome {
+        case .written: known[job.id] = KnownSnapshot(inc: job.inc, seq: job.seq, refs: job.refs)
+        case let .stale(now): known[job.id] = KnownSnapshot(inc: job.inc, seq: now, refs: nil)
+        case .failed: known[job.id] = nil
+        }
+    }
+
+    /// Writes the buffered snapshots here and now, on this store's connection.
+    public func commitSnapshots(tail: Int) -> [String: SnapshotOutcome] {
+        var outcomes: [String: SnapshotOutcome] = [:]
+        for job in prepareSnapshots(tail: tail) {
+            let outcome = Self.writeSnapshot(job, on: connection)
+            finishSnapshot(job, outcome)
+            outcomes[job.id] = outcome
         }
         return outcomes
+    }
+}
+
+/// Writes snapshots on its own thread and Redis connection (`RedisStore.SnapshotJob`),
+/// one at a time in the order given, so that the answers to the commit that made a
+/// snapshot due need not wait for its chunks. What each came to is queued for the event
+/// loop (`take`), which it wakes.
+public final class RedisSnapshotWriter: @unchecked Sendable {
+    struct State {
+        var jobs: [RedisStore.SnapshotJob] = []
+        var done: [(RedisStore.SnapshotJob, RedisStore.SnapshotOutcome)] = []
+        /// Jobs submitted and not yet done.
+        var open = 0
+    }
+    private let state = Mutex(State())
+    private let ready = DispatchSemaphore(value: 0)
+    private let address: RedisAddress
+    private let wake: @Sendable () -> Void
+    private var thread: Thread?
+
+    public init(_ address: RedisAddress, wake: @escaping @Sendable () -> Void) {
+        self.address = address
+        self.wake = wake
+    }
+
+    public func submit(_ jobs: [RedisStore.SnapshotJob]) {
+        guard !jobs.isEmpty else { return }
+        state.withLock { s in
+            s.jobs += jobs
+            s.open += jobs.count
+        }
+        for _ in jobs { ready.signal() }
+        if thread == nil {
+            let t = Thread { [self] in run() }
+            t.name = "redis-snapshots"
+            thread = t
+            t.start()
+        }
+    }
+
+    /// Waits until every snapshot submitted is written (or not), at most `seconds`;
+    /// false if some still were not (a server stopping lets them finish).
+    @discardableResult
+    public func waitUntilIdle(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while state.withLock({ $0.open }) > 0 {
+            if Date() >= deadline { return false }
+            usleep(2000)
+        }
+        return true
+    }
+
+    /// The snapshots written (or not) since the last call.
+    public func take() -> [(RedisStore.SnapshotJob, RedisStore.SnapshotOutcome)] {
+        state.withLock { s in
+            let d = s.done
+            s.done = []
+            return d
+        }
+    }
+
+    private func run() {
+        let conn = RedisConnection(address)
+        while true {
+            ready.wait()
+            guard let job = state.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) else { continue }
+            let outcome = RedisStore.writeSnapshot(job, on: conn)
+            state.withLock { s in
+                s.done.append((job, outcome))
+                s.open -= 1
+            }
+            wake()
+        }
     }
 }
 

@@ -236,4 +236,71 @@ import TestSupport
         }
         #expect(throws: SessionCodec.DecodeError.self) { try SessionCodec.decode(Array(SessionCodec.encode(inputs[3]).dropLast())) }
     }
+
+    /// The bytes the encoder wrote before ramps (kept by Redis streams and SQLite logs of
+    /// older builds): kind, series, columns each as its length and its float64s.
+    static func oldAppendBytes(series: String, xs: [Double], ys: [Double]) -> [UInt8] {
+        var out: [UInt8] = [4]
+        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+        u64(UInt64(series.utf8.count)); out.append(contentsOf: series.utf8)
+        u64(2)
+        for col in [xs, ys] { u64(UInt64(col.count)); for v in col { u64(v.bitPattern) } }
+        return out
+    }
+
+    static func bits(_ v: [Double]) -> [UInt64] { v.map(\.bitPattern) }
+
+    @Test func anAppendWrittenBeforeRampsStillReads() throws {
+        let xs = (0..<100).map(Double.init), ys = (0..<100).map { sin(Double($0)) }
+        let old = Self.oldAppendBytes(series: "b", xs: xs, ys: ys)
+        let decoded = try SessionCodec.decode(old)
+        #expect(decoded == .append(series: "b", xs: xs, values: [ys]))
+        // The encoder now keeps this x column as its line, so the bytes differ...
+        #expect(SessionCodec.encode(decoded).count == old.count - 8 * 100 + 25)
+        // ...except for short columns, written as before.
+        let short = Self.oldAppendBytes(series: "b", xs: Array(xs.prefix(15)), ys: Array(ys.prefix(15)))
+        #expect(SessionCodec.encode(try SessionCodec.decode(short)) == short)
+    }
+
+    @Test func aRampedXColumnIsStoredAsItsLineAndReadBackBitForBit() throws {
+        var accumulated: [Double] = []
+        var t = 1.7e9
+        for _ in 0..<5000 { accumulated.append(t); t += 0.1 }   // a sender adding its period up
+        var jittered = (0..<5000).map { Double($0) * 0.1 }
+        jittered[2500] += 0.03
+        let cases: [(name: String, xs: [Double], bytesPerX: Int?)] = [
+            ("sample indices", (0..<5000).map(Double.init), 0),
+            ("fixed-rate timestamps (near the line from their first two)", (0..<5000).map { 1.7e9 + Double($0) * 0.001 }, 2),
+            ("accumulated period", accumulated, 0),
+            ("a point off the line", jittered, nil),
+            ("negative zero first", [-0.0] + (1..<5000).map(Double.init), nil),
+            ("a NaN", (0..<5000).map { $0 == 7 ? .nan : Double($0) }, nil),
+        ]
+        for c in cases {
+            let ys = c.xs.indices.map { cos(Double($0)) }
+            let input = SessionInput.append(series: "b", xs: c.xs, values: [ys])
+            let bytes = SessionCodec.encode(input)
+            let plain = Self.oldAppendBytes(series: "b", xs: c.xs, ys: ys).count
+            if let per = c.bytesPerX {
+                #expect(bytes.count == plain - 8 * c.xs.count + 25 + per * c.xs.count, "\(c.name)")
+            } else {
+                #expect(bytes.count == plain, "\(c.name)")
+            }
+            guard case let .append(series, xs, values) = try SessionCodec.decode(bytes) else {
+                Issue.record("\(c.name): not an append")
+                continue
+            }
+            #expect(series == "b" && Self.bits(xs) == Self.bits(c.xs) && values.map(Self.bits) == [Self.bits(ys)], "\(c.name)")
+        }
+        // Only the x column is kept as a ramp; a ramp cut short or of another form is refused.
+        let insert = SessionInput.insert(series: "b", index: 2, xs: (0..<20).map(Double.init), values: [(0..<20).map(Double.init)])
+        let insertBytes = SessionCodec.encode(insert)
+        #expect(try SessionCodec.decode(insertBytes) == insert)
+        #expect(insertBytes.count == 1 + 9 + 8 + 8 + 33 + 8 + 160)
+        let ramp = SessionCodec.encode(.append(series: "b", xs: accumulated, values: [accumulated]))
+        #expect(throws: SessionCodec.DecodeError.self) { try SessionCodec.decode(Array(ramp.prefix(60))) }
+        var otherForm = ramp
+        otherForm[1 + 9 + 8 + 8] = 3
+        #expect(throws: SessionCodec.DecodeError.self) { try SessionCodec.decode(otherForm) }
+    }
 }

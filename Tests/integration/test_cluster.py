@@ -452,6 +452,44 @@ def test_the_stream_stays_bounded_and_a_node_started_after_a_trim_serves_the_sam
         d.stop()
 
 
+def series_data(node, session="static", series="line"):
+    status, body = request(node, "GET", f"/api/sessions/{session}/spec?data=1")
+    assert status == 200, body
+    found = [s for s in json.loads(body)["chart"]["series"] if s["id"] == series]
+    return found[0]["data"]
+
+
+def test_a_bulk_append_reaches_every_node_and_the_snapshot_bit_for_bit(trimming_cluster):
+    """A batch large enough that its stream entry and its snapshot chunk are sent to
+    Redis straight from the node's arrays, with x near a line (kept as a ramp with
+    offsets in the entry): every node, and a node started from the snapshot after it,
+    holds exactly the points sent."""
+    redis, (a, b, c), flags = trimming_cluster
+    xs = [1000.0 + k * 0.05 for k in range(20000)]
+    ys = [((k * 7919) % 1000) / 9.7 - 3.0 for k in range(20000)]
+    status, body = request(a, "POST", "/api/sessions/static/series/line/append", {"x": xs, "y": ys}, timeout=30)
+    assert status == 200, body
+    # More inputs, so that the node snapshots the session (every 40) with the batch in it.
+    tail_xs = [2000.0 + i * 0.5 for i in range(SNAPSHOT_EVERY + 5)]
+    for x in tail_xs:
+        assert append(a, [x])[0] == 200
+    want_x = list(range(0, 1001, 100)) + xs + tail_xs
+    inc = redis_cli(redis, "HGET", "cw:sessions", "static")
+    eventually(lambda: int(redis_cli(redis, "HGET", f"cw:snap:{inc}", "seq") or 0) >= SNAPSHOT_EVERY, timeout=10)
+    # The snapshot's chunk of the series holds all 20,011 points before the tail: one field over 64 KB.
+    sizes = [int(redis_cli(redis, "HSTRLEN", f"cw:chunks:{inc}", f)) for f in redis_cli(redis, "HKEYS", f"cw:chunks:{inc}").split()]
+    assert max(sizes) >= 16 * 20011, sizes
+    d = Server("--config", str(FIXTURES / "cluster.json"), "--redis", redis.url, *flags).start()
+    try:
+        for n in (a, b, c, d):
+            eventually(lambda: series_points(n)["line"] == len(want_x), timeout=10)
+            data = series_data(n)
+            assert data["x"] == [float(x) for x in want_x]
+            assert data["y"][11:11 + len(ys)] == ys
+    finally:
+        d.stop()
+
+
 def test_a_node_paused_past_the_trim_reloads_the_snapshot_and_shows_no_hole(trimming_cluster):
     redis, (a, b, c), _ = trimming_cluster
     feed(a, 10, 1000)

@@ -138,7 +138,7 @@ def test_viewers_are_told_while_redis_is_away_and_when_it_is_back(live_cluster):
     vb.until(lambda: LIVE in vb.texts, timeout=8, what="live again on b")
     assert va.texts.index(LIVE) > va.texts.index(RECONNECTING)
     # Live means writable again.
-    assert append(a, [3001.0])[0] == 200
+    r = append(a, [3001.0]); assert r[0] == 200, r
     # And presence crosses nodes again (each node subscribed anew).
     x, y, w, h = va.plot()
     va.hover(x + w / 2, y + h / 2)

@@ -56,6 +56,13 @@ struct XRamp: Sendable {
         return true
     }
 
+    init() {}
+
+    /// A whole column as a ramp; nil when it does not lie on one.
+    init?(column: [Double]) {
+        for x in column { guard add(x) else { return nil } }
+    }
+
     /// The values as plain numbers.
     var values: [Double] {
         var out: [Double] = []

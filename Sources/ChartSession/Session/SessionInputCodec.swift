@@ -191,6 +191,9 @@ public enum SessionCodec {
         return out
     }
 
+    /// x columns at least this long are kept as a ramp when they lie on one.
+    static let rampMinimum = 16
+
     // MARK: Writer and reader
 
     struct Writer {
@@ -208,9 +211,31 @@ public enum SessionCodec {
             v.withUnsafeBytes { out.append(contentsOf: $0) }
             #endif
         }
+        /// Columns: their count, then each as its length and its float64s; an x column
+        /// (the first) of `rampMinimum` points or more that lies on a line as `XRamp`
+        /// keeps it (a sample index, a fixed rate's timestamps) instead: -1, then 1 (on
+        /// the line) or 2 (within an `Int16` offset in units in the last place of
+        /// it), the length, the first value and the step, and for 2 one offset a point.
+        /// Read back bit for bit; 8 or 2 bytes less a point than plain float64s.
         mutating func columns(_ c: [[Double]]) {
             int(c.count)
-            for col in c { int(col.count); rawDoubles(col) }
+            for (k, col) in c.enumerated() {
+                if k == 0, col.count >= SessionCodec.rampMinimum, let ramp = XRamp(column: col) {
+                    int(-1)
+                    byte(ramp.offsets.isEmpty ? 1 : 2)
+                    int(col.count)
+                    double(ramp.first)
+                    double(ramp.step)
+                    #if _endian(big)
+                    for o in ramp.offsets { withUnsafeBytes(of: o.littleEndian) { out.append(contentsOf: $0) } }
+                    #else
+                    ramp.offsets.withUnsafeBytes { out.append(contentsOf: $0) }
+                    #endif
+                } else {
+                    int(col.count)
+                    rawDoubles(col)
+                }
+            }
         }
         mutating func json(_ v: JSONValue) {
             switch v {
@@ -279,10 +304,34 @@ public enum SessionCodec {
             var out: [[Double]] = []
             for _ in 0..<(try count()) {
                 let n = try int()
+                if n == -1, out.isEmpty {
+                    out.append(try rampColumn())
+                    continue
+                }
                 guard n >= 0, n <= (b.count - i) / 8 else { throw DecodeError(message: "bad column length at byte \(i)") }
                 out.append(try SessionCodec.column(Array(b[i..<i + 8 * n])))
                 i += 8 * n
             }
+            return out
+        }
+        /// An x column kept as a ramp (`Writer.columns`), after its -1.
+        mutating func rampColumn() throws(DecodeError) -> [Double] {
+            let form = try byte()
+            let n = try int()
+            let first = try double(), step = try double()
+            guard form == 1 || form == 2, n >= 0, n <= (form == 1 ? 1 << 27 : (b.count - i) / 2), first.isFinite, step.isFinite else {
+                throw DecodeError(message: "bad ramp column at byte \(i)")
+            }
+            var out = [Double](repeating: 0, count: n)
+            out.withUnsafeMutableBufferPointer { o in
+                for j in 0..<n { o[j] = first + Double(j) * step }
+                guard form == 2 else { return }
+                for j in 0..<n {
+                    let offset = Int16(bitPattern: UInt16(b[i + 2 * j]) | UInt16(b[i + 2 * j + 1]) << 8)
+                    o[j] = Double(bitPattern: UInt64(bitPattern: Int64(bitPattern: o[j].bitPattern) &+ Int64(offset)))
+                }
+            }
+            if form == 2 { i += 2 * n }
             return out
         }
         mutating func json(depth: Int = 0) throws(DecodeError) -> JSONValue {
