@@ -336,7 +336,11 @@ public struct ChartRenderer: Sendable {
             let fill = config?.labelColor ?? theme.tickLabel
             // (Labels on a background go above the series: the overlay layer draws them.)
             if !(config?.drawsLabelBackground ?? false) {
-                for label in axis.labels { out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts)) }
+                for label in axis.labels {
+                    // (A label a hook gave a background, `TickMark.labelBackground`: its box first.)
+                    if let box = label.background { out.append(labelBox(label, fill: box)) }
+                    out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts))
+                }
             }
             let titleFill = config?.titleColor ?? theme.title
             if let title = axis.title { out.append(text(title, fill: titleFill, theme: theme, fonts: &fonts)) }
@@ -1419,13 +1423,18 @@ public struct ChartRenderer: Sendable {
             let fill = config.labelColor ?? theme.tickLabel
             let box = Series.translucent(theme.plotBackground, alpha: 0.85) ?? theme.plotBackground
             for label in axis.labels {
-                let b = label.bounds
-                out.append(.rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height),
-                                 fill: box, stroke: nil, lineWidth: 0))
+                out.append(labelBox(label, fill: label.background ?? box))
                 out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts))
             }
         }
         return out
+    }
+
+    /// The box behind a tick label (an axis' `labelBackground`, a hook's
+    /// `labelBackground`): its bounds, 2 px wider each side.
+    func labelBox(_ label: PlacedText, fill: String) -> DrawCommand {
+        let b = label.bounds
+        return .rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height), fill: fill, stroke: nil, lineWidth: 0)
     }
 
     /// The legend's commands. Where it stays as it was (its entries, box and theme; a

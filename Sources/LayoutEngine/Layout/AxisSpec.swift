@@ -143,6 +143,13 @@ public struct TickMark: Equatable, Sendable {
     /// axis' `labelStyle`), measured as such, and its own colour (nil: the axis').
     public var labelStyle: TextStyle? = nil
     public var labelColor: String? = nil
+    /// This label turned by its own angle (degrees, -90 ... 90, clockwise as the axis'
+    /// `labelAngle`; outside that range it is clamped, a non-finite one is ignored; nil:
+    /// the axis' angle), measured and placed turned as the axis' turned labels are.
+    public var labelAngle: Double? = nil
+    /// A colour filled behind this label (a rect over its box, drawn before the text;
+    /// nil: none, or the axis' own `labelBackground` box).
+    public var labelBackground: String? = nil
     public init(value: Double, label: String) { self.value = value; self.label = label }
 }
 
@@ -325,6 +332,8 @@ public struct PlacedText: Equatable, Sendable {
     public var bounds: Rect
     /// A colour of its own (a tick label restyled by `TickHook`); nil: its kind's.
     public var fill: String? = nil
+    /// A colour filled over `bounds` before the text (`TickMark.labelBackground`).
+    public var background: String? = nil
 }
 
 /// The result of laying out one axis.

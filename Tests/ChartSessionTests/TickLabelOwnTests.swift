@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ChartSession
+import LayoutEngine
+
+/// What ShinobiCharts' `alterTickMark` users set on one tick label beyond its text and
+/// style: its own angle (`TickMark.labelAngle`) and a background (`labelBackground`).
+@Suite struct TickLabelOwnTests {
+    init() { _ = TestFonts.measurer }
+
+    static let size = ViewerSize(width: 600, height: 400, dpr: 1)
+
+    /// A chart of a fixed 0 ... 10 X axis (ticks 0, 2, ... 10 at this size) and 0 ... 1 Y
+    /// axis, the hooks given on each.
+    func session(x xHook: TickHook?, y yHook: TickHook? = nil, xLabelBackground: Bool? = nil) -> Session {
+        var x = AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 10))
+        x.tickHook = xHook
+        x.labelBackground = xLabelBackground
+        var y = AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 1))
+        y.tickHook = yHook
+        let chart = Chart(title: nil, xAxes: [x], yAxes: [y], series: [], legend: nil, theme: Theme(), modifiers: [])
+        return Session(id: "t", title: "t", chart: chart, measurer: TestFonts.measurer)
+    }
+
+    func commands(_ s: Session) -> [DrawCommand] { s.displayList(size: Self.size).layers.flatMap(\.commands) }
+
+    func texts(_ s: Session) -> [(text: String, angle: Float)] {
+        commands(s).compactMap { if case let .text(_, _, text, _, _, _, _, angle) = $0 { return (text, angle) } else { return nil } }
+    }
+
+    func noneOverlap(_ labels: [PlacedText]) -> Bool {
+        for (i, a) in labels.enumerated() { for b in labels[(i + 1)...] where a.bounds.intersects(b.bounds) { return false } }
+        return true
+    }
+
+    @Test func aHookTurnsOneLabelAndTheAxisMakesRoomForIt() throws {
+        let plain = session(x: TickHook("long") { if $0.value == 4 { $0.label = "four hundred" } })
+        let turned = session(x: TickHook("long-turned") { mark in
+            if mark.value == 4 { mark.label = "four hundred"; mark.labelAngle = -60 }
+        })
+        let flat = try #require(plain.layout(size: Self.size).axis("x"))
+        let layout = turned.layout(size: Self.size)
+        #expect(layout.invariantViolations() == [])
+        let axis = try #require(layout.axis("x"))
+        let label = try #require(axis.labels.first { $0.text == "four hundred" })
+        #expect(label.angle == -60 && label.align == .right)   // slanting away from the plot: ends at its tick
+        #expect(axis.labels.filter { $0.text != "four hundred" }.allSatisfy { $0.angle == 0 })
+        #expect(axis.labels.count == flat.labels.count)
+        // Deeper by the turned extent: the turned box' height in place of a line.
+        let s = TestFonts.measurer.size(of: "four hundred", style: label.style)
+        let a = 60.0 * .pi / 180
+        let box = s.width * sin(a) + s.height * cos(a)
+        let line = TestFonts.measurer.metrics(for: label.style).lineHeight(size: label.style.size)
+        #expect(axis.rect.height - flat.rect.height == (9 + box).rounded(.up) - (9 + line).rounded(.up))
+        #expect(axis.rect.height > flat.rect.height + 20)
+        #expect(label.bounds.maxY <= axis.rect.maxY + 1e-9 && label.bounds.minY >= axis.rect.minY - 1e-9)
+        #expect(noneOverlap(axis.labels))
+        // The text command carries the angle; the others none.
+        let drawn = texts(turned)
+        #expect(drawn.first { $0.text == "four hundred" }?.angle == -60)
+        #expect(drawn.first { $0.text == "2" }?.angle == 0)
+    }
+
+    /// A label turned only a little reaches along the axis over its neighbours: those it
+    /// would touch are left out (as crowded labels are), none overlaps.
+    @Test func aTurnedLabelNeverOverlapsItsNeighbours() throws {
+        let s = session(x: TickHook("wide-turned") { mark in
+            if mark.value == 4 { mark.label = "a label far too long for its place"; mark.labelAngle = 10 }
+        })
+        let layout = s.layout(size: Self.size)
+        let axis = try #require(layout.axis("x"))
+        #expect(axis.labels.contains { $0.angle == 10 })
+        #expect(axis.labels.count < 6)
+        #expect(noneOverlap(axis.labels))
+        #expect(layout.invariantViolations() == [])
+    }
+
+    /// On a turned axis, a hook straightens one label (angle 0) and turns another the
+    /// other way; on a Y axis, a turned label widens the axis.
+    @Test func ownAnglesOnATurnedAxisAndOnY() throws {
+        var x = AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 10))
+        x.labelAngle = -45
+        x.tickHook = TickHook("mixed") { mark in
+            if mark.value == 4 { mark.labelAngle = 0 }
+            if mark.value == 8 { mark.labelAngle = 45 }
+            if mark.value == 10 { mark.labelAngle = 400 }   // clamped to 90
+        }
+        let y = AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 1))
+        let chart = Chart(title: nil, xAxes: [x], yAxes: [y], series: [], legend: nil, theme: Theme(), modifiers: [])
+        let layout = Session(id: "t", title: "t", chart: chart, measurer: TestFonts.measurer).layout(size: Self.size)
+        let axis = try #require(layout.axis("x"))
+        #expect(axis.labels.first { $0.text == "4" }?.angle == 0)
+        #expect(axis.labels.first { $0.text == "8" }?.angle == 45)
+        #expect(axis.labels.first { $0.text == "2" }?.angle == -45)
+        #expect(axis.labels.first { $0.text == "10" }.map { $0.angle == 90 } ?? true)
+
+        let hookY = TickHook("y-turned") { mark in if abs(mark.value - 0.4) < 1e-9 { mark.label = "forty percent"; mark.labelAngle = 30 } }
+        let plainY = TickHook("y-long") { mark in if abs(mark.value - 0.4) < 1e-9 { mark.label = "forty percent" } }
+        let turnedAxis = try #require(session(x: nil, y: hookY).layout(size: Self.size).axis("y"))
+        let flatAxis = try #require(session(x: nil, y: plainY).layout(size: Self.size).axis("y"))
+        let label = try #require(turnedAxis.labels.first { $0.text == "forty percent" })
+        #expect(label.angle == 30)
+        let s = TestFonts.measurer.size(of: "forty percent", style: label.style)
+        let a = 30.0 * .pi / 180
+        // Across a vertical axis a turned label takes its turned box' width.
+        #expect(turnedAxis.rect.width - flatAxis.rect.width == (9 + s.width * cos(a) + s.height * sin(a)).rounded(.up) - (9 + s.width).rounded(.up))
+        #expect(label.bounds.minX >= turnedAxis.rect.minX - 1e-9)
+    }
+
+    @Test func aHookGivesOneLabelABackgroundDrawnBeforeItsText() throws {
+        let s = session(x: TickHook("marked") { mark in if mark.value == 4 { mark.labelBackground = "#ffee00" } })
+        let axis = try #require(s.layout(size: Self.size).axis("x"))
+        let bounds = try #require(axis.labels.first { $0.text == "4" }).bounds
+        let all = commands(s)
+        let boxes = all.enumerated().filter { if case let .rect(_, _, _, _, fill, _, _) = $1 { return fill == "#ffee00" } else { return false } }
+        #expect(boxes.count == 1)
+        let (i, box) = try #require(boxes.first)
+        guard case let .rect(x, y, w, h, _, _, _) = box, case let .text(_, _, text, _, _, _, _, _) = all[i + 1] else {
+            Issue.record("the box is not followed by a text"); return
+        }
+        #expect(text == "4")
+        #expect(abs(Double(x) - (bounds.minX - 2)) < 1e-3 && abs(Double(w) - (bounds.width + 4)) < 1e-3)
+        #expect(abs(Double(y) - bounds.minY) < 1e-3 && abs(Double(h) - bounds.height) < 1e-3)
+        // No hook: no box behind any label.
+        let none = commands(session(x: nil)).filter { if case .rect(_, _, _, _, "#ffee00", _, _) = $0 { return true } else { return false } }
+        #expect(none.isEmpty)
+    }
+
+    /// On an axis drawing its labels on boxes (`labelBackground`), the hook's colour is
+    /// that label's box; the others keep the plot's.
+    @Test func theHooksBackgroundReplacesTheAxisBox() throws {
+        let s = session(x: TickHook("marked-boxed") { mark in if mark.value == 4 { mark.labelBackground = "#ffee00" } },
+                        xLabelBackground: true)
+        let all = commands(s)
+        var fills: [String: String] = [:]
+        for (i, c) in all.enumerated() {
+            if case let .text(_, _, text, _, _, _, _, _) = c, i > 0, case let .rect(_, _, _, _, fill, _, _) = all[i - 1] { fills[text] = fill }
+        }
+        #expect(fills["4"] == "#ffee00")
+        #expect(fills["2"] != nil && fills["2"] != "#ffee00")
+        #expect(all.filter { if case .rect(_, _, _, _, "#ffee00", _, _) = $0 { return true } else { return false } }.count == 1)
+    }
+}
