@@ -141,4 +141,52 @@ import LayoutEngine
         #expect(fills["2"] != nil && fills["2"] != "#ffee00")
         #expect(all.filter { if case .rect(_, _, _, _, "#ffee00", _, _) = $0 { return true } else { return false } }.count == 1)
     }
+
+    /// An image in place of one label: its size is the label's extent (the axis as deep as
+    /// the image, the box centred on its tick), drawn by the `image` command from the
+    /// chart's served images; a name the chart does not have leaves the text.
+    @Test func anImageAsALabel() throws {
+        func imageSession(_ hook: TickHook, alignment: AxisAlignment = .bottom) throws -> Session {
+            var x = AxisConfig(id: "x", alignment: alignment, mode: .fixed, range: DoubleRange(0, 10))
+            x.tickHook = hook
+            let y = AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 1))
+            var chart = Chart(title: nil, xAxes: alignment.isHorizontal ? [x] : [], yAxes: alignment.isHorizontal ? [y] : [x],
+                              series: [], legend: nil, theme: Theme(), modifiers: [])
+            chart.images["flag"] = try ChartImage(bytes: ImageAnnotationTests.png(width: 64, height: 40))
+            return Session(id: "t", title: "t", chart: chart, measurer: TestFonts.measurer)
+        }
+        let s = try imageSession(TickHook("flag") { mark in if mark.value == 4 { mark.labelImage = TickImage(src: "flag", width: 32, height: 40) } })
+        let layout = s.layout(size: Self.size)
+        #expect(layout.invariantViolations() == [])
+        let axis = try #require(layout.axis("x"))
+        let label = try #require(axis.labels.first { $0.image != nil })
+        let tick = try #require(axis.ticks.first { $0.value == 4 })
+        #expect(label.bounds.width == 32 && label.bounds.height == 40)
+        #expect(abs(label.bounds.midX - tick.pixel) < 1e-9 && abs(label.bounds.minY - (axis.rect.minY + 9)) < 1e-9)
+        #expect(axis.rect.height == (9 + 40.0).rounded(.up))   // the image, deeper than a line of text
+        let images = commands(s).compactMap { if case let .image(x, y, w, h, src) = $0 { return (x, y, w, h, src) } else { return nil } }
+        #expect(images.count == 1)
+        let (x, y, w, h, src) = try #require(images.first)
+        #expect(Double(x) == label.bounds.minX && Double(y) == label.bounds.minY && w == 32 && h == 40)
+        let version = try #require(s.chart.images["flag"]).version
+        #expect(src == "/api/sessions/t/images/flag?v=\(version)")
+        #expect(!texts(s).contains { $0.text == "4" })   // in place of the text
+        #expect(texts(s).contains { $0.text == "2" })
+
+        // On a vertical axis: as wide as the image, centred on the tick.
+        let v = try imageSession(TickHook("flag-y") { mark in if mark.value == 4 { mark.labelImage = TickImage(src: "flag", width: 50, height: 20) } },
+                                 alignment: .left)
+        let vAxis = try #require(v.layout(size: Self.size).axis("x"))
+        let vLabel = try #require(vAxis.labels.first { $0.image != nil })
+        let vTick = try #require(vAxis.ticks.first { $0.value == 4 })
+        #expect(abs(vLabel.bounds.midY - vTick.pixel) < 1e-9 && vAxis.rect.width == (9 + 50.0).rounded(.up))
+
+        // Not one of the chart's images, or no size: the text stays.
+        for bad in [TickImage(src: "https://example.com/x.png", width: 32, height: 40), TickImage(src: "flag", width: 0, height: 40),
+                    TickImage(src: "flag", width: .nan, height: 40)] {
+            let t = try imageSession(TickHook("bad-\(bad.src)-\(bad.width)") { mark in if mark.value == 4 { mark.labelImage = bad } })
+            #expect(texts(t).contains { $0.text == "4" })
+            #expect(!commands(t).contains { if case .image = $0 { return true } else { return false } })
+        }
+    }
 }

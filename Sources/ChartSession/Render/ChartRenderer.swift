@@ -339,7 +339,7 @@ public struct ChartRenderer: Sendable {
                 for label in axis.labels {
                     // (A label a hook gave a background, `TickMark.labelBackground`: its box first.)
                     if let box = label.background { out.append(labelBox(label, fill: box)) }
-                    out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts))
+                    out.append(labelCommand(label, fill: label.fill ?? fill, chart: chart, fonts: &fonts))
                 }
             }
             let titleFill = config?.titleColor ?? theme.title
@@ -1424,10 +1424,22 @@ public struct ChartRenderer: Sendable {
             let box = Series.translucent(theme.plotBackground, alpha: 0.85) ?? theme.plotBackground
             for label in axis.labels {
                 out.append(labelBox(label, fill: label.background ?? box))
-                out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts))
+                out.append(labelCommand(label, fill: label.fill ?? fill, chart: chart, fonts: &fonts))
             }
         }
         return out
+    }
+
+    /// A tick label's command: its text, or the image a hook put in its place
+    /// (`TickMark.labelImage`), over its box, from the chart's served images as image
+    /// annotations' (layout keeps a name the chart does not have as text).
+    func labelCommand(_ label: PlacedText, fill: String, chart: Chart, fonts: inout FontNames) -> DrawCommand {
+        if let tickImage = label.image, let image = chart.images[tickImage.src] {
+            let b = label.bounds
+            return .image(x: Float(b.minX), y: Float(b.minY), w: Float(b.width), h: Float(b.height),
+                          src: chart.imagePath + tickImage.src + "?v=" + image.version)
+        }
+        return text(label, fill: fill, theme: chart.theme, fonts: &fonts)
     }
 
     /// The box behind a tick label (an axis' `labelBackground`, a hook's

@@ -217,6 +217,13 @@ public struct ChartLayoutEngine: Sendable {
                     made.labelSize = rotatedSize(textSize(angle != 0 ? oneLine(label) : label, made.labelStyle ?? axis.labelStyle),
                                                  axis, angle: angle)
                 }
+                if let image = mark.labelImage, !label.isEmpty, image.isDrawable, axis.labelImages.contains(image.src) {
+                    // An image: its size is the label's, straight whatever the axis' angle.
+                    made.labelImage = image
+                    made.labelStyle = nil
+                    made.labelAngle = axis.labelAngle != 0 ? 0 : nil
+                    made.labelSize = Size(width: image.width, height: image.height)
+                }
                 made.labelColor = mark.labelColor
                 made.labelBackground = label.isEmpty ? nil : mark.labelBackground
                 return made
@@ -339,8 +346,8 @@ public struct ChartLayoutEngine: Sendable {
         if axis.alignment.isHorizontal, turned(axis) || ticks.contains(where: { $0.label.hasLineBreak }) {
             return ticks.map(\.labelSize.height).max() ?? 0
         }
-        if axis.alignment.isHorizontal, ticks.contains(where: { $0.labelAngle != nil }) {
-            // Labels a hook turned (`TickMark.labelAngle`): the deepest turned box, or a line.
+        if axis.alignment.isHorizontal, ticks.contains(where: { $0.labelAngle != nil || $0.labelImage != nil }) {
+            // Labels a hook turned (`TickMark.labelAngle`) or made images: the deepest box, or a line.
             let line = measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size)
             return max(line, ticks.map(\.labelSize.height).max() ?? 0)
         }
@@ -504,7 +511,7 @@ public struct ChartLayoutEngine: Sendable {
                                              ascent: tAscent, descent: tDescent, style: style, angle: angle)
             case .left, .right:
                 // (Several lines: their box centred on the tick.)
-                let multiline = tick.label.hasLineBreak
+                let multiline = tick.label.hasLineBreak || tick.labelImage != nil
                 let baseline = multiline ? tick.pixel - s.height / 2 + tAscent : tick.pixel + (tAscent - tDescent) / 2
                 let left = axis.facing == .left ? band.maxX - inset - s.width : band.minX + inset
                 placed = PlacedText(text: tick.label,
@@ -533,6 +540,11 @@ public struct ChartLayoutEngine: Sendable {
             var restyled = placed
             restyled.fill = tick.labelColor
             restyled.background = tick.labelBackground
+            if let image = tick.labelImage {
+                // (One box, however many lines the text it stands for has.)
+                restyled.image = image
+                restyled.text = oneLine(restyled.text)
+            }
             appendLines(of: restyled, lineHeight: tm.lineHeight(size: style.size), ascent: tAscent, to: &labels,
                         repeatingFrom: axis.alignment.isHorizontal ? lastLines : nil)
             lastLines = placed.text.hasLineBreak ? placed.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : []

@@ -12,6 +12,8 @@ public struct Tick: Equatable, Sendable {
     public var labelAngle: Double? = nil
     /// A colour filled behind the label (`TickMark.labelBackground`).
     public var labelBackground: String? = nil
+    /// An image in place of the text (`TickMark.labelImage`): `labelSize` is its size.
+    public var labelImage: TickImage? = nil
 
     public init(value: Double, pixel: Double, label: String, labelSize: Size) {
         self.value = value; self.pixel = pixel; self.label = label; self.labelSize = labelSize
