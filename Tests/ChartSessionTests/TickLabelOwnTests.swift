@@ -189,4 +189,26 @@ import LayoutEngine
             #expect(!commands(t).contains { if case .image = $0 { return true } else { return false } })
         }
     }
+
+    /// A view's memo lays the axes out again when an image a hook names arrives or is
+    /// replaced: the label turns from text to image, and the frame names the new version.
+    @Test func anImageArrivingAfterTheFirstFrameReplacesTheText() throws {
+        var x = AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 10))
+        x.tickHook = TickHook("late-flag") { mark in if mark.value == 4 { mark.labelImage = TickImage(src: "flag", width: 32, height: 20) } }
+        let y = AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 1))
+        let chart = Chart(title: nil, xAxes: [x], yAxes: [y], series: [], legend: nil, theme: Theme(), modifiers: [])
+        let renderer = ChartRenderer(measurer: TestFonts.measurer)
+        let size = Size(width: 600, height: 400)
+        var memo = ChartRenderer.Memo()
+        func srcs(_ layers: [LayerID: [DrawCommand]]) -> [String] {
+            layers.values.flatMap { $0 }.compactMap { if case let .image(_, _, _, _, src) = $0 { return src } else { return nil } }
+        }
+        #expect(srcs(renderer.render(chart, size: size, dpr: 1, memo: &memo).layers).isEmpty)
+        chart.images["flag"] = try ChartImage(bytes: ImageAnnotationTests.png(width: 64, height: 40))
+        let first = srcs(renderer.render(chart, size: size, dpr: 1, memo: &memo).layers)
+        #expect(first == srcs(renderer.render(chart, size: size, dpr: 1).layers) && first.count == 1)
+        chart.images["flag"] = try ChartImage(bytes: ImageAnnotationTests.png(width: 65, height: 40))
+        let second = srcs(renderer.render(chart, size: size, dpr: 1, memo: &memo).layers)
+        #expect(second.count == 1 && second != first && second == srcs(renderer.render(chart, size: size, dpr: 1).layers))
+    }
 }

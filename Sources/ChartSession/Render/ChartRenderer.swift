@@ -83,6 +83,7 @@ public struct ChartRenderer: Sendable {
         /// still axes keep their ticks; a scrolling one's are made again).
         var ticks = TickMemo()
         var ticksAxes: [AxisConfig]?
+        var ticksImages: [String: String] = [:]
         /// The legend's commands, while its entries, box and theme stand.
         var legend: LegendMemo?
         /// The font names the layers' text commands use.
@@ -117,6 +118,10 @@ public struct ChartRenderer: Sendable {
         var legend: LegendConfig?
         /// The room an outside legend takes from the layout.
         var band: LegendBand?
+        /// The chart's images by version, where a tick hook may draw them as labels
+        /// (`TickMark.labelImage`; empty without hooks): an image added or replaced
+        /// lays the axes out again.
+        var labelImages: [String: String] = [:]
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
@@ -127,6 +132,9 @@ public struct ChartRenderer: Sendable {
                             layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
                             margins: chart.margins, fontFamily: chart.fontFamily, titleFont: chart.titleFont,
                             titleSize: chart.titleSize, legend: chart.legend, band: plan.fixed)
+        if !chart.images.isEmpty, chart.axes.contains(where: { $0.config.tickHook != nil }) {
+            key.labelImages = chart.images.mapValues(\.version)
+        }
         var (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
         // A legend free to move that covers data wherever it goes inside the plot goes
         // to its band outside (the same choice `layout` makes).
@@ -154,8 +162,12 @@ public struct ChartRenderer: Sendable {
             if i != memo.layouts.count - 1 { memo.layouts.remove(at: i); memo.layouts.append(hit) }
             return (hit.layout, hit.background)
         }
-        if memo.ticksAxes != key.axes { memo.ticks = TickMemo(); memo.ticksAxes = key.axes }
-        let sharedTicks = shared.flatMap { $0.axes == key.axes ? $0.memo : nil }
+        if memo.ticksAxes != key.axes || memo.ticksImages != key.labelImages {
+            memo.ticks = TickMemo(); memo.ticksAxes = key.axes; memo.ticksImages = key.labelImages
+        }
+        // (Ticks shared between views are keyed by the axes alone: not where a hook's
+        // labels depend on the chart's images.)
+        let sharedTicks = key.labelImages.isEmpty ? shared.flatMap { $0.axes == key.axes ? $0.memo : nil } : nil
         let layout = self.layout(chart, size: key.size, dpr: key.dpr, resolved: key.ranges, band: key.band,
                                  earlierTicks: memo.ticks, sharedTicks: sharedTicks)
         let background = backgroundCommands(chart, layout: layout, dpr: key.dpr, fonts: &memo.fonts)
