@@ -62,6 +62,30 @@ import LayoutEngine
         #expect(drawn.first { $0.text == "2" }?.angle == 0)
     }
 
+    /// A turned label's background is turned with it: a polygon of the text's line box,
+    /// inside the label's upright bounds, its corners on them.
+    @Test func aTurnedLabelsBackgroundIsTurnedWithIt() throws {
+        let s = session(x: TickHook("turned-boxed") { mark in
+            if mark.value == 4 { mark.label = "four hundred"; mark.labelAngle = -45; mark.labelBackground = "#ffee00" }
+        })
+        let label = try #require(s.layout(size: Self.size).axis("x")?.labels.first { $0.text == "four hundred" })
+        let all = commands(s)
+        let i = try #require(all.firstIndex { if case .polygon(_, "#ffee00", _) = $0 { return true } else { return false } })
+        guard case let .polygon(points, _, _) = all[i], case let .text(_, _, text, _, _, _, _, angle) = all[i + 1] else {
+            Issue.record("no turned box before the text"); return
+        }
+        #expect(text == "four hundred" && angle == -45 && points.count == 8)
+        let xs = stride(from: 0, to: 8, by: 2).map { Double(points[$0]) }, ys = stride(from: 1, to: 8, by: 2).map { Double(points[$0]) }
+        let b = label.bounds
+        // Its 2 px longer ends reach 2·cos 45° past the text's upright box; top and bottom are the box'.
+        let pad = 2 * cos(45.0 * .pi / 180)
+        #expect(abs(xs.min()! - (b.minX - pad)) < 1e-3 && abs(xs.max()! - (b.maxX + pad)) < 1e-3)
+        #expect(abs(ys.min()! - (b.minY - pad)) < 1e-3 && abs(ys.max()! - (b.maxY + pad)) < 1e-3)
+        // Turned: its first edge runs at -45 degrees.
+        #expect(abs(atan2(ys[1] - ys[0], xs[1] - xs[0]) * 180 / .pi + 45) < 1e-3)
+        #expect(!all.contains { if case .rect(_, _, _, _, "#ffee00", _, _) = $0 { return true } else { return false } })
+    }
+
     /// A label turned only a little reaches along the axis over its neighbours: those it
     /// would touch are left out (as crowded labels are), none overlaps.
     @Test func aTurnedLabelNeverOverlapsItsNeighbours() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import LayoutEngine
 
 /// Turns chart state into the commands of each layer, for one canvas size.
@@ -1455,10 +1456,25 @@ public struct ChartRenderer: Sendable {
     }
 
     /// The box behind a tick label (an axis' `labelBackground`, a hook's
-    /// `labelBackground`): its bounds, 2 px wider each side.
+    /// `labelBackground`): its bounds, 2 px wider each side; a turned label's turned
+    /// with it (the text's line box, 2 px longer each end), not the upright box around it.
     func labelBox(_ label: PlacedText, fill: String) -> DrawCommand {
         let b = label.bounds
-        return .rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height), fill: fill, stroke: nil, lineWidth: 0)
+        guard label.angle != 0, label.image == nil else {
+            return .rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height), fill: fill, stroke: nil, lineWidth: 0)
+        }
+        let m = measurer.metrics(for: label.style)
+        let ascent = m.ascent(size: label.style.size), descent = m.descent(size: label.style.size)
+        let w = measurer.width(of: label.text, style: label.style)
+        let x0 = label.align == .right ? -w : label.align == .center ? -w / 2 : 0
+        let a = label.angle * .pi / 180, (c, s) = (Foundation.cos(a), Foundation.sin(a))
+        var points: [Float] = []
+        points.reserveCapacity(8)
+        for (px, py) in [(x0 - 2, -ascent), (x0 + w + 2, -ascent), (x0 + w + 2, descent), (x0 - 2, descent)] {
+            points.append(Float(label.anchor.x + px * c - py * s))
+            points.append(Float(label.anchor.y + px * s + py * c))
+        }
+        return .polygon(points: points, fill: fill, gradient: nil)
     }
 
     /// The legend's commands. Where it stays as it was (its entries, box and theme; a
