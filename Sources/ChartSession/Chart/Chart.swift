@@ -1107,6 +1107,7 @@ public final class Chart {
             spec.breaks = axisBreaks(axis.config, range: range, zone: zone)
             spec.labelGenerator = axis.config.labelGenerator
             spec.tickHook = axis.config.tickHook
+            if axis.config.tickHook != nil { spec.labelImages = Set(images.keys) }
             spec.valueGenerator = axis.config.valueGenerator
             spec.labelsAreFixed = axis.config.labelsAreFixed
             spec.endPadding = axis.config.endPadding

@@ -1,3 +1,4 @@
+import Foundation
 import LayoutEngine
 
 /// Turns chart state into the commands of each layer, for one canvas size.
@@ -83,6 +84,7 @@ public struct ChartRenderer: Sendable {
         /// still axes keep their ticks; a scrolling one's are made again).
         var ticks = TickMemo()
         var ticksAxes: [AxisConfig]?
+        var ticksImages: [String: String] = [:]
         /// The legend's commands, while its entries, box and theme stand.
         var legend: LegendMemo?
         /// The font names the layers' text commands use.
@@ -117,6 +119,10 @@ public struct ChartRenderer: Sendable {
         var legend: LegendConfig?
         /// The room an outside legend takes from the layout.
         var band: LegendBand?
+        /// The chart's images by version, where a tick hook may draw them as labels
+        /// (`TickMark.labelImage`; empty without hooks): an image added or replaced
+        /// lays the axes out again.
+        var labelImages: [String: String] = [:]
     }
 
     /// The same, reusing (and updating) what `memo` holds from the previous render.
@@ -127,6 +133,9 @@ public struct ChartRenderer: Sendable {
                             layoutManagerGeneration: chart.layoutManagerGeneration, axisSpacing: chart.axisSpacing,
                             margins: chart.margins, fontFamily: chart.fontFamily, titleFont: chart.titleFont,
                             titleSize: chart.titleSize, legend: chart.legend, band: plan.fixed)
+        if !chart.images.isEmpty, chart.axes.contains(where: { $0.config.tickHook != nil }) {
+            key.labelImages = chart.images.mapValues(\.version)
+        }
         var (layout, background) = memoLayout(chart, key: key, memo: &memo, shared: shared)
         // A legend free to move that covers data wherever it goes inside the plot goes
         // to its band outside (the same choice `layout` makes).
@@ -154,8 +163,12 @@ public struct ChartRenderer: Sendable {
             if i != memo.layouts.count - 1 { memo.layouts.remove(at: i); memo.layouts.append(hit) }
             return (hit.layout, hit.background)
         }
-        if memo.ticksAxes != key.axes { memo.ticks = TickMemo(); memo.ticksAxes = key.axes }
-        let sharedTicks = shared.flatMap { $0.axes == key.axes ? $0.memo : nil }
+        if memo.ticksAxes != key.axes || memo.ticksImages != key.labelImages {
+            memo.ticks = TickMemo(); memo.ticksAxes = key.axes; memo.ticksImages = key.labelImages
+        }
+        // (Ticks shared between views are keyed by the axes alone: not where a hook's
+        // labels depend on the chart's images.)
+        let sharedTicks = key.labelImages.isEmpty ? shared.flatMap { $0.axes == key.axes ? $0.memo : nil } : nil
         let layout = self.layout(chart, size: key.size, dpr: key.dpr, resolved: key.ranges, band: key.band,
                                  earlierTicks: memo.ticks, sharedTicks: sharedTicks)
         let background = backgroundCommands(chart, layout: layout, dpr: key.dpr, fonts: &memo.fonts)
@@ -336,7 +349,11 @@ public struct ChartRenderer: Sendable {
             let fill = config?.labelColor ?? theme.tickLabel
             // (Labels on a background go above the series: the overlay layer draws them.)
             if !(config?.drawsLabelBackground ?? false) {
-                for label in axis.labels { out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts)) }
+                for label in axis.labels {
+                    // (A label a hook gave a background, `TickMark.labelBackground`: its box first.)
+                    if let box = label.background { out.append(labelBox(label, fill: box)) }
+                    out.append(labelCommand(label, fill: label.fill ?? fill, chart: chart, fonts: &fonts))
+                }
             }
             let titleFill = config?.titleColor ?? theme.title
             if let title = axis.title { out.append(text(title, fill: titleFill, theme: theme, fonts: &fonts)) }
@@ -1419,13 +1436,45 @@ public struct ChartRenderer: Sendable {
             let fill = config.labelColor ?? theme.tickLabel
             let box = Series.translucent(theme.plotBackground, alpha: 0.85) ?? theme.plotBackground
             for label in axis.labels {
-                let b = label.bounds
-                out.append(.rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height),
-                                 fill: box, stroke: nil, lineWidth: 0))
-                out.append(text(label, fill: label.fill ?? fill, theme: theme, fonts: &fonts))
+                out.append(labelBox(label, fill: label.background ?? box))
+                out.append(labelCommand(label, fill: label.fill ?? fill, chart: chart, fonts: &fonts))
             }
         }
         return out
+    }
+
+    /// A tick label's command: its text, or the image a hook put in its place
+    /// (`TickMark.labelImage`), over its box, from the chart's served images as image
+    /// annotations' (layout keeps a name the chart does not have as text).
+    func labelCommand(_ label: PlacedText, fill: String, chart: Chart, fonts: inout FontNames) -> DrawCommand {
+        if let tickImage = label.image, let image = chart.images[tickImage.src] {
+            let b = label.bounds
+            return .image(x: Float(b.minX), y: Float(b.minY), w: Float(b.width), h: Float(b.height),
+                          src: chart.imagePath + tickImage.src + "?v=" + image.version)
+        }
+        return text(label, fill: fill, theme: chart.theme, fonts: &fonts)
+    }
+
+    /// The box behind a tick label (an axis' `labelBackground`, a hook's
+    /// `labelBackground`): its bounds, 2 px wider each side; a turned label's turned
+    /// with it (the text's line box, 2 px longer each end), not the upright box around it.
+    func labelBox(_ label: PlacedText, fill: String) -> DrawCommand {
+        let b = label.bounds
+        guard label.angle != 0, label.image == nil else {
+            return .rect(x: Float(b.minX - 2), y: Float(b.minY), w: Float(b.width + 4), h: Float(b.height), fill: fill, stroke: nil, lineWidth: 0)
+        }
+        let m = measurer.metrics(for: label.style)
+        let ascent = m.ascent(size: label.style.size), descent = m.descent(size: label.style.size)
+        let w = measurer.width(of: label.text, style: label.style)
+        let x0 = label.align == .right ? -w : label.align == .center ? -w / 2 : 0
+        let a = label.angle * .pi / 180, (c, s) = (Foundation.cos(a), Foundation.sin(a))
+        var points: [Float] = []
+        points.reserveCapacity(8)
+        for (px, py) in [(x0 - 2, -ascent), (x0 + w + 2, -ascent), (x0 + w + 2, descent), (x0 - 2, descent)] {
+            points.append(Float(label.anchor.x + px * c - py * s))
+            points.append(Float(label.anchor.y + px * s + py * c))
+        }
+        return .polygon(points: points, fill: fill, gradient: nil)
     }
 
     /// The legend's commands. Where it stays as it was (its entries, box and theme; a

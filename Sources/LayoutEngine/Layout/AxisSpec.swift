@@ -143,7 +143,31 @@ public struct TickMark: Equatable, Sendable {
     /// axis' `labelStyle`), measured as such, and its own colour (nil: the axis').
     public var labelStyle: TextStyle? = nil
     public var labelColor: String? = nil
+    /// This label turned by its own angle (degrees, -90 ... 90, clockwise as the axis'
+    /// `labelAngle`; outside that range it is clamped, a non-finite one is ignored; nil:
+    /// the axis' angle), measured and placed turned as the axis' turned labels are.
+    public var labelAngle: Double? = nil
+    /// A colour filled behind this label (a rect over its box, drawn before the text;
+    /// nil: none, or the axis' own `labelBackground` box).
+    public var labelBackground: String? = nil
+    /// An image drawn in place of the text (`TickImage`): its size is the label's.
+    public var labelImage: TickImage? = nil
     public init(value: Double, label: String) { self.value = value; self.label = label }
+}
+
+/// An image as a tick label (ShinobiCharts' image tick labels): `src` names one of
+/// the chart's images (the spec's `images`, `Chart.images`, served at
+/// `/api/sessions/{s}/images/{name}` as image annotations' are), drawn `width` by
+/// `height` CSS pixels, straight, centred on its tick as a label is. A name the chart
+/// does not have, or a size not above 0 (or above 2000) leaves the label its text.
+public struct TickImage: Equatable, Hashable, Sendable {
+    public var src: String
+    public var width: Double
+    public var height: Double
+    public init(src: String, width: Double, height: Double) { self.src = src; self.width = width; self.height = height }
+    /// Largest side, CSS pixels.
+    public static let maxSide = 2000.0
+    var isDrawable: Bool { width > 0 && height > 0 && width <= Self.maxSide && height <= Self.maxSide }
 }
 
 /// A Swift function called for every major tick of an axis before layout places it
@@ -261,6 +285,8 @@ public struct AxisSpec: Equatable, Sendable {
     public var labelGenerator: TickLabelGenerator?
     /// Sees every major tick before it is placed.
     public var tickHook: TickHook?
+    /// The images a hook may draw as labels (`TickImage.src`): the chart's.
+    public var labelImages: Set<String> = []
     /// Inside the plot (SciChart's `isCenterAxis`): laid out by the inner strategy of
     /// its alignment, taking no room from the plot, ticks and labels facing into it.
     public var isCenterAxis: Bool
@@ -325,6 +351,10 @@ public struct PlacedText: Equatable, Sendable {
     public var bounds: Rect
     /// A colour of its own (a tick label restyled by `TickHook`); nil: its kind's.
     public var fill: String? = nil
+    /// A colour filled over `bounds` before the text (`TickMark.labelBackground`).
+    public var background: String? = nil
+    /// Drawn over `bounds` in place of the text (`TickMark.labelImage`).
+    public var image: TickImage? = nil
 }
 
 /// The result of laying out one axis.

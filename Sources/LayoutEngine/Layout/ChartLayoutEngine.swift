@@ -200,6 +200,10 @@ public struct ChartLayoutEngine: Sendable {
                 let label = mark.isLabelHidden ? "" : mark.label
                 var made = Tick(value: tick.value, pixel: tick.pixel, label: label,
                                 labelSize: label == tick.label ? tick.labelSize : label.isEmpty ? Size(width: 0, height: 0) : measure(label))
+                // An angle of its own (clamped to -90 ... 90): measured turned by it.
+                if let a = mark.labelAngle, a.isFinite, min(max(a, -90), 90) != axis.labelAngle, !label.isEmpty {
+                    made.labelAngle = min(max(a, -90), 90)
+                }
                 if var style = mark.labelStyle, style != axis.labelStyle, !label.isEmpty {
                     // (A family or face the server does not have: the chart font, as measured.)
                     if let f = style.family, !measurer.hasFace(family: f, FontFace(bold: style.bold, italic: style.italic)) {
@@ -207,9 +211,21 @@ public struct ChartLayoutEngine: Sendable {
                         style.italic = false
                     }
                     made.labelStyle = style
-                    made.labelSize = rotatedSize(textSize(turned(axis) ? oneLine(label) : label, style), axis)
+                }
+                if made.labelStyle != nil || made.labelAngle != nil {
+                    let angle = made.labelAngle ?? axis.labelAngle
+                    made.labelSize = rotatedSize(textSize(angle != 0 ? oneLine(label) : label, made.labelStyle ?? axis.labelStyle),
+                                                 axis, angle: angle)
+                }
+                if let image = mark.labelImage, !label.isEmpty, image.isDrawable, axis.labelImages.contains(image.src) {
+                    // An image: its size is the label's, straight whatever the axis' angle.
+                    made.labelImage = image
+                    made.labelStyle = nil
+                    made.labelAngle = axis.labelAngle != 0 ? 0 : nil
+                    made.labelSize = Size(width: image.width, height: image.height)
                 }
                 made.labelColor = mark.labelColor
+                made.labelBackground = label.isEmpty ? nil : mark.labelBackground
                 return made
             }
         }
@@ -330,6 +346,11 @@ public struct ChartLayoutEngine: Sendable {
         if axis.alignment.isHorizontal, turned(axis) || ticks.contains(where: { $0.label.hasLineBreak }) {
             return ticks.map(\.labelSize.height).max() ?? 0
         }
+        if axis.alignment.isHorizontal, ticks.contains(where: { $0.labelAngle != nil || $0.labelImage != nil }) {
+            // Labels a hook turned (`TickMark.labelAngle`) or made images: the deepest box, or a line.
+            let line = measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size)
+            return max(line, ticks.map(\.labelSize.height).max() ?? 0)
+        }
         return axis.alignment.isHorizontal
             ? measurer.metrics(for: axis.labelStyle).lineHeight(size: axis.labelStyle.size)
             : ticks.map(\.labelSize.width).max() ?? 0
@@ -359,9 +380,11 @@ public struct ChartLayoutEngine: Sendable {
     /// ticks (their height over the sine of the angle, at most the turned box' width).
     /// (A vertical axis' the same turned a quarter: across it the turned box' width,
     /// along it the height over the cosine, at most the box' height.)
-    func rotatedSize(_ size: Size, _ axis: AxisSpec) -> Size {
-        guard turned(axis) else { return size }
-        let a = abs(axis.labelAngle) * .pi / 180
+    /// `angle`: a label's own (`TickMark.labelAngle`) in place of the axis'.
+    func rotatedSize(_ size: Size, _ axis: AxisSpec, angle: Double? = nil) -> Size {
+        let degrees = angle ?? axis.labelAngle
+        guard degrees != 0 else { return size }
+        let a = abs(degrees) * .pi / 180
         let (c, s) = (cos(a), sin(a))
         if !axis.alignment.isHorizontal {
             return Size(width: size.width * c + size.height * s,
@@ -374,8 +397,8 @@ public struct ChartLayoutEngine: Sendable {
     /// A turned label of a horizontal axis: its end at the tick, just outside the
     /// tick mark (above the plot for a top axis, below it for a bottom one).
     func turnedLabel(_ text: String, size s: Size, at x: Double, axis: AxisSpec, band: Rect, inset: Double,
-                     ascent: Double, descent: Double, style: TextStyle) -> PlacedText {
-        let angle = axis.labelAngle, a = angle * .pi / 180
+                     ascent: Double, descent: Double, style: TextStyle, angle given: Double? = nil) -> PlacedText {
+        let angle = given ?? axis.labelAngle, a = angle * .pi / 180
         let down = axis.facing == .bottom
         // The text ends at the tick when it slants away from the plot, else starts there.
         let align: PlacedText.Align = (angle < 0) == down ? .right : .left
@@ -398,8 +421,8 @@ public struct ChartLayoutEngine: Sendable {
     /// on the tick's line), just outside the tick mark (left of the plot for a left
     /// axis, right of it for a right one).
     func turnedVerticalLabel(_ text: String, size s: Size, at y: Double, axis: AxisSpec, band: Rect, inset: Double,
-                             ascent: Double, descent: Double, style: TextStyle) -> PlacedText {
-        let angle = axis.labelAngle, a = angle * .pi / 180
+                             ascent: Double, descent: Double, style: TextStyle, angle given: Double? = nil) -> PlacedText {
+        let angle = given ?? axis.labelAngle, a = angle * .pi / 180
         let left = axis.facing == .left
         let align: PlacedText.Align = left ? .right : .left
         let x0 = left ? -s.width : 0, x1 = x0 + s.width
@@ -455,6 +478,7 @@ public struct ChartLayoutEngine: Sendable {
         labels.reserveCapacity(generated?.ticks.count ?? 0)
         var droppedTicks: Set<Double> = []
         var lastBounds: Rect? = nil
+        var lastTurnedApart = false
         var lastLines: [String] = []
         let measured = labelExtent(axis, ticks: generated?.ticks ?? [])
         let labelExtent = axis.reservedLabelExtent(measured: measured)
@@ -469,23 +493,25 @@ public struct ChartLayoutEngine: Sendable {
             let tm = tick.labelStyle.map { measurer.metrics(for: $0) } ?? m
             let tAscent = tick.labelStyle == nil ? ascent : tm.ascent(size: style.size)
             let tDescent = tick.labelStyle == nil ? descent : tm.descent(size: style.size)
-            let s = turned(axis) ? measurer.size(of: oneLine(tick.label), style: style) : tick.labelSize
+            // (Turned by its own angle, `TickMark.labelAngle`, or the axis'.)
+            let angle = tick.labelAngle ?? axis.labelAngle, isTurned = angle != 0
+            let s = isTurned ? measurer.size(of: oneLine(tick.label), style: style) : tick.labelSize
             let placed: PlacedText
             switch axis.facing {
-            case .bottom where turned(axis), .top where turned(axis):
+            case .bottom where isTurned, .top where isTurned:
                 placed = turnedLabel(oneLine(tick.label), size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
-                                     ascent: tAscent, descent: tDescent, style: style)
+                                     ascent: tAscent, descent: tDescent, style: style, angle: angle)
             case .bottom, .top:
                 let top = axis.facing == .bottom ? band.minY + inset : band.maxY - inset - s.height
                 placed = PlacedText(text: tick.label, anchor: Point(x: tick.pixel, y: top + tAscent), align: .center,
                                     angle: 0, style: style,
                                     bounds: Rect(x: tick.pixel - s.width / 2, y: top, width: s.width, height: s.height))
-            case .left where turned(axis), .right where turned(axis):
+            case .left where isTurned, .right where isTurned:
                 placed = turnedVerticalLabel(oneLine(tick.label), size: s, at: tick.pixel, axis: axis, band: band, inset: inset,
-                                             ascent: tAscent, descent: tDescent, style: style)
+                                             ascent: tAscent, descent: tDescent, style: style, angle: angle)
             case .left, .right:
                 // (Several lines: their box centred on the tick.)
-                let multiline = tick.label.hasLineBreak
+                let multiline = tick.label.hasLineBreak || tick.labelImage != nil
                 let baseline = multiline ? tick.pixel - s.height / 2 + tAscent : tick.pixel + (tAscent - tDescent) / 2
                 let left = axis.facing == .left ? band.maxX - inset - s.width : band.minX + inset
                 placed = PlacedText(text: tick.label,
@@ -505,11 +531,20 @@ public struct ChartLayoutEngine: Sendable {
             }
             // Given tick values may crowd: a label that would touch the last one kept is left out.
             // (Turned labels are parallel: their boxes overlap while the text does not,
-            // and the tick generator already spaced them by their height.)
-            if !turned(axis), let last = lastBounds, last.intersects(placed.bounds) { continue }
+            // and the tick generator already spaced them by their height. A label a hook
+            // turned otherwise, or next to one, is not: its box is checked.)
+            let parallel = turned(axis) && tick.labelAngle == nil && !lastTurnedApart
+            if !parallel, let last = lastBounds, last.intersects(placed.bounds) { continue }
             lastBounds = placed.bounds
+            lastTurnedApart = tick.labelAngle != nil
             var restyled = placed
             restyled.fill = tick.labelColor
+            restyled.background = tick.labelBackground
+            if let image = tick.labelImage {
+                // (One box, however many lines the text it stands for has.)
+                restyled.image = image
+                restyled.text = oneLine(restyled.text)
+            }
             appendLines(of: restyled, lineHeight: tm.lineHeight(size: style.size), ascent: tAscent, to: &labels,
                         repeatingFrom: axis.alignment.isHorizontal ? lastLines : nil)
             lastLines = placed.text.hasLineBreak ? placed.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : []

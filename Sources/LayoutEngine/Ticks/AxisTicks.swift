@@ -7,6 +7,13 @@ public struct Tick: Equatable, Sendable {
     /// A style and colour of its own (`TickMark.labelStyle`, `labelColor`).
     public var labelStyle: TextStyle? = nil
     public var labelColor: String? = nil
+    /// An angle of its own, when it differs from the axis' (`TickMark.labelAngle`):
+    /// `labelSize` is then the size turned by it.
+    public var labelAngle: Double? = nil
+    /// A colour filled behind the label (`TickMark.labelBackground`).
+    public var labelBackground: String? = nil
+    /// An image in place of the text (`TickMark.labelImage`): `labelSize` is its size.
+    public var labelImage: TickImage? = nil
 
     public init(value: Double, pixel: Double, label: String, labelSize: Size) {
         self.value = value; self.pixel = pixel; self.label = label; self.labelSize = labelSize
