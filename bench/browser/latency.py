@@ -229,27 +229,34 @@ class python_feed:
         self.thread.join(10)
 
 
+def fill_monitor(server, feed_kind):
+    """Fills the monitoring chart's four series with 250,000 points each and starts its
+    live feed: `cwload feed` (a process; raises if it ends at once) or the Python feed
+    of `--only live` (a thread). Returns the feed, for the caller to stop."""
+    port = str(server.port)
+    start_x = time.time() - 250000 / 50
+    for i in range(4):
+        cwload("ingest", "--port", port, "--session", "monitor", "--series", f"s{i}", "--points", "250000",
+               "--batch", "50000", "--binary", "--start", str(start_x), "--step", "0.02")
+    if feed_kind != "cwload":
+        return python_feed(server.port)
+    exe = pathlib.Path(os.environ["CHARTWIRE_BIN"]).parent / "cwload"
+    feed = subprocess.Popen([str(exe), "feed", "--port", port, "--session", "monitor", "--series", "s0,s1,s2,s3",
+                             "--rate", "50", "--duration", "3600"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(1)
+    if feed.poll() is not None:
+        raise RuntimeError(f"cwload feed ended early: {feed.stderr.read()[:400]}")
+    return feed
+
+
 def pages(count, seconds, warmup, feed_kind, tmp):
     """Prints the table of the ten-pages benchmark (issue 28): 1 page, then `count`."""
     server = start(MONITOR, tmp)
     feed = None
     try:
-        port = str(server.port)
-        start_x = time.time() - 250000 / 50
-        for i in range(4):
-            cwload("ingest", "--port", port, "--session", "monitor", "--series", f"s{i}", "--points", "250000",
-                   "--batch", "50000", "--binary", "--start", str(start_x), "--step", "0.02")
         # The feed runs through both phases; it is stopped when they end.
-        if feed_kind == "cwload":
-            exe = pathlib.Path(os.environ["CHARTWIRE_BIN"]).parent / "cwload"
-            feed = subprocess.Popen([str(exe), "feed", "--port", port, "--session", "monitor", "--series", "s0,s1,s2,s3",
-                                     "--rate", "50", "--duration", "3600"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    text=True)
-            time.sleep(1)
-            if feed.poll() is not None:
-                raise RuntimeError(f"cwload feed ended early: {feed.stderr.read()[:400]}")
-        else:
-            feed = python_feed(server.port)
+        feed = fill_monitor(server, feed_kind)
         phases = []
         for n in (1, count):
             rows, cpu, load = pages_run(server, n, seconds, warmup)

@@ -17,13 +17,12 @@ import collections
 import os
 import pathlib
 import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import latency  # noqa: E402
-from latency import MONITOR, start, cwload, python_feed, browser, wait_for  # noqa: E402
+from latency import MONITOR, start, fill_monitor, browser, wait_for  # noqa: E402
 
 
 def threads_cpu(pid):
@@ -117,17 +116,7 @@ def main():
     server = start(MONITOR, tmp)
     feed = None
     try:
-        port = str(server.port)
-        start_x = time.time() - 250000 / 50
-        for i in range(4):
-            cwload("ingest", "--port", port, "--session", "monitor", "--series", f"s{i}", "--points", "250000",
-                   "--batch", "50000", "--binary", "--start", str(start_x), "--step", "0.02")
-        if args.feed == "cwload":
-            exe = pathlib.Path(os.environ["CHARTWIRE_BIN"]).parent / "cwload"
-            feed = subprocess.Popen([str(exe), "feed", "--port", port, "--session", "monitor", "--series", "s0,s1,s2,s3",
-                                     "--rate", "50", "--duration", "3600"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        else:
-            feed = python_feed(server.port)
+        feed = fill_monitor(server, args.feed)
         d = browser(1600, 940)
         try:
             d.get(f"{server.http}/s/monitor")
