@@ -92,6 +92,9 @@ public final class Chart {
     public var clipSeries = true { didSet { touch() } }
     /// Drawn in data coordinates under or over the series (docs/series.md).
     public var annotations: [Annotation] = [] { didSet { touch() } }
+    /// Annotations whose content Swift functions draw (`CustomAnnotation`), drawn after
+    /// the spec's annotations of their layer. Swift only: a changed spec keeps them.
+    public var customAnnotations: [CustomAnnotation] = [] { didSet { if customAnnotations != oldValue { touch() } } }
     /// Images that `image` annotations draw, by name.
     public var images: [String: ChartImage] = [:] { didSet { touch() } }
     /// Where viewers fetch the images from: the path before an image's name (the
@@ -472,6 +475,7 @@ public final class Chart {
         axisSpacing = other.axisSpacing
         clipSeries = other.clipSeries
         annotations = other.annotations
+        customAnnotations = other.customAnnotations
         images = other.images
         margins = other.margins
     }

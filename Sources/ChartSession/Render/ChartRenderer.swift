@@ -646,6 +646,43 @@ public struct ChartRenderer: Sendable {
                 }
             }
         }
+        out += customAnnotationCommands(chart, layout: layout, dpr: dpr, layer: layer)
+        return out
+    }
+
+    /// The chart's custom annotations of `layer`: each one's content, drawn by its
+    /// function for its box, between a clip to the box (within the plot when the chart
+    /// clips its series) or to the plot, and the series' clip again (or none). The
+    /// function's own clips are dropped.
+    func customAnnotationCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, layer: Annotation.Layer) -> [DrawCommand] {
+        guard !chart.customAnnotations.isEmpty else { return [] }
+        var out: [DrawCommand] = []
+        let plot = layout.plotRect
+        func clip(_ r: Rect) -> DrawCommand { .clip(x: Float(r.minX), y: Float(r.minY), w: Float(r.width), h: Float(r.height)) }
+        for a in chart.customAnnotations where a.layer == layer {
+            guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
+            let across = xl.alignment.isHorizontal
+            guard let box = a.box(x: xl.calculator, y: yl.calculator, across: across) else { continue }
+            var area = a.clip == .plot ? plot : box
+            if a.clip == .box, chart.clipSeries {
+                let left = max(box.minX, plot.minX), top = max(box.minY, plot.minY)
+                let right = min(box.maxX, plot.maxX), bottom = min(box.maxY, plot.maxY)
+                guard right > left, bottom > top else { continue }
+                area = Rect(x: left, y: top, width: right - left, height: bottom - top)
+            }
+            let content = a.draw(CustomAnnotation.Context(box: box, plot: plot, xAxis: xl.calculator, yAxis: yl.calculator,
+                                                          dpr: dpr, across: across))
+            guard !content.isEmpty else { continue }
+            out.append(clip(area))
+            for c in content {
+                switch c {
+                case .clip, .unclip: continue
+                default: out.append(c)
+                }
+            }
+            // (A clip is one at a time: the series' is set again; it restores the opacity too.)
+            out.append(chart.clipSeries ? clip(plot) : .unclip)
+        }
         return out
     }
 
