@@ -58,3 +58,29 @@ final class TickLabelExportTests: XCTestCase {
         XCTAssertGreaterThan(outside.r, 200)   // the grey stays in the box
     }
 }
+
+/// A custom-content annotation (`CustomAnnotation`) exports as the page draws it: its
+/// content inside its box, clipped there.
+final class CustomAnnotationExportTests: XCTestCase {
+    func testItsContentExportsClippedToItsBox() throws {
+        let x = AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 10))
+        let y = AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 1))
+        let chart = Chart(title: nil, xAxes: [x], yAxes: [y], series: [], legend: nil, theme: Theme(), modifiers: [])
+        // A red square twice the box's size, centred on it: only the box shows red.
+        chart.customAnnotations = [CustomAnnotation("red", x: .data(4), y: .data(0.4), x2: .data(6), y2: .data(0.6)) { ctx in
+            let b = ctx.box
+            return [.rect(x: Float(b.minX - b.width / 2), y: Float(b.minY - b.height / 2), w: Float(b.width * 2), h: Float(b.height * 2),
+                          fill: "#ff0000", stroke: nil, lineWidth: 0)]
+        }]
+        let session = Session(id: "t", title: "t", chart: chart, measurer: TestFonts.measurer)
+        let size = ViewerSize(width: 600, height: 400, dpr: 1)
+        let layout = session.layout(size: size)
+        let xc = try XCTUnwrap(layout.axis("x")).calculator, yc = try XCTUnwrap(layout.axis("y")).calculator
+        let p = try ImageRenderer(fonts: ImageRendererTests.fonts).raster(session.displayList(size: size))
+        func isRed(_ px: Double, _ py: Double) -> Bool { let c = p.rgba(Int(px), Int(py)); return c.r > 240 && c.g < 20 && c.b < 20 }
+        XCTAssertTrue(isRed(xc.pixel(5), yc.pixel(0.5)), "the box's middle")
+        XCTAssertTrue(isRed(xc.pixel(4) + 2, yc.pixel(0.6) + 2), "inside its top-left corner")
+        XCTAssertFalse(isRed(xc.pixel(4) - 4, yc.pixel(0.5)), "left of the box")
+        XCTAssertFalse(isRed(xc.pixel(5), yc.pixel(0.6) - 4), "above the box")
+    }
+}

@@ -33,10 +33,20 @@ def test_a_swift_program_hosts_feeds_and_steers_its_own_chart():
                 return [s["points"] for s in json.loads(r.read())["sessions"][0]["series"]]
         first = points()
         series_layers = set()
+        drawn, overlay = [], []
         for _ in range(10):
             frame, _ = next_frame(ws)
+            drawn += [c for l in frame["layers"] for c in l["commands"]]
+            if layer(frame, "overlay"):
+                overlay = layer(frame, "overlay")["commands"]
             if layer(frame, "series"):
                 series_layers.add(json.dumps(layer(frame, "series")["commands"]))
+        # Its legend item renderer and custom annotation, drawn in Swift: the set point's
+        # entry renamed with a step symbol clipped to its box, and the shaded operating range.
+        assert "Set point (target)" in [c.get("text") for c in drawn if c.get("op") == "text"]
+        symbol = [i for i, c in enumerate(overlay) if c.get("op") == "clip" and c.get("w") == 18]
+        assert len(symbol) == 1 and overlay[symbol[0] + 1]["op"] == "polyline" and overlay[symbol[0] + 2]["op"] == "unclip", overlay
+        assert any(c.get("op") == "rect" and c.get("fill") == "#e6f4ea" for c in drawn), "no operating range"
         later = points()
         assert later[0] > first[0] and later[1] > first[1], (first, later)
         assert len(series_layers) >= 2, "the drawn series changed as points came in"

@@ -58,6 +58,24 @@ let chart = Chart(
                data: XYData(capacity: 10_000)),
     ],
     modifiers: [RolloverModifier(), MarkPointModifier()])
+// The legend's entries written and drawn in Swift (ShinobiCharts' SChartLegendItem): the
+// set point's entry says what it is and shows a step in place of the plain swatch.
+chart.setLegendItemRenderer(LegendItemRenderer("plant-legend", item: { item in
+    if item.seriesId == "setpoint" { item.text = "Set point (target)" }
+}, symbol: { item, box in
+    guard item.seriesId == "setpoint" else { return nil }   // the default swatch
+    let (l, r, t, b) = (Float(box.minX + 1), Float(box.maxX - 1), Float(box.midY - 4), Float(box.midY + 4))
+    return [.polyline(points: [l, b, (l + r) / 2, b, (l + r) / 2, t, r, t], stroke: item.color, width: 2, dash: [])]
+}))
+// Content drawn in Swift on the plot: the operating range, 3 to 6 bar, across the whole
+// visible time (relative x), shaded, its limits dashed (clipped to the plot as it zooms).
+chart.customAnnotations = [CustomAnnotation("operating-range", xAxisId: "t", yAxisId: "v",
+                                            x: .relative(0), y: .data(3), x2: .relative(1), y2: .data(6), layer: .below) { ctx in
+    let b = ctx.box
+    let limits = [3.0, 6.0].map { Float(ctx.point(x: ctx.xAxis.range.min, y: $0).y) }
+    return [.rect(x: Float(b.minX), y: Float(b.minY), w: Float(b.width), h: Float(b.height), fill: "#e6f4ea", stroke: nil, lineWidth: 0),
+            .segments(coords: limits.flatMap { [Float(b.minX), $0, Float(b.maxX), $0] }, stroke: "#188038", width: 1, dash: [4, 3])]
+}]
 let session = server.host(chart, id: "plant", title: "Plant (embedded)")
 // ShinobiCharts' delegate, in Swift: told of every zoom and pan.
 chart.addEventHandler { event in

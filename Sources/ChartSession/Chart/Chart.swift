@@ -20,6 +20,9 @@ public struct LegendConfig: Equatable, Sendable {
     /// pinned, an inside legend that covers data wherever it goes in the plot moves out
     /// of it (`ChartRenderer.legendBands`).
     public var pinned: Bool
+    /// Swift functions that change each entry and draw its symbol (Swift only: a spec
+    /// has none; `Chart.setLegendItemRenderer`). Compared by name.
+    public var itemRenderer: LegendItemRenderer? = nil
     public init(position: LegendPosition = .topLeft, placement: LegendPlacement = .insidePlotArea, textSize: Double = 12,
                 pinned: Bool = false) {
         self.position = position; self.placement = placement; self.textSize = textSize; self.pinned = pinned
@@ -89,6 +92,9 @@ public final class Chart {
     public var clipSeries = true { didSet { touch() } }
     /// Drawn in data coordinates under or over the series (docs/series.md).
     public var annotations: [Annotation] = [] { didSet { touch() } }
+    /// Annotations whose content Swift functions draw (`CustomAnnotation`), drawn after
+    /// the spec's annotations of their layer. Swift only: a changed spec keeps them.
+    public var customAnnotations: [CustomAnnotation] = [] { didSet { if customAnnotations != oldValue { touch() } } }
     /// Images that `image` annotations draw, by name.
     public var images: [String: ChartImage] = [:] { didSet { touch() } }
     /// Where viewers fetch the images from: the path before an image's name (the
@@ -469,6 +475,7 @@ public final class Chart {
         axisSpacing = other.axisSpacing
         clipSeries = other.clipSeries
         annotations = other.annotations
+        customAnnotations = other.customAnnotations
         images = other.images
         margins = other.margins
     }
@@ -529,7 +536,10 @@ public final class Chart {
             stackMembers = [:]
             updateStacks()
             title = other.title
+            // (A spec cannot carry a legend item renderer: a changed spec keeps this one.)
+            let renderer = legend?.itemRenderer
             legend = other.legend
+            if let renderer, legend != nil, legend?.itemRenderer == nil { legend?.itemRenderer = renderer }
             theme = other.theme
             fontFamily = other.fontFamily
             titleFont = other.titleFont
@@ -687,6 +697,14 @@ public final class Chart {
               magnitude < Self.maxMagnitude, axes[i].userRange != range else { return }
         axes[i].userRange = range
         touch()
+    }
+
+    /// Sets (or clears, nil) the Swift functions that change each legend entry and draw
+    /// its symbol (`LegendItemRenderer`), on the chart's legend; a chart without a
+    /// legend is left as it is.
+    public func setLegendItemRenderer(_ renderer: LegendItemRenderer?) {
+        guard legend != nil else { return }
+        legend?.itemRenderer = renderer
     }
 
     /// Sets (or clears) the Swift function that writes an axis' tick labels, and the

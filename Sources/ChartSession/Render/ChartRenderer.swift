@@ -646,6 +646,43 @@ public struct ChartRenderer: Sendable {
                 }
             }
         }
+        out += customAnnotationCommands(chart, layout: layout, dpr: dpr, layer: layer)
+        return out
+    }
+
+    /// The chart's custom annotations of `layer`: each one's content, drawn by its
+    /// function for its box, between a clip to the box (within the plot when the chart
+    /// clips its series) or to the plot, and the series' clip again (or none). The
+    /// function's own clips are dropped.
+    func customAnnotationCommands(_ chart: Chart, layout: ChartLayout, dpr: Double, layer: Annotation.Layer) -> [DrawCommand] {
+        guard !chart.customAnnotations.isEmpty else { return [] }
+        var out: [DrawCommand] = []
+        let plot = layout.plotRect
+        func clip(_ r: Rect) -> DrawCommand { .clip(x: Float(r.minX), y: Float(r.minY), w: Float(r.width), h: Float(r.height)) }
+        for a in chart.customAnnotations where a.layer == layer {
+            guard let xl = layout.axis(a.xAxisId), let yl = layout.axis(a.yAxisId) else { continue }
+            let across = xl.alignment.isHorizontal
+            guard let box = a.box(x: xl.calculator, y: yl.calculator, across: across) else { continue }
+            var area = a.clip == .plot ? plot : box
+            if a.clip == .box, chart.clipSeries {
+                let left = max(box.minX, plot.minX), top = max(box.minY, plot.minY)
+                let right = min(box.maxX, plot.maxX), bottom = min(box.maxY, plot.maxY)
+                guard right > left, bottom > top else { continue }
+                area = Rect(x: left, y: top, width: right - left, height: bottom - top)
+            }
+            let content = a.draw(CustomAnnotation.Context(box: box, plot: plot, xAxis: xl.calculator, yAxis: yl.calculator,
+                                                          dpr: dpr, across: across))
+            guard !content.isEmpty else { continue }
+            out.append(clip(area))
+            for c in content {
+                switch c {
+                case .clip, .unclip: continue
+                default: out.append(c)
+                }
+            }
+            // (A clip is one at a time: the series' is set again; it restores the opacity too.)
+            out.append(chart.clipSeries ? clip(plot) : .unclip)
+        }
         return out
     }
 
@@ -1119,13 +1156,37 @@ public struct ChartRenderer: Sendable {
         return listed
     }
 
-    /// The legend's text and place, for `entries` (nil: the chart's legend entries).
+    /// The legend's text and place, for `entries` (nil: the chart's legend entries),
+    /// each entry as the legend's item renderer leaves it.
     func legendSpec(_ chart: Chart, entries given: [LegendEntry]? = nil) -> LegendSpec? {
         guard let legend = chart.legend else { return nil }
         let entries = given ?? legendEntries(chart)
         guard !entries.isEmpty else { return nil }
-        return LegendSpec(entries: entries.map(\.name), position: legend.position, style: legend.font.style(size: legend.textSize, chartFamily: chart.fontFamily),
-                          padding: legend.padding ?? 6)
+        var spec = LegendSpec(entries: entries.map(\.name), position: legend.position, style: legend.font.style(size: legend.textSize, chartFamily: chart.fontFamily),
+                              padding: legend.padding ?? 6)
+        if let items = legendItems(chart, entries: entries, spec: spec) {
+            spec.entries = items.map(\.text)
+            spec.entryStyles = items.map { $0.textStyle == spec.style ? nil : $0.textStyle }
+            let plain = defaultSymbolSize(spec)
+            spec.symbolSizes = items.map { $0.symbolSize == plain ? nil : $0.symbolSize }
+        }
+        return spec
+    }
+
+    /// A legend item's symbol box before a renderer changes it: the swatch's length by
+    /// the line's height.
+    func defaultSymbolSize(_ spec: LegendSpec) -> Size {
+        Size(width: spec.swatchLength, height: measurer.metrics(for: spec.style).lineHeight(size: spec.style.size))
+    }
+
+    /// The entries as the legend's item renderer leaves them (nil: the chart has none).
+    func legendItems(_ chart: Chart, entries: [LegendEntry], spec: LegendSpec) -> [LegendItem]? {
+        guard let renderer = chart.legend?.itemRenderer else { return nil }
+        let plain = defaultSymbolSize(spec)
+        return entries.map { e in
+            renderer.altered(LegendItem(seriesId: e.seriesId, sliceIndex: e.sliceIndex, kind: e.kind, color: e.color, fill: e.fill,
+                                        isHidden: e.isHidden, text: e.name, textColor: nil, textStyle: spec.style, symbolSize: plain))
+        }
     }
 
     /// The room a legend outside the plot takes: the insets the layout leaves out at
@@ -1377,21 +1438,22 @@ public struct ChartRenderer: Sendable {
         guard let spec = placedLegendSpec(chart, entries: entries, layout: layout),
               let box = legendBox(chart, spec: spec, layout: layout) else { return [] }
         let placed = LegendLayout.rows(spec, box: box, measurer: measurer)
-        let lineHeight = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
         return zip(placed.rows, entries).map { row, entry in
             // (In one column a row is the box's width; side by side, its own entry's.)
             LegendHitBox(seriesId: entry.seriesId, slice: entry.sliceIndex,
                          rect: spec.columns > 1
-                            ? Rect(x: row.swatchStart.x, y: row.label.bounds.minY - spec.rowGap / 2,
-                                   width: row.label.bounds.maxX - row.swatchStart.x, height: lineHeight + spec.rowGap)
-                            : Rect(x: placed.box.minX, y: row.label.bounds.minY - spec.rowGap / 2,
-                                   width: placed.box.width, height: lineHeight + spec.rowGap))
+                            ? Rect(x: row.swatchStart.x, y: row.top - spec.rowGap / 2,
+                                   width: row.label.bounds.maxX - row.swatchStart.x, height: row.height + spec.rowGap)
+                            : Rect(x: placed.box.minX, y: row.top - spec.rowGap / 2,
+                                   width: placed.box.width, height: row.height + spec.rowGap))
         }
     }
 
     /// The legend's commands, and what they were drawn from.
     struct LegendMemo: Sendable {
         var entries: [LegendEntry], spec: LegendSpec, box: Rect, theme: Theme
+        /// The item renderer that drew it (compared by name).
+        var renderer: LegendItemRenderer?
         var commands: [DrawCommand]
         /// The position inside the plot the box is at (nil: outside).
         var position: LegendPosition?
@@ -1484,7 +1546,8 @@ public struct ChartRenderer: Sendable {
         guard let spec = placedLegendSpec(chart, entries: listed, layout: layout),
               let (box, position) = legendPlace(chart, spec: spec, layout: layout) else { memo = nil; return [] }
         let theme = chart.theme
-        if let m = memo, m.box == box, m.spec == spec, m.entries == listed, m.theme == theme {
+        let renderer = chart.legend?.itemRenderer
+        if let m = memo, m.box == box, m.spec == spec, m.entries == listed, m.theme == theme, m.renderer == renderer {
             memo?.position = position
             return m.commands
         }
@@ -1494,11 +1557,17 @@ public struct ChartRenderer: Sendable {
             .rect(x: Float(b.x), y: Float(b.y), w: Float(b.width), h: Float(b.height),
                   fill: theme.legendBackground, stroke: theme.legendBorder, lineWidth: 1),
         ]
-        for (row, entry) in zip(placed.rows, listed) {
+        let items = legendItems(chart, entries: listed, spec: spec)
+        for (k, (row, entry)) in zip(placed.rows, listed).enumerated() {
             let s = entry
             // A hidden series a legend lists (to show it again) is dimmed.
             if s.isHidden { out.append(.opacity(0.35)) }
             defer { if s.isHidden { out.append(.opacity(1)) } }
+            if let item = items?[k], let symbol = renderer?.symbol?(item, row.symbolBox) {
+                out += clippedSymbol(symbol, box: row.symbolBox, opacity: s.isHidden ? 0.35 : 1)
+                out.append(text(row.label, fill: item.textColor ?? theme.legendText, theme: theme, fonts: &fonts))
+                continue
+            }
             let a = row.swatchStart
             let mid = Point(x: a.x + row.swatchLength / 2, y: a.y)
             switch s.kind {
@@ -1548,9 +1617,27 @@ public struct ChartRenderer: Sendable {
                 out.append(.markers(MarkerSet(style: style, x0: Float(mid.x), y0: Float(mid.y), unit: 1,
                                               cells: [MarkerSet.Cell(x: 0, y: 0)])))
             }
-            out.append(text(row.label, fill: theme.legendText, theme: theme, fonts: &fonts))
+            out.append(text(row.label, fill: items?[k].textColor ?? theme.legendText, theme: theme, fonts: &fonts))
         }
-        memo = LegendMemo(entries: listed, spec: spec, box: box, theme: theme, commands: out, position: position)
+        memo = LegendMemo(entries: listed, spec: spec, box: box, theme: theme, renderer: renderer, commands: out, position: position)
+        return out
+    }
+
+    /// A legend item renderer's symbol, clipped to its box: its own clips are dropped
+    /// (they could undo the box's), and an opacity it sets is put back to the row's.
+    func clippedSymbol(_ symbol: [DrawCommand], box: Rect, opacity: Float) -> [DrawCommand] {
+        guard !symbol.isEmpty else { return [] }
+        var out: [DrawCommand] = [.clip(x: Float(box.minX), y: Float(box.minY), w: Float(box.width), h: Float(box.height))]
+        var setsOpacity = false
+        for c in symbol {
+            switch c {
+            case .clip, .unclip: continue
+            case .opacity: setsOpacity = true; out.append(c)
+            default: out.append(c)
+            }
+        }
+        if setsOpacity { out.append(.opacity(opacity)) }
+        out.append(.unclip)
         return out
     }
 }

@@ -29,6 +29,17 @@ public struct LegendSpec: Equatable, Sendable {
     /// or below the plot takes as many as fit (`LegendLayout.columnsFitting`).
     public var columns: Int
     public var columnGap: Double
+    /// Per entry, what a Swift legend item renderer gave it (empty, or nil at an entry:
+    /// the legend's own): its text style, measured and drawn in it, and its symbol's
+    /// size (width in place of `swatchLength`; a height above the row's line makes every
+    /// row that tall).
+    public var entryStyles: [TextStyle?] = []
+    public var symbolSizes: [Size?] = []
+
+    /// Entry `i`'s text style.
+    public func style(_ i: Int) -> TextStyle { i < entryStyles.count ? entryStyles[i] ?? style : style }
+    /// Entry `i`'s symbol width.
+    public func symbolWidth(_ i: Int) -> Double { i < symbolSizes.count ? symbolSizes[i]?.width ?? swatchLength : swatchLength }
 
     public init(entries: [String], position: LegendPosition = .topLeft, style: TextStyle = TextStyle(size: 12),
                 swatchLength: Double = 18, padding: Double = 6, rowGap: Double = 4, margin: Double = 8,
@@ -45,6 +56,12 @@ public struct LegendLayout: Equatable, Sendable {
         public var swatchStart: Point
         public var swatchLength: Double
         public var label: PlacedText
+        /// The row's top and height (every row is as tall as the tallest entry's text or
+        /// symbol), and the box its symbol is drawn in: `swatchLength` (or the entry's
+        /// symbol width) wide, as tall as the row (or the entry's symbol), centred on it.
+        public var top: Double
+        public var height: Double
+        public var symbolBox: Rect
     }
     public var box: Rect
     public var rows: [Row]
@@ -54,12 +71,20 @@ public struct LegendLayout: Equatable, Sendable {
     /// The box's size (whole pixels), or nil with no entries.
     public static func size(_ spec: LegendSpec, measurer: TextMeasurer) -> Size? {
         guard !spec.entries.isEmpty else { return nil }
-        let lineHeight = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
+        let lineHeight = rowHeight(spec, measurer: measurer)
         let widths = columnWidths(spec, measurer: measurer)
         let rows = Double(rowCount(spec))
         let across = widths.reduce(0, +) + spec.columnGap * Double(widths.count - 1)
         return Size(width: (spec.padding * 2 + across).rounded(.up),
                     height: (spec.padding * 2 + lineHeight * rows + spec.rowGap * (rows - 1)).rounded(.up))
+    }
+
+    /// Every row's height: the legend's line, or an entry's taller line or symbol.
+    static func rowHeight(_ spec: LegendSpec, measurer: TextMeasurer) -> Double {
+        var h = measurer.metrics(for: spec.style).lineHeight(size: spec.style.size)
+        for style in spec.entryStyles { if let style { h = max(h, measurer.metrics(for: style).lineHeight(size: style.size)) } }
+        for size in spec.symbolSizes { if let size { h = max(h, size.height) } }
+        return h
     }
 
     /// How many rows the entries take in `spec.columns` columns.
@@ -73,7 +98,7 @@ public struct LegendLayout: Equatable, Sendable {
         let columns = min(max(1, spec.columns), spec.entries.count)
         var widths = [Double](repeating: 0, count: columns)
         for (i, name) in spec.entries.enumerated() {
-            widths[i % columns] = max(widths[i % columns], spec.swatchLength + swatchGap + measurer.width(of: name, style: spec.style))
+            widths[i % columns] = max(widths[i % columns], spec.symbolWidth(i) + swatchGap + measurer.width(of: name, style: spec.style(i)))
         }
         return widths
     }
@@ -114,11 +139,9 @@ public struct LegendLayout: Equatable, Sendable {
 
     /// The rows of a legend whose box is `box`.
     public static func rows(_ spec: LegendSpec, box: Rect, measurer: TextMeasurer) -> LegendLayout {
-        let m = measurer.metrics(for: spec.style)
-        let size = spec.style.size
-        let lineHeight = m.lineHeight(size: size), ascent = m.ascent(size: size)
+        let rowHeight = Self.rowHeight(spec, measurer: measurer)
         let gap = swatchGap
-        let widths = spec.entries.map { measurer.width(of: $0, style: spec.style) }
+        let widths = spec.entries.indices.map { measurer.width(of: spec.entries[$0], style: spec.style($0)) }
         let columnWidths = columnWidths(spec, measurer: measurer)
         let columns = columnWidths.count
         var columnLeft = [Double](repeating: box.minX + spec.padding, count: columns)
@@ -128,13 +151,21 @@ public struct LegendLayout: Equatable, Sendable {
         var rows: [Row] = []
         for (i, name) in spec.entries.enumerated() {
             let left = columnLeft[i % columns]
-            let rowTop = top + spec.padding + Double(i / columns) * (lineHeight + spec.rowGap)
-            let textX = left + spec.swatchLength + gap
-            let label = PlacedText(text: name, anchor: Point(x: textX, y: rowTop + ascent), align: .left, angle: 0,
-                                   style: spec.style,
-                                   bounds: Rect(x: textX, y: rowTop, width: widths[i], height: lineHeight))
-            rows.append(Row(swatchStart: Point(x: left, y: rowTop + lineHeight / 2),
-                            swatchLength: spec.swatchLength, label: label))
+            let rowTop = top + spec.padding + Double(i / columns) * (rowHeight + spec.rowGap)
+            let style = spec.style(i), m = measurer.metrics(for: style)
+            let lineHeight = m.lineHeight(size: style.size)
+            // (A line as tall as the row starts at its top: a legend no renderer changes
+            // is placed as it always was.)
+            let textTop = rowTop + (rowHeight - lineHeight) / 2
+            let symbolWidth = spec.symbolWidth(i)
+            let symbolHeight = i < spec.symbolSizes.count ? spec.symbolSizes[i]?.height ?? rowHeight : rowHeight
+            let textX = left + symbolWidth + gap
+            let label = PlacedText(text: name, anchor: Point(x: textX, y: textTop + m.ascent(size: style.size)), align: .left, angle: 0,
+                                   style: style,
+                                   bounds: Rect(x: textX, y: textTop, width: widths[i], height: lineHeight))
+            rows.append(Row(swatchStart: Point(x: left, y: rowTop + rowHeight / 2),
+                            swatchLength: symbolWidth, label: label, top: rowTop, height: rowHeight,
+                            symbolBox: Rect(x: left, y: rowTop + (rowHeight - symbolHeight) / 2, width: symbolWidth, height: symbolHeight)))
         }
         return LegendLayout(box: box, rows: rows)
     }
