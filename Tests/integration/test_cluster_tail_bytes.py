@@ -138,9 +138,17 @@ def test_big_appends_keep_the_tail_under_the_byte_bound_and_nodes_behind_reload(
             same_frames([a, b, c, d])
         finally:
             d.stop()
-        # Deleting the session deletes its size records with its stream.
-        assert request(a, "DELETE", "/api/sessions/static")[0] == 200
+        # Redefining the session (PUT: a new incarnation) deletes the old size records
+        # with the old stream; the new one records from its first entry (after the record
+        # (0, 0)); deleting it deletes those.
+        status, body = request(a, "PUT", "/api/sessions/static", {"chart": {"series": [{"id": "line"}]}})
+        assert status == 200, body
         assert redis_cli(redis, "EXISTS", f"cw:size:{inc}", f"cw:log:{inc}") == "0"
+        bulk(a, 30)
+        new_inc = redis_cli(redis, "HGET", "cw:sessions", "static")
+        assert new_inc != inc and size_records(redis, new_inc)[0] == [0, 1]
+        assert request(a, "DELETE", "/api/sessions/static")[0] == 200
+        assert redis_cli(redis, "EXISTS", f"cw:size:{new_inc}", f"cw:log:{new_inc}") == "0"
     finally:
         stop(redis, nodes)
 
