@@ -47,10 +47,11 @@ final class ClusterDurability: Durability {
     /// or bytes of them, were logged since its last snapshot (`--redis-snapshot`).
     let snapshotEntries: Int
     let snapshotBytes = Durability.snapshotBytes
-    /// Entries of a session's stream kept before its snapshot's N (`--redis-tail`), for
-    /// nodes slightly behind; one further behind reloads the snapshot.
-    let streamTail: Int
-    static let defaultStreamTail = 1000
+    /// What of a session's stream is kept before its snapshot's N (`--redis-tail`
+    /// entries, `--redis-tail-bytes` bytes), for nodes slightly behind; one further
+    /// behind reloads the snapshot.
+    let streamTail: RedisStore.StreamTail
+    static let defaultStreamTail = RedisStore.StreamTail(entries: Options.defaultRedisTail, bytes: Options.defaultRedisTailBytes)
     /// Inputs (and their bytes) logged since the session's last snapshot that this node knows of.
     private var sinceSnapshot: [String: (entries: Int, bytes: Int)] = [:]
     /// Writes snapshots off the event loop (one at a time, on its own connection).
@@ -62,7 +63,7 @@ final class ClusterDurability: Durability {
     /// stored chunks, so a snapshot taken before it is not noted as this node's).
     private var loads: [String: Int] = [:]
 
-    init(redis: RedisStore, snapshotEntries: Int = Durability.snapshotEntries, streamTail: Int = ClusterDurability.defaultStreamTail) {
+    init(redis: RedisStore, snapshotEntries: Int = Durability.snapshotEntries, streamTail: RedisStore.StreamTail = ClusterDurability.defaultStreamTail) {
         self.redis = redis
         self.snapshotEntries = snapshotEntries
         self.streamTail = streamTail

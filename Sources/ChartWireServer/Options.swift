@@ -58,13 +58,20 @@ struct Options: Equatable {
     /// Entries of a session's stream kept before its snapshot (`--redis-tail`); nil: not
     /// given (then the config file's `server.redisTail`, else `defaultRedisTail`).
     var redisTail: Int? = nil
+    /// Bytes of a session's stream kept before its snapshot (`--redis-tail-bytes`); nil:
+    /// not given (then the config file's `server.redisTailBytes`, else `defaultRedisTailBytes`).
+    var redisTailBytes: Int? = nil
     static let defaultRedisSnapshot = 20_000
     static let defaultRedisTail = 1000
+    /// 64 MB: four times the 16 MB of entries after which a snapshot is due, so a node
+    /// a few snapshots behind still catches up from the stream (docs/cluster.md).
+    static let defaultRedisTailBytes = 64 << 20
 
-    /// The snapshot interval and stream tail a cluster node uses: the command line's,
-    /// else the config file's `server` settings', else the defaults.
-    func redisCounts(file server: ConfigSpec.ServerSettings) -> (snapshot: Int, tail: Int) {
-        (redisSnapshot ?? server.redisSnapshot ?? Self.defaultRedisSnapshot, redisTail ?? server.redisTail ?? Self.defaultRedisTail)
+    /// The snapshot interval and stream tail (entries and bytes) a cluster node uses: the
+    /// command line's, else the config file's `server` settings', else the defaults.
+    func redisCounts(file server: ConfigSpec.ServerSettings) -> (snapshot: Int, tail: Int, tailBytes: Int) {
+        (redisSnapshot ?? server.redisSnapshot ?? Self.defaultRedisSnapshot, redisTail ?? server.redisTail ?? Self.defaultRedisTail,
+         redisTailBytes ?? server.redisTailBytes ?? Self.defaultRedisTailBytes)
     }
 
     /// The pull allow-list the server uses: `--pull-allow`'s, else the config file's
@@ -82,7 +89,7 @@ struct Options: Equatable {
         usage: wsserver [--host ADDR] [--port N] [--web DIR] [--config FILE] [--no-demo] [--font-dir DIR] [--fonts DIR|none]...
                         [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off]
                         [--trusted-proxy ADDR]... [--log-format text|json] [--redis redis://HOST:PORT] [--quiet]
-                        [--redis-snapshot N] [--redis-tail N]
+                        [--redis-snapshot N] [--redis-tail N] [--redis-tail-bytes N]
                         [--allow-origin ORIGIN]... [--allow-host NAME]... [--pull-allow HOST[:PORT]]...
                         [--tls-cert FILE --tls-key FILE]
                         [--limit NAME=VALUE]...
@@ -120,6 +127,10 @@ struct Options: Equatable {
           --redis-tail N  entries of a session's stream kept before its snapshot, for
                           nodes slightly behind (default 1000; at least 1; replaces
                           the config file's server.redisTail)
+          --redis-tail-bytes N
+                          at most N bytes of those entries are kept (default 67108864,
+                          64 MB; 0 to 1099511627776; replaces the config file's
+                          server.redisTailBytes)
           --quiet         no log on stderr but fatal errors
           --allow-origin ORIGIN
                           also accept WebSocket upgrades and writes from pages of ORIGIN,
@@ -246,6 +257,12 @@ struct Options: Equatable {
                     throw UsageError(message: "\(arg): \"\(v)\" is not a whole number from 1 to 100000000")
                 }
                 if arg == "--redis-tail" { o.redisTail = n } else { o.redisSnapshot = n }
+            case "--redis-tail-bytes":
+                let v = try value(arg)
+                guard let n = Int(v), ConfigSpec.redisTailBytesRange.contains(n) else {
+                    throw UsageError(message: "\(arg): \"\(v)\" is not a whole number from 0 to \(ConfigSpec.redisTailBytesRange.upperBound)")
+                }
+                o.redisTailBytes = n
             case "--no-demo": o.demo = false
             case "--quiet": o.quiet = true
             case "--help", "-h": throw UsageError(message: "help")

@@ -109,7 +109,7 @@ struct ServerResources {
         if let address = redis {
             // A cluster node: Redis holds the sessions (docs/cluster.md).
             let counts = options.redisCounts(file: server)
-            let cluster = ClusterDurability(redis: RedisStore(address), snapshotEntries: counts.snapshot, streamTail: counts.tail)
+            let cluster = ClusterDurability(redis: RedisStore(address), snapshotEntries: counts.snapshot, streamTail: RedisStore.StreamTail(entries: counts.tail, bytes: counts.tailBytes))
             // (Sessions made from Redis later, made elsewhere or reloaded, get the
             // heartbeat the transport gives the sessions it starts with.)
             let heartbeat = options.heartbeat > 0 ? options.heartbeat : nil

@@ -14,6 +14,9 @@ import Synchronization
 ///   every input before N, and an `XADD` of `0-N` fails when another node wrote N first.
 /// - `cw:snap:{inc}`, `cw:chunks:{inc}`: the latest snapshot and its points'
 ///   chunks (`SnapshotManifest`); the stream is trimmed behind it, keeping a tail.
+/// - `cw:size:{inc}`: the stream's entry sizes (16 bytes an entry: its N and the bytes
+///   logged after the first record's entry through it), written by the append and trimmed with the
+///   stream, so that the switch bounds the tail in bytes without reading entries back.
 /// - `cw:lease:{session}`: the node that runs the session's clock (`SET NX PX`).
 ///
 /// Writes are buffered (`BufferedStore`) and sent by `commitCluster` as one pipeline:
@@ -22,6 +25,14 @@ import Synchronization
 /// first sequence number already (compare and append). Snapshots are written by
 /// `commitSnapshots`, after the commit of the inputs they cover.
 public final class RedisStore: BufferedStore, SessionStore {
+    /// What a snapshot's switch keeps of the stream before its N (`--redis-tail`,
+    /// `--redis-tail-bytes`): at most `entries` entries and at most `bytes` bytes of them.
+    public struct StreamTail: Equatable, Sendable {
+        public var entries: Int
+        public var bytes: Int
+        public init(entries: Int, bytes: Int) { self.entries = entries; self.bytes = bytes }
+    }
+
     public let connection: RedisConnection
     public var address: RedisAddress { connection.address }
     /// This process' name in leases and incarnations.
@@ -40,6 +51,7 @@ public final class RedisStore: BufferedStore, SessionStore {
     public static func specKey(_ inc: String) -> String { "cw:spec:" + inc }
     public static func snapKey(_ inc: String) -> String { "cw:snap:" + inc }
     public static func chunksKey(_ inc: String) -> String { "cw:chunks:" + inc }
+    public static func sizeKey(_ inc: String) -> String { "cw:size:" + inc }
 
     /// The snapshot this node knows to be the current one of each session: loaded, or
     /// written by it. `refs` nil: its chunks are not known here (another node wrote
@@ -52,12 +64,32 @@ public final class RedisStore: BufferedStore, SessionStore {
     }
     public var known: [String: KnownSnapshot] = [:]
 
+    /// Appends a session's inputs (KEYS: sessions, log, sizes; ARGV: id, inc, the first
+    /// N, the entries) and records their sizes (`cw:size:{inc}`, 16 bytes an entry: two
+    /// big-endian doubles, its N and the bytes of the entries after the first record's
+    /// through it; the first record's is 0). Records that are missing (a new session, or
+    /// a stream an earlier build wrote) or whose last one is not N - 1's (entries
+    /// written without sizes) start afresh with (N - 1, 0): the entries up to the first
+    /// record's have unknown sizes (`snapshotScript`).
     static let appendScript = """
         if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return -1 end
         local n = tonumber(ARGV[3])
         local first = redis.pcall('XADD', KEYS[2], '0-' .. n, 'i', ARGV[4])
         if type(first) == 'table' and first.err then return 0 end
         for k = 5, #ARGV do redis.call('XADD', KEYS[2], '0-' .. (n + k - 4), 'i', ARGV[k]) end
+        local last = redis.call('GETRANGE', KEYS[3], -16, -1)
+        local cum = nil
+        if #last == 16 then
+          local ln, lc = struct.unpack('>dd', last)
+          if ln == n - 1 then cum = lc end
+        end
+        local out = {}
+        if not cum then cum = 0 out[1] = struct.pack('>dd', n - 1, 0) end
+        for k = 4, #ARGV do
+          cum = cum + #ARGV[k]
+          out[#out + 1] = struct.pack('>dd', n + k - 4, cum)
+        end
+        if #out > #ARGV - 3 then redis.call('SET', KEYS[3], table.concat(out)) else redis.call('APPEND', KEYS[3], table.concat(out)) end
         return 1
         """
     static let defineScript = """
@@ -65,50 +97,74 @@ public final class RedisStore: BufferedStore, SessionStore {
         if (cur or '') ~= ARGV[2] then return 0 end
         redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
         redis.call('SET', 'cw:spec:' .. ARGV[3], ARGV[4])
-        if cur then redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur, 'cw:snap:' .. cur, 'cw:chunks:' .. cur) end
+        if cur then redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur, 'cw:snap:' .. cur, 'cw:chunks:' .. cur, 'cw:size:' .. cur) end
         return 1
         """
     static let removeScript = """
         local cur = redis.call('HGET', KEYS[1], ARGV[1])
         if cur ~= ARGV[2] then return 0 end
         redis.call('HDEL', KEYS[1], ARGV[1])
-        redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur, 'cw:snap:' .. cur, 'cw:chunks:' .. cur)
+        redis.call('DEL', 'cw:spec:' .. cur, 'cw:log:' .. cur, 'cw:snap:' .. cur, 'cw:chunks:' .. cur, 'cw:size:' .. cur)
         return 1
         """
-    /// Switches a session's snapshot (KEYS: sessions, snap, chunks, log; ARGV: id, inc,
-    /// the snapshot's N it was computed against (0: none), its own N, the stream tail to
-    /// keep, state, manifest, the number of manifest fields, those fields, then the
-    /// fields this writer added): only if the incarnation and the current snapshot are
-    /// the expected ones. Then the chunk fields the manifest does not name are deleted
-    /// and the stream trimmed to the entries after N - tail. Returns {1, N}, or {0,
+    /// Switches a session's snapshot (KEYS: sessions, snap, chunks, log, sizes; ARGV: id,
+    /// inc, the snapshot's N it was computed against (0: none), its own N, the stream
+    /// tail to keep in entries and in bytes, state, manifest, the number of manifest
+    /// fields, those fields, then the fields this writer added): only if the incarnation
+    /// and the current snapshot are the expected ones. Then the chunk fields the manifest
+    /// does not name are deleted and the stream trimmed to the entries after N - tail
+    /// and, when N's size is recorded, after the first entry J (from the first record's
+    /// N0 on) whose record reaches N's less the byte bound (found by bisection: the
+    /// entries J+1..N then hold at most that many bytes; entries up to N0 count as too
+    /// big). The size records then start at the entry before the first one kept. Returns {1, N}, or {0,
     /// current N} when another snapshot came first (the added fields are deleted), or
     /// {-1, 0} when the session was redefined or deleted, or a chunk the manifest names
     /// is missing (its write failed): a manifest never names a chunk Redis lacks.
     static let snapshotScript = """
         if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then
-          for k = 9 + tonumber(ARGV[8]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[k]) end
+          for k = 10 + tonumber(ARGV[9]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[k]) end
           return {-1, 0}
         end
         local cur = tonumber(redis.call('HGET', KEYS[2], 'seq') or '0')
         local n = tonumber(ARGV[4])
         if cur ~= tonumber(ARGV[3]) or n <= cur then
-          for k = 9 + tonumber(ARGV[8]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[k]) end
+          for k = 10 + tonumber(ARGV[9]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[k]) end
           return {0, cur}
         end
         local keep = {}
-        for k = 9, 8 + tonumber(ARGV[8]) do
+        for k = 10, 9 + tonumber(ARGV[9]) do
           if redis.call('HEXISTS', KEYS[3], ARGV[k]) == 0 then
-            for j = 9 + tonumber(ARGV[8]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[j]) end
+            for j = 10 + tonumber(ARGV[9]), #ARGV do redis.call('HDEL', KEYS[3], ARGV[j]) end
             return {-1, 0}
           end
           keep[ARGV[k]] = true
         end
-        redis.call('HSET', KEYS[2], 'seq', ARGV[4], 'state', ARGV[6], 'chunks', ARGV[7])
+        redis.call('HSET', KEYS[2], 'seq', ARGV[4], 'state', ARGV[7], 'chunks', ARGV[8])
         for _, f in ipairs(redis.call('HKEYS', KEYS[3])) do
           if not keep[f] then redis.call('HDEL', KEYS[3], f) end
         end
         local minid = n - tonumber(ARGV[5]) + 1
-        if minid > 1 then redis.call('XTRIM', KEYS[4], 'MINID', '0-' .. minid) end
+        local count = math.floor(redis.call('STRLEN', KEYS[5]) / 16)
+        local n0 = 0
+        if count >= 2 then n0 = struct.unpack('>d', redis.call('GETRANGE', KEYS[5], 0, 7)) end
+        local function rec(i) return (struct.unpack('>d', redis.call('GETRANGE', KEYS[5], 16 * i + 8, 16 * i + 15))) end
+        local i = n - n0
+        if count >= 2 and i >= 1 and i < count then
+          local target = rec(i) - tonumber(ARGV[6])
+          local lo, hi = 0, i
+          while lo < hi do
+            local mid = math.floor((lo + hi) / 2)
+            if rec(mid) >= target then hi = mid else lo = mid + 1 end
+          end
+          if n0 + lo + 1 > minid then minid = n0 + lo + 1 end
+        end
+        if minid > 1 then
+          redis.call('XTRIM', KEYS[4], 'MINID', '0-' .. minid)
+          local drop = minid - 1 - n0
+          if count >= 2 and drop > 0 and drop < count then
+            redis.call('SET', KEYS[5], redis.call('GETRANGE', KEYS[5], 16 * drop, -1))
+          end
+        end
         return {1, n}
         """
     static let leaseScript = """
@@ -285,7 +341,7 @@ public final class RedisStore: BufferedStore, SessionStore {
             case let .define(id, expected, new, spec):
                 return ["EVAL", Self.defineScript, "1", Self.sessionsKey, id, expected, new].map { Array($0.utf8) } + [spec]
             case let .append(id, inc, first, payloads):
-                return ["EVAL", Self.appendScript, "2", Self.sessionsKey, Self.logKey(inc), id, inc, String(first)].map { Array($0.utf8) } + payloads
+                return ["EVAL", Self.appendScript, "3", Self.sessionsKey, Self.logKey(inc), Self.sizeKey(inc), id, inc, String(first)].map { Array($0.utf8) } + payloads
             case let .remove(id, expected):
                 return ["EVAL", Self.removeScript, "1", Self.sessionsKey, id, expected].map { Array($0.utf8) }
             }
@@ -342,8 +398,9 @@ public final class RedisStore: BufferedStore, SessionStore {
 
     /// Takes the buffered snapshots (`snapshot`, taken after the inputs they cover were
     /// committed) out of the pending writes, as jobs: per session its new chunks and
-    /// the switch, which keeps `tail` entries of the stream before N.
-    public func prepareSnapshots(tail: Int) -> [SnapshotJob] {
+    /// the switch, which keeps at most `tail.entries` entries of the stream before N, and
+    /// at most `tail.bytes` bytes of them.
+    public func prepareSnapshots(tail: StreamTail) -> [SnapshotJob] {
         var jobs: [SnapshotJob] = []
         for w in pending {
             guard case let .snapshot(id, seq, state, writes) = w, let inc = incs[id] else { continue }
@@ -356,8 +413,8 @@ public final class RedisStore: BufferedStore, SessionStore {
             }
             let (refs, added) = SnapshotManifest.next(mine?.refs ?? [], writes, prefix: "\(node).\(seq).")
             var commands: [[[UInt8]]] = added.map { a in [Array("HSET".utf8), Array(Self.chunksKey(inc).utf8), Array(a.field.utf8), a.bytes] }
-            let args: [String] = ["EVAL", Self.snapshotScript, "4", Self.sessionsKey, Self.snapKey(inc), Self.chunksKey(inc), Self.logKey(inc),
-                                  id, inc, String(expected), String(seq), String(tail)]
+            let args: [String] = ["EVAL", Self.snapshotScript, "5", Self.sessionsKey, Self.snapKey(inc), Self.chunksKey(inc), Self.logKey(inc),
+                                  Self.sizeKey(inc), id, inc, String(expected), String(seq), String(tail.entries), String(tail.bytes)]
             commands.append(args.map { Array($0.utf8) } + [state, SnapshotManifest.encode(refs), Array(String(refs.count).utf8)]
                             + refs.map { Array($0.field.utf8) } + added.map { Array($0.field.utf8) })
             jobs.append(SnapshotJob(id: id, inc: inc, seq: seq, expected: expected, refs: refs, commands: commands))
@@ -396,7 +453,7 @@ public final class RedisStore: BufferedStore, SessionStore {
     }
 
     /// Writes the buffered snapshots here and now, on this store's connection.
-    public func commitSnapshots(tail: Int) -> [String: SnapshotOutcome] {
+    public func commitSnapshots(tail: StreamTail) -> [String: SnapshotOutcome] {
         var outcomes: [String: SnapshotOutcome] = [:]
         for job in prepareSnapshots(tail: tail) {
             let outcome = Self.writeSnapshot(job, on: connection)

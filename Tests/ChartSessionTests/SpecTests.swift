@@ -31,18 +31,20 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
         #expect(throws: JSONReadError.self) { try ConfigSpec.decodeServer(parseJSON(#"{"server": {"allowOrigins": "https://a.example"}}"#)) }
     }
 
-    /// `server.redisSnapshot`, `server.redisTail`, `server.pullAllow`: checked as their flags are.
+    /// `server.redisSnapshot`, `server.redisTail`, `server.redisTailBytes`, `server.pullAllow`: checked as their flags are.
     @Test func serverRedisCountsAndPullAllow() throws {
-        let spec = parseJSON(#"{"server": {"redisSnapshot": 400, "redisTail": 12, "pullAllow": ["Data.Example:9000", "10.0.0.7"]}, "sessions": []}"#)
+        let spec = parseJSON(#"{"server": {"redisSnapshot": 400, "redisTail": 12, "redisTailBytes": 0, "pullAllow": ["Data.Example:9000", "10.0.0.7"]}, "sessions": []}"#)
         #expect(try ConfigSpec.decode(spec).isEmpty)
         let s = try ConfigSpec.decodeServer(spec)
-        #expect(s.redisSnapshot == 400 && s.redisTail == 12 && s.pullAllow == ["data.example:9000", "10.0.0.7"])
+        #expect(s.redisSnapshot == 400 && s.redisTail == 12 && s.redisTailBytes == 0 && s.pullAllow == ["data.example:9000", "10.0.0.7"])
         let empty = try ConfigSpec.decodeServer(parseJSON(#"{"sessions": []}"#))
-        #expect(empty.redisSnapshot == nil && empty.redisTail == nil && empty.pullAllow == nil)
+        #expect(empty.redisSnapshot == nil && empty.redisTail == nil && empty.redisTailBytes == nil && empty.pullAllow == nil)
         let bad: [(String, JSONReadError)] = [
             (#"{"redisSnapshot": 0}"#, JSONReadError(path: "$.server.redisSnapshot", message: "must be at least 1")),
             (#"{"redisTail": 2.5}"#, JSONReadError(path: "$.server.redisTail", message: "expected a whole number")),
             (#"{"redisTail": 100000001}"#, JSONReadError(path: "$.server.redisTail", message: "must be at most 100000000")),
+            (#"{"redisTailBytes": -1}"#, JSONReadError(path: "$.server.redisTailBytes", message: "must be at least 0")),
+            (#"{"redisTailBytes": 1099511627777}"#, JSONReadError(path: "$.server.redisTailBytes", message: "must be at most 1099511627776")),
             (#"{"redisSnapshot": "20"}"#, JSONReadError(path: "$.server.redisSnapshot", message: "expected a number, found a string")),
             (#"{"pullAllow": ["ok.example", "http://evil.example/"]}"#,
              JSONReadError(path: "$.server.pullAllow[1]", message: #""http://evil.example/" is not a host or host:port"#)),

@@ -32,27 +32,29 @@ import ChartSession
         let o = try Options.parse(["--data", "/var/lib/cw", "--fsync", "batch"])
         #expect(o.dataDir == "/var/lib/cw" && o.fsync == .batch)
         #expect(try Options.parse(["--fsync", "off"]).fsync == .off)
-        let r = try Options.parse(["--redis", "redis://10.0.0.5:7000", "--redis-snapshot", "500", "--redis-tail", "20"])
-        #expect(r.redis == RedisAddress(host: "10.0.0.5", port: 7000) && r.redisSnapshot == 500 && r.redisTail == 20)
-        #expect(Options().redisSnapshot == nil && Options().redisTail == nil)
-        #expect(Options().redisCounts(file: .init()) == (20_000, 1000))
+        let r = try Options.parse(["--redis", "redis://10.0.0.5:7000", "--redis-snapshot", "500", "--redis-tail", "20", "--redis-tail-bytes", "0"])
+        #expect(r.redis == RedisAddress(host: "10.0.0.5", port: 7000) && r.redisSnapshot == 500 && r.redisTail == 20 && r.redisTailBytes == 0)
+        #expect(Options().redisSnapshot == nil && Options().redisTail == nil && Options().redisTailBytes == nil)
+        #expect(Options().redisCounts(file: .init()) == (20_000, 1000, 64 << 20))
     }
 
-    /// `--redis-snapshot`, `--redis-tail` and `--pull-allow` win over the config file's
+    /// `--redis-snapshot`, `--redis-tail`, `--redis-tail-bytes` and `--pull-allow` win over the config file's
     /// `server` settings, which win over the defaults.
     @Test func commandLineWinsOverTheConfigFile() throws {
         var file = ConfigSpec.ServerSettings()
         file.redisSnapshot = 300
         file.redisTail = 7
+        file.redisTailBytes = 5000
         file.pullAllow = ["data.example:9000"]
         let none = try Options.parse([])
-        #expect(none.redisCounts(file: file) == (300, 7))
+        #expect(none.redisCounts(file: file) == (300, 7, 5000))
         #expect(none.pullAllowList(file: file) == ["data.example:9000"])
         #expect(none.pullAllowList(file: .init()) == [])
         let given = try Options.parse(["--redis-snapshot", "50", "--pull-allow", "Other.example"])
-        #expect(given.redisCounts(file: file) == (50, 7))
+        #expect(given.redisCounts(file: file) == (50, 7, 5000))
+        #expect(try Options.parse(["--redis-tail-bytes", "123"]).redisCounts(file: file) == (300, 7, 123))
         #expect(given.pullAllowList(file: file) == ["other.example"])
-        #expect(try Options.parse(["--redis-tail", "2"]).redisCounts(file: .init()) == (20_000, 2))
+        #expect(try Options.parse(["--redis-tail", "2"]).redisCounts(file: .init()) == (20_000, 2, 64 << 20))
     }
 
     @Test(arguments: [
@@ -81,6 +83,8 @@ import ChartSession
         (["--limit", "maxHeadBytes=100000"], #"--limit: maxHeadBytes must be a whole number from 1024 to 49152, not "100000""#),
         (["--data"], "--data needs a value"),
         (["--redis-tail", "0"], #"--redis-tail: "0" is not a whole number from 1 to 100000000"#),
+        (["--redis-tail-bytes", "-1"], #"--redis-tail-bytes: "-1" is not a whole number from 0 to 1099511627776"#),
+        (["--redis-tail-bytes", "64MB"], #"--redis-tail-bytes: "64MB" is not a whole number from 0 to 1099511627776"#),
         (["--redis-snapshot", "many"], #"--redis-snapshot: "many" is not a whole number from 1 to 100000000"#),
         (["--fsync", "sometimes"], #"--fsync: "sometimes" is not a mode (always, batch or off)"#),
     ])

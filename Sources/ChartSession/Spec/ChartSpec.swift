@@ -193,6 +193,8 @@ public enum ConfigSpec {
         public var redisSnapshot: Int? = nil
         /// Entries of a session's stream kept before its snapshot (as `--redis-tail`).
         public var redisTail: Int? = nil
+        /// Bytes of those entries kept at most (as `--redis-tail-bytes`).
+        public var redisTailBytes: Int? = nil
         /// The only hosts (`host` or `host:port`, lowercased) a series' pull `source` URL
         /// may name (as `--pull-allow`); nil: none given.
         public var pullAllow: [String]? = nil
@@ -201,6 +203,8 @@ public enum ConfigSpec {
 
     /// The counts `redisSnapshot` and `redisTail` (and `--redis-snapshot`, `--redis-tail`) may take.
     public static let redisCountRange = 1...100_000_000
+    /// The bytes `redisTailBytes` (and `--redis-tail-bytes`) may take: 0 to 1 TB.
+    public static let redisTailBytesRange = 0...(1 << 40)
 
     /// Whether `v` is a `host` or `host:port` entry of a pull allow-list (`--pull-allow`,
     /// `server.pullAllow`): not empty, no `/`, space or `@`.
@@ -221,6 +225,7 @@ public enum ConfigSpec {
         }
         out.redisSnapshot = try r.integer("redisSnapshot", min: redisCountRange.lowerBound, max: redisCountRange.upperBound)
         out.redisTail = try r.integer("redisTail", min: redisCountRange.lowerBound, max: redisCountRange.upperBound)
+        out.redisTailBytes = try r.integer("redisTailBytes", min: redisTailBytesRange.lowerBound, max: redisTailBytesRange.upperBound)
         if let list = try r.strings("pullAllow") {
             for (i, h) in list.enumerated() where !isPullHost(h) {
                 throw JSONReadError(path: "\(r.path).pullAllow[\(i)]", message: "\"\(h.prefix(100))\" is not a host or host:port")
