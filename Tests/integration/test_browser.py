@@ -624,8 +624,10 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         assert (state["moves"] >= 10) if x_axis["mode"] == "follow" else (state["moves"] == 0), state
         b = browser(1000, 650, scale)
         b.get(f"{srv.http}/s/scroll")
-        wait_for(b, "return window.chartwire && window.chartwire.draws > 0", message="second page's first draw")
-        assert b.execute_script("return window.chartwire.layers.series.version") == state["version"]
+        # (A page's first draw may come before its series layer: wait for that layer, at
+        # the version the first page settled on.)
+        wait_for(b, "const s = window.chartwire; return s && s.draws > 0 && s.layers.series"
+                    f" && s.layers.series.version === {int(state['version'])}", message="second page's series layer")
         assert b.execute_script("return window.chartwire.scrollDraws") == 0
         shot = "return document.querySelector('canvas[data-layer=series]').toDataURL('image/png')"
         scrolled, whole = a.execute_script(shot), b.execute_script(shot)
