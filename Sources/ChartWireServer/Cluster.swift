@@ -52,6 +52,9 @@ final class ClusterDurability: Durability {
     /// behind reloads the snapshot.
     let streamTail: RedisStore.StreamTail
     static let defaultStreamTail = RedisStore.StreamTail(entries: Options.defaultRedisTail, bytes: Options.defaultRedisTailBytes)
+    /// Sessions whose stream holds an entry this build cannot read, and why: applied up to
+    /// the entry before it, and refused writes (`refusal`) until a reload reads it.
+    private var unreadable: [String: String] = [:]
     /// Inputs (and their bytes) logged since the session's last snapshot that this node knows of.
     private var sinceSnapshot: [String: (entries: Int, bytes: Int)] = [:]
     /// Writes snapshots off the event loop (one at a time, on its own connection).
@@ -108,7 +111,13 @@ final class ClusterDurability: Durability {
             let configured = hub.session(id)
             if let s = configured, stored.snapshot == nil, let spec = try? Jansson.parse(stored.spec), spec == s.specJSON {
                 // The configured session is the stored one: its log is replayed on it.
-                for e in stored.log { if let input = try? SessionCodec.decode(e.payload) { _ = try? s.apply(input) } }
+                for e in stored.log {
+                    let input: SessionInput
+                    do { input = try SessionCodec.decode(e.payload) } catch {
+                        throw StartupError(message: "--redis: session \"\(id)\": stream entry \(e.seq): \(error.message); run the build that wrote it (or a newer one) on every node")
+                    }
+                    _ = try? s.apply(input)
+                }
                 noteStoredRuns(id, nil)
             } else {
                 let fresh: Session, runs: [String: StoredRun]
@@ -154,6 +163,8 @@ final class ClusterDurability: Durability {
     }
 
     override func runsClock(session: String) -> Bool { leases.contains(session) }
+    override func defersPresented(session: String) -> Bool { true }
+    static let presentedKind = SessionCodec.kind(.presented(PresentedState(labels: [], legends: [])))
     /// Before the door applies an input: the session is caught up with its stream (one
     /// round trip, which also shows whether Redis is there), so a change is not applied
     /// on a node that could not log it.
@@ -161,6 +172,7 @@ final class ClusterDurability: Durability {
     /// catch-up loaded the session again (a new object), and the input would go to the
     /// old one.
     override func refusal(session: String) -> String? {
+        if let why = unreadable[session] { return why }
         if unavailable == nil {
             if let before = hub?.session(session) {
                 catchUp(session)
@@ -203,7 +215,19 @@ final class ClusterDurability: Durability {
         var changed = false
         for e in entries where e.seq >= next {
             guard e.seq == next else { reload(s.id); return true }
-            if let input = try? SessionCodec.decode(e.payload) { _ = try? s.apply(input) }
+            let input: SessionInput
+            do { input = try SessionCodec.decode(e.payload) } catch {
+                // An entry this build cannot read (a newer node wrote a kind it does not
+                // know): the session stops before it, and this node takes no writes to it,
+                // rather than drawing a chart that differs from the other nodes'.
+                if unreadable[s.id] == nil {
+                    let why = "session \"\(s.id)\": stream entry \(e.seq) cannot be read by this node (\(error.message)); upgrade this node"
+                    unreadable[s.id] = why
+                    FileHandle.standardError.write(Data("wsserver: \(why); the session stays at entry \(e.seq - 1) here and writes to it are refused\n".utf8))
+                }
+                break
+            }
+            _ = try? s.apply(input)
             next = e.seq + 1
             changed = true
             sinceSnapshot[s.id, default: (0, 0)].entries += 1
@@ -273,6 +297,7 @@ final class ClusterDurability: Durability {
             }
             switch redis.commitCluster() {
             case .ok:
+                for id in touched.sorted() { hub?.session(id)?.applyPendingPresented() }
                 for (id, n) in logged {
                     sinceSnapshot[id, default: (0, 0)].entries += n.entries
                     sinceSnapshot[id, default: (0, 0)].bytes += n.bytes
@@ -287,6 +312,14 @@ final class ClusterDurability: Durability {
             case let .conflicts(refused):
                 // Another node wrote first: take its inputs, then these again on top.
                 for (id, payloads) in refused.sorted(by: { $0.key < $1.key }) {
+                    // Only a frame's proposal (`.presented`, not applied yet): dropped, and the
+                    // other node's entries are read as usual. Two nodes drawing the same size
+                    // propose the same at once; reloading for it would cut their viewers off.
+                    if !payloads.isEmpty, payloads.allSatisfy({ $0.first == Self.presentedKind }) {
+                        hub?.session(id)?.dropPendingPresented()
+                        redis.nextSeq[id] = (redis.nextSeq[id] ?? 1) - Int64(payloads.count)
+                        continue
+                    }
                     reload(id)
                     caughtUp.insert(id)
                     guard let s = hub?.session(id) else { continue }
@@ -360,6 +393,7 @@ final class ClusterDurability: Durability {
         if failedCommits.count > 64 { failedCommits.removeFirst() }
         leases = []
         dirty.formUnion(touched)
+        for id in touched { hub?.session(id)?.dropPendingPresented() }
         redis.discardPending()
     }
 

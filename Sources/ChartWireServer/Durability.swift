@@ -104,6 +104,7 @@ class Durability: SessionJournal {
     /// (A cluster runs a session's clock on one node: `ClusterDurability`.)
     func runsClock(session: String) -> Bool { true }
     func refusal(session: String) -> String? { nil }
+    func defersPresented(session: String) -> Bool { false }
 
     // MARK: Commits and snapshots
 

@@ -135,13 +135,14 @@ import TestSupport
             #expect(s.chart.series.map { $0.generator?.progress.emitted } == live.chart.series.map { $0.generator?.progress.emitted })
         }
         // The same chart drawn (layer versions aside: a restored chart has its own history),
-        // automatic ranges included (they settle at each input). Not compared with the
-        // live one: an axis' room for labels (`labelSpace`, by default the widest labels
-        // shown so far) follows the frames a chart drew, which are presentation, not state.
+        // automatic ranges included (they settle at each input), and the room for labels
+        // and the legend's place (the frames the live chart drew logged them, `.presented`).
         #expect(restored.chart.resolvedRanges() == live.chart.resolvedRanges())
         #expect(full.chart.resolvedRanges() == live.chart.resolvedRanges())
+        #expect(restored.chart.presentedLabelExtents == live.chart.presentedLabelExtents)
         let a = restored.displayList(size: Fixtures.size), b = full.displayList(size: Fixtures.size)
         #expect(a.layers.map(\.commands) == b.layers.map(\.commands))
+        #expect(b.layers.map(\.commands) == live.displayList(size: Fixtures.size).layers.map(\.commands))
     }
 
     /// An automatic range keeps a little room once it has grown (hysteresis): where it
@@ -182,22 +183,78 @@ import TestSupport
         }
     }
 
-    /// A snapshot written before the settled ranges were stored (format 1) still reads.
-    @Test func aFormatOneSnapshotStillReads() throws {
+    /// Snapshots written before the settled ranges were stored (format 1), and before
+    /// the label extents were (format 2, whose legend places came last and only when
+    /// there were any), still read.
+    @Test func formatOneAndTwoSnapshotsStillRead() throws {
         let s = try session()
         try s.submit(.append(series: "a", xs: [3], values: [[100]]))
         let snap = try #require(s.snapshot())
-        #expect(!snap.settledRanges.isEmpty)
+        #expect(!snap.settledRanges.isEmpty && snap.legends.isEmpty && snap.labelExtents.isEmpty)
         var bytes = SessionCodec.encodeState(snap)
-        #expect(bytes[0] == 2)
-        // Format 1: the same bytes without the settled ranges' count and entries.
+        #expect(bytes[0] == 3)
+        // Format 2: the same bytes without the (empty) legends' and label extents' counts.
+        bytes.removeLast(16)
+        bytes[0] = 2
+        let two = try SessionCodec.decodeState(bytes)
+        #expect(two.settledRanges.count == snap.settledRanges.count && two.spec == snap.spec && two.labelExtents.isEmpty)
+        // Format 1: without the settled ranges' count and entries either.
         let tail = 8 + snap.settledRanges.reduce(0) { $0 + 8 + $1.axis.utf8.count + 16 }
         bytes.removeLast(tail)
         bytes[0] = 1
         let old = try SessionCodec.decodeState(bytes)
         #expect(old.settledRanges.isEmpty && old.spec == snap.spec)
-        bytes[0] = 3
+        bytes[0] = 4
         #expect(throws: SessionCodec.DecodeError.self) { try SessionCodec.decodeState(bytes) }
+    }
+
+    /// The room an axis keeps for its labels (`labelSpace`: by default the widest labels
+    /// it has shown) and the legend's place follow what was drawn. They enter through the
+    /// door (`.presented`, proposed after the frame that drew them), so a chart that
+    /// applied the same inputs without drawing (a cluster node that loaded the session
+    /// later, a replay after a restart) draws the same frame as the one that drew every
+    /// step. Before, its axis kept only the narrow labels it drew itself.
+    @Test func labelRoomAndLegendPlacesFollowTheInputsNotTheFramesANodeDrew() throws {
+        let spec = #"{"id":"l","chart":{"yAxes":[{"id":"y","mode":"visible"}],"legend":{"show":true},"#
+            + #""series":[{"id":"s","name":"S","capacity":3,"data":{"x":[0,1,2],"y":[1,2,3]}}]}}"#
+        func make() throws -> Session { try ConfigSpec.decodeSession(foundationJSON(spec)).makeSession(measurer: TestFonts.measurer) }
+        let live = try make()
+        live.renderThreads = 1
+        let recorder = Recorder()
+        live.journal = recorder
+        let v = live.connect()
+        _ = live.receive(Fixtures.hello(), from: v)
+        var now = 1.0
+        func published() { now += 0.1; _ = frame(live, v, at: now) }
+        published()
+        try live.submit(.append(series: "s", xs: [3, 4, 5], values: [[123_456.5, 2, 3]])); published()   // wide labels
+        try live.submit(.append(series: "s", xs: [6, 7, 8], values: [[1, 2, 3]])); published()            // narrow again
+        let kinds = recorder.inputs.map(SessionCodec.kind)
+        #expect(kinds.contains(14), "the frames' label room and legend places were logged: \(kinds)")
+        let wide = try #require(live.chart.presentedLabelExtents["y"])
+
+        // Applied without a frame in between: the same room, the same frame.
+        let quiet = try make()
+        for input in recorder.inputs { try quiet.apply(input) }
+        #expect(quiet.chart.presentedLabelExtents["y"] == wide)
+        #expect(quiet.chart.shownLegends == live.chart.shownLegends)
+        #expect(quiet.chart.version == live.chart.version)
+        let shown = live.displayList(size: Fixtures.size).layers.map(\.commands)
+        #expect(quiet.displayList(size: Fixtures.size).layers.map(\.commands) == shown)
+        // Without the logged room, the narrow labels alone give a narrower band.
+        let unlogged = try make()
+        for input in recorder.inputs { if SessionCodec.kind(input) != 14 { try unlogged.apply(input) } }
+        #expect(unlogged.layout(size: Fixtures.size).plotRect.minX < live.layout(size: Fixtures.size).plotRect.minX)
+
+        // The same proposal again (another node drew the same) changes nothing, not even the version.
+        let version = quiet.chart.version
+        #expect(!quiet.chart.applyPresented(PresentedState(labels: [.init(axis: "y", extent: wide)], legends: [])))
+        #expect(quiet.chart.version == version)
+        // A snapshot carries the room.
+        let snap = try #require(live.snapshot())
+        let read = try SessionCodec.decodeState(SessionCodec.encodeState(snap))
+        #expect(read.labelExtents.map(\.axis) == live.chart.presentedLabelExtents.keys.sorted())
+        #expect(read.labelExtents.first { $0.axis == "y" }?.extent == wide)
     }
 
     @Test func generatorsGoOnFromTheirSnapshot() throws {
@@ -228,6 +285,10 @@ import TestSupport
                                   series: [.init(id: "a", isHidden: true, isSelected: false, selectedPoints: [3], selectedSlices: [], rotation: 0.5)])),
             .clock(elapsed: 3.25, startedAt: 1e9),
             .pull(series: "a", from: -2.5, to: 7, xs: [-1, 0.5], values: [[3, .nan]]),
+            .presented(PresentedState(labels: [.init(axis: "y", extent: 12.5...40)],
+                                      legends: [.init(size: Size(width: 480, height: 320), shown: .init(outside: false, position: .topLeft)),
+                                                .init(size: Size(width: 800, height: 500), shown: .init(outside: true, position: nil)),
+                                                .init(size: Size(width: 200, height: 100), shown: nil)])),
         ]
         for input in inputs {
             let decoded = try SessionCodec.decode(SessionCodec.encode(input))

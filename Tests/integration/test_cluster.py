@@ -630,3 +630,45 @@ def test_a_node_started_late_draws_the_same_automatic_axes(cluster):
             raise AssertionError(f"labels differ: a {texts[0]} | b {texts[1]} | d {texts[2]}")
     finally:
         d.stop()
+
+
+def test_a_node_started_late_keeps_the_room_for_labels_and_the_legend_place(cluster):
+    """An axis keeps the room of the widest labels it has shown (`labelSpace`), and the
+    legend stays where it was while that is clear of data: both follow the frames
+    drawn. A frame's new room and legend place are logged as a `presented` input, so
+    node D, started after the wide labels were gone and with no viewer, draws the same
+    frame as node A, whose viewer saw them (docs/cluster.md, "The log"). Before, D's
+    axis kept only the narrow labels it drew itself."""
+    redis, (a, b, c) = cluster
+    spec = {"id": "room", "title": "Room", "chart": {
+        "yAxes": [{"id": "y", "mode": "visible"}], "legend": {"show": True},
+        "series": [{"id": "line", "name": "Line", "capacity": 3, "data": {"x": [0, 1, 2], "y": [1, 2, 3]}}]}}
+    status, body = request(a, "POST", "/api/sessions", spec)
+    assert status in (200, 201), body
+    ws = connect(a, "room")
+    hello(ws, 640, 400)
+    next_frame(ws)
+    for xs, ys in (([3, 4, 5], [123456.5, 2, 3]), ([6, 7, 8], [1, 2, 3])):
+        status, body = request(a, "POST", "/api/sessions/room/series/line/append", {"x": xs, "y": ys})
+        assert status == 200, body
+        deadline = time.time() + 3
+        while time.time() < deadline:       # the viewer is drawn the change
+            try:
+                next_frame(ws, timeout=0.5)
+            except Exception:
+                break
+    ws.close()
+    d = Server("--config", str(FIXTURES / "cluster.json"), "--redis", redis.url).start()
+    try:
+        eventually(lambda: series_points(d, "room") == {"line": 3})
+        frames = []
+        def same():
+            frames[:] = [frame(n, "room") for n in (a, b, d)]
+            return frames[0] == frames[1] == frames[2]
+        try:
+            eventually(same, timeout=3)
+        except AssertionError:
+            k = next(i for i in range(len(frames[0])) if any(i >= len(f) or f[i] != frames[0][i] for f in frames))
+            raise AssertionError("frames differ: " + " | ".join(f[max(0, k - 120):k + 40].decode() for f in frames))
+    finally:
+        d.stop()

@@ -1037,6 +1037,11 @@ public final class Chart {
 
     /// Records where the legend is shown at `size` (nil: no legend).
     public func noteShownLegend(_ shown: ShownLegend?, at size: Size) {
+        guard presentationThroughDoor else { return takeShownLegend(shown, at: size) }
+        if shownLegends[size] != shown { proposedLegends[size] = .init(size: size, shown: shown) }
+    }
+
+    private func takeShownLegend(_ shown: ShownLegend?, at size: Size) {
         if shownLegends[size] == nil, shownLegends.count >= Self.shownLegendSizes { shownLegends.removeAll() }
         shownLegends[size] = shown
     }
@@ -1044,9 +1049,62 @@ public final class Chart {
     /// Records the label extents of a layout that is being shown.
     public func notePresented(_ layout: ChartLayout) {
         for a in layout.axes where a.labelExtent > 0 {
-            let r = presentedLabelExtents[a.id]
-            presentedLabelExtents[a.id] = min(r?.lowerBound ?? .infinity, a.labelExtent)...max(r?.upperBound ?? 0, a.labelExtent)
+            guard presentationThroughDoor else {
+                presentedLabelExtents[a.id] = Self.widened(presentedLabelExtents[a.id], a.labelExtent)
+                continue
+            }
+            if presentedLabelExtents[a.id]?.contains(a.labelExtent) == true { continue }
+            proposedLabels[a.id] = Self.widened(proposedLabels[a.id], a.labelExtent)
         }
+    }
+
+    private static func widened(_ r: ClosedRange<Double>?, _ e: Double) -> ClosedRange<Double> {
+        min(r?.lowerBound ?? .infinity, e)...max(r?.upperBound ?? 0, e)
+    }
+
+    /// Whether what is drawn (`notePresented`, `noteShownLegend`) is held back as a
+    /// proposal that enters through the session's door (`takePresented`, then the
+    /// `.presented` input), rather than taken at once. A session's own chart does so:
+    /// the label room and legend places a frame is drawn with are then a function of the
+    /// session's inputs alone, the same on every node of a cluster and after a replay,
+    /// whichever sizes each node happened to draw. A viewer's own view, or a chart
+    /// rendered on its own, takes them at once.
+    public var presentationThroughDoor = false
+    private var proposedLabels: [String: ClosedRange<Double>] = [:]
+    private var proposedLegends: [Size: PresentedState.LegendPlace] = [:]
+
+    /// What frames drew that the chart does not hold yet (nil: nothing), in a fixed
+    /// order; the proposals are cleared.
+    public func takePresented() -> PresentedState? {
+        guard !proposedLabels.isEmpty || !proposedLegends.isEmpty else { return nil }
+        defer { proposedLabels = [:]; proposedLegends = [:] }
+        return PresentedState(labels: proposedLabels.sorted { $0.key < $1.key }.map { .init(axis: $0.key, extent: $0.value) },
+                              legends: proposedLegends.values.sorted { ($0.size.width, $0.size.height) < ($1.size.width, $1.size.height) })
+    }
+
+    /// Takes a `.presented` input: label extents widen those held (of axes the chart
+    /// has), legend places replace those held. True if anything changed (the version
+    /// then moves on); another node's proposal of the same is no change.
+    @discardableResult
+    public func applyPresented(_ p: PresentedState) -> Bool {
+        var changed = false
+        for l in p.labels where axisIndex(l.axis) != nil {
+            let r = presentedLabelExtents[l.axis]
+            let merged = min(r?.lowerBound ?? .infinity, l.extent.lowerBound)...max(r?.upperBound ?? 0, l.extent.upperBound)
+            if merged != r { presentedLabelExtents[l.axis] = merged; changed = true }
+        }
+        for l in p.legends where shownLegends[l.size] != l.shown {
+            takeShownLegend(l.shown, at: l.size)
+            changed = true
+        }
+        if changed { touch() }
+        return changed
+    }
+
+    /// Takes the label extents a snapshot kept (`SessionSnapshot.labelExtents`).
+    public func restorePresentedLabelExtents(_ extents: [(axis: String, extent: ClosedRange<Double>)]) {
+        presentedLabelExtents = [:]
+        for e in extents where axisIndex(e.axis) != nil { presentedLabelExtents[e.axis] = e.extent }
     }
 
     /// The stretches a discontinuous axis leaves out. Weekends, trading hours and the

@@ -160,6 +160,7 @@ public final class Session {
         self.main = Surface(chart: chart)
         chart.imagePath = "/api/sessions/\(id)/images/"
         chart.measurer = measurer
+        chart.presentationThroughDoor = true
         self.renderer = ChartRenderer(measurer: measurer)
         self.maxFps = maxFps
         self.window = window
@@ -647,6 +648,7 @@ public final class Session {
         }
         renderViews(sharedTicks: shared, changedAt: changedAt)
         chart.emit(.renderFinished(fullRedraw: fullRedraw))
+        submitPresented()
         viewersOwed = 0
         for v in viewers.values {
             // What a modifier draws may follow the chart (a rollover's values); an
@@ -939,6 +941,7 @@ public final class Session {
                 surface.syncedVersion = chart.version
             }
             surface.cache.render(surface.chart, size: size, renderer: renderer, dataTime: dataTime)
+            if surface === main { submitPresented() }
         }
         guard let entry = surface.cache.entry(size) else { return nil }
         if v.sentSize != size { v.held = Viewer.holdsNothing; v.modifierDirty = true }
@@ -991,6 +994,7 @@ public final class Session {
     /// The whole display list a viewer of this size would get now (frame.json).
     public func displayList(size: ViewerSize) -> DisplayList {
         let rendered = main.cache.render(chart, size: size, renderer: renderer, dataTime: dataTime)
+        submitPresented()
         defer { main.cache.trim(keeping: liveSizes) }
         return DisplayList(width: size.width, height: size.height, dpr: size.dpr,
                            layers: LayerID.shared.compactMap { rendered.layers[$0] })
@@ -1008,6 +1012,39 @@ public final class Session {
         return DisplayList(width: size.width, height: size.height, dpr: size.dpr,
                            layers: LayerID.shared.map { Layer(id: $0, version: 1, commands: output.layers[$0] ?? []) })
     }
+
+    /// What the frames just drawn showed that the chart does not keep yet (label room,
+    /// legend places: `Chart.takePresented`) enters through the door, so the next
+    /// version is drawn with it here, after a replay and on every node alike. (A refusal,
+    /// a cluster node without its Redis, drops it: the next frame proposes it again.)
+    private func submitPresented() {
+        guard let p = chart.takePresented() else { return }
+        guard let journal, journal.defersPresented(session: id) else {
+            _ = try? submit(.presented(p))
+            return
+        }
+        guard journal.refusal(session: id) == nil else { return }
+        applyPendingPresented()
+        journal.record(.presented(p), session: id)
+        pendingPresented = p
+    }
+
+    /// A `.presented` input logged and not applied yet (`SessionJournal.defersPresented`).
+    private var pendingPresented: PresentedState?
+
+    /// Applies the logged proposal: the log took it (the cluster's commit), or an input
+    /// logged after it is about to be applied.
+    public func applyPendingPresented() {
+        guard let p = pendingPresented else { return }
+        pendingPresented = nil
+        chart.applyPresented(p)
+        chart.commitRanges()
+    }
+
+    /// Forgets the logged proposal: the log refused it (another node wrote first; its
+    /// entries, which may hold the same proposal, are applied instead). A later frame
+    /// proposes again what the chart then still lacks.
+    public func dropPendingPresented() { pendingPresented = nil }
 
     /// The layout at a size (tests, tools).
     public func layout(size: ViewerSize) -> ChartLayout { main.cache.layout(chart, size: size, renderer: renderer) }

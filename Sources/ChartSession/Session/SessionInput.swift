@@ -34,6 +34,12 @@ public enum SessionInput: Equatable, Sendable {
     /// seconds after the session's start (`startedAt` in Unix seconds, for generators of
     /// Unix time).
     case clock(elapsed: Double, startedAt: Double)
+    /// What frames were drawn with that the chart keeps for the next ones: the widest
+    /// and narrowest labels each axis showed (`labelSpace`) and where the legend stood at
+    /// each size (its hysteresis). Proposed by the node that drew them, after the frame
+    /// (`Chart.takePresented`), so every node and every replay draws the same version
+    /// with the same of both.
+    case presented(PresentedState)
 
     /// Whether this input changes series data only (an append and the data operations).
     public var isData: Bool {
@@ -73,6 +79,24 @@ public struct SharedViewState: Equatable, Sendable {
     }
 }
 
+/// The presentation memory a `.presented` input carries (see `Chart.applyPresented`).
+public struct PresentedState: Equatable, Sendable {
+    public struct LabelExtent: Equatable, Sendable {
+        public var axis: String
+        public var extent: ClosedRange<Double>
+        public init(axis: String, extent: ClosedRange<Double>) { self.axis = axis; self.extent = extent }
+    }
+    public struct LegendPlace: Equatable, Sendable {
+        public var size: Size
+        /// nil: no legend at this size.
+        public var shown: Chart.ShownLegend?
+        public init(size: Size, shown: Chart.ShownLegend?) { self.size = size; self.shown = shown }
+    }
+    public var labels: [LabelExtent]
+    public var legends: [LegendPlace]
+    public init(labels: [LabelExtent], legends: [LegendPlace]) { self.labels = labels; self.legends = legends }
+}
+
 /// Where a session's inputs are logged (the server's store; nil: memory only). The
 /// session records an input, then applies it; an input the session refuses is withdrawn
 /// (it was not committed yet: the store commits before any answer leaves).
@@ -87,11 +111,17 @@ public protocol SessionJournal: AnyObject {
     /// Why the log cannot take inputs for `session` now (a cluster node without its
     /// Redis), or nil. Submitted inputs are then refused (`unavailable`), not applied.
     func refusal(session: String) -> String?
+    /// Whether a `.presented` input is applied only once the log has taken it, rather
+    /// than at once (`Session.submitPresented`). A cluster node defers it: nodes drawing
+    /// the same size propose the same at the same moment, and the one whose entry Redis
+    /// refuses drops its proposal (it applies the other's) instead of reloading the session.
+    func defersPresented(session: String) -> Bool
 }
 
 extension SessionJournal {
     public func runsClock(session: String) -> Bool { true }
     public func refusal(session: String) -> String? { nil }
+    public func defersPresented(session: String) -> Bool { false }
 }
 
 /// Why an input was refused. Nothing of a refused input is applied.
@@ -152,6 +182,8 @@ extension Session {
     @discardableResult
     public func submit(_ input: SessionInput) throws(SessionInputError) -> SessionInputResult {
         if let why = journal?.refusal(session: id) { throw .unavailable(why) }
+        // (A proposal logged before this input is applied before it, in the log's order.)
+        applyPendingPresented()
         if case .define = input {
             // A redefinition is a new baseline (the log starts again from the spec): it is
             // logged once it is known to be taken.
@@ -231,6 +263,8 @@ extension Session {
             do { lines = try LineProtocol.parse(body, precision: precision) } catch { throw .refused(error.description) }
             do { result.write = try write(lines, now: now) } catch { throw .refused(error.description) }
             result.count = result.write?.accepted ?? 0
+        case let .presented(p):
+            chart.applyPresented(p)
         case let .view(state):
             finishRendering()
             chart.restoreViewState(state)
@@ -255,6 +289,7 @@ extension Session {
     func noteViewChange() {
         let state = chart.sharedViewState
         guard state != loggedView else { return }
+        applyPendingPresented()
         loggedView = state
         // (Where the `.view` is applied the automatic ranges settle after it too.)
         chart.commitRanges()

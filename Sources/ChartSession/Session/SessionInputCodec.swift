@@ -26,6 +26,7 @@ public enum SessionCodec {
         case .view: return 11
         case .clock: return 12
         case .pull: return 13
+        case .presented: return 14
         }
     }
 
@@ -48,6 +49,7 @@ public enum SessionCodec {
             w.string(precision.rawValue); w.double(now); w.bytes(body)
         case let .view(state): w.view(state)
         case let .clock(elapsed, startedAt): w.double(elapsed); w.double(startedAt)
+        case let .presented(p): w.presented(p)
         case let .pull(s, from, to, xs, values):
             w.string(s); w.double(from); w.double(to); w.columns([xs] + values)
         }
@@ -86,7 +88,8 @@ public enum SessionCodec {
             let s = try r.string(), from = try r.double(), to = try r.double(), c = try r.columns()
             guard !c.isEmpty else { throw DecodeError(message: "a pull without x") }
             input = .pull(series: s, from: from, to: to, xs: c[0], values: Array(c.dropFirst()))
-        case let k: throw DecodeError(message: "unknown input kind \(k)")
+        case 14: input = .presented(try r.presented())
+        case let k: throw DecodeError(message: "unknown input kind \(k) (written by a newer build?)")
         }
         guard r.atEnd else { throw DecodeError(message: "bytes after the input") }
         return input
@@ -98,7 +101,7 @@ public enum SessionCodec {
     /// chunks beside it).
     public static func encodeState(_ s: SessionSnapshot) -> [UInt8] {
         var w = Writer()
-        w.byte(2)  // format (1: without the settled ranges and the legend places)
+        w.byte(3)  // format (1: without the settled ranges and the legend places; 2: without the label extents)
         w.json(s.spec)
         w.view(s.view)
         w.byte(s.clockElapsed == nil ? 0 : 1)
@@ -112,15 +115,14 @@ public enum SessionCodec {
         for r in s.ranges { w.string(r.id); w.int(r.first); w.int(r.count) }
         w.int(s.settledRanges.count)
         for r in s.settledRanges { w.string(r.axis); w.double(r.range.min); w.double(r.range.max) }
-        // (Last, and only when there are any.)
-        if !s.legends.isEmpty {
-            w.int(s.legends.count)
-            for l in s.legends {
-                w.double(l.size.width); w.double(l.size.height)
-                w.byte(l.shown.outside ? 1 : 0)
-                w.string(l.shown.position?.rawValue ?? "")
-            }
+        w.int(s.legends.count)
+        for l in s.legends {
+            w.double(l.size.width); w.double(l.size.height)
+            w.byte(l.shown.outside ? 1 : 0)
+            w.string(l.shown.position?.rawValue ?? "")
         }
+        w.int(s.labelExtents.count)
+        for e in s.labelExtents { w.string(e.axis); w.double(e.extent.lowerBound); w.double(e.extent.upperBound) }
         return w.out
     }
 
@@ -128,7 +130,7 @@ public enum SessionCodec {
     public static func decodeState(_ bytes: [UInt8]) throws(DecodeError) -> SessionSnapshot {
         var r = Reader(bytes)
         let format = try r.byte()
-        guard format == 1 || format == 2 else { throw DecodeError(message: "unknown snapshot format") }
+        guard (1...3).contains(format) else { throw DecodeError(message: "unknown snapshot format \(format) (written by a newer build?)") }
         let spec = try r.json()
         let view = try r.view()
         let hasClock = try r.byte() == 1
@@ -149,7 +151,8 @@ public enum SessionCodec {
             }
         }
         var legends: [SessionSnapshot.ShownLegendAt] = []
-        if format >= 2, !r.atEnd {
+        // (Format 2 wrote the places last, and only when there were any.)
+        if format >= 3 || format == 2 && !r.atEnd {
             for _ in 0..<(try r.count()) {
                 let size = Size(width: try r.double(), height: try r.double())
                 let outside = try r.byte() == 1, name = try r.string()
@@ -159,9 +162,18 @@ public enum SessionCodec {
                 legends.append(.init(size: size, shown: Chart.ShownLegend(outside: outside, position: LegendPosition(rawValue: name))))
             }
         }
+        var extents: [(axis: String, extent: ClosedRange<Double>)] = []
+        if format >= 3 {
+            for _ in 0..<(try r.count()) {
+                let axis = try r.string(), lo = try r.double(), hi = try r.double()
+                guard lo.isFinite, hi.isFinite, lo >= 0, lo <= hi else { throw DecodeError(message: "a label extent of the snapshot state is not one") }
+                extents.append((axis, lo...hi))
+            }
+        }
         guard r.atEnd else { throw DecodeError(message: "bytes after the snapshot state") }
         return SessionSnapshot(spec: spec, view: view, clockElapsed: hasClock ? elapsed : nil, startUnixTime: unix,
-                               generators: generators, series: [], ranges: ranges, settledRanges: settled, legends: legends)
+                               generators: generators, series: [], ranges: ranges, settledRanges: settled, legends: legends,
+                               labelExtents: extents)
     }
 
     /// A float64 column as bytes, and back.
@@ -247,6 +259,20 @@ public enum SessionCodec {
             case let .array(a): byte(6); int(a.count); for e in a { json(e) }
             case let .object(m): byte(7); int(m.count); for (k, e) in m { string(k); json(e) }
             }
+        }
+        mutating func presented(_ p: PresentedState) {
+            int(p.labels.count)
+            for l in p.labels { string(l.axis); double(l.extent.lowerBound); double(l.extent.upperBound) }
+            int(p.legends.count)
+            for l in p.legends { size(l.size); legend(l.shown) }
+        }
+        mutating func size(_ s: Size) { double(s.width); double(s.height) }
+        /// A legend place: 0 inside, 1 outside (then its position's name, "" for none),
+        /// 2 no legend.
+        mutating func legend(_ shown: Chart.ShownLegend?) {
+            guard let shown else { return byte(2) }
+            byte(shown.outside ? 1 : 0)
+            string(shown.position?.rawValue ?? "")
         }
         mutating func view(_ s: SharedViewState) {
             int(s.ranges.count)
@@ -353,6 +379,31 @@ public enum SessionCodec {
                 return .object(m)
             case let t: throw DecodeError(message: "unknown JSON tag \(t)")
             }
+        }
+        mutating func presented() throws(DecodeError) -> PresentedState {
+            var labels: [PresentedState.LabelExtent] = []
+            for _ in 0..<(try count()) {
+                let axis = try string(), lo = try double(), hi = try double()
+                guard lo.isFinite, hi.isFinite, lo >= 0, lo <= hi else { throw DecodeError(message: "a label extent that is not one") }
+                labels.append(.init(axis: axis, extent: lo...hi))
+            }
+            var legends: [PresentedState.LegendPlace] = []
+            for _ in 0..<(try count()) { legends.append(.init(size: try size(), shown: try legend())) }
+            return PresentedState(labels: labels, legends: legends)
+        }
+        mutating func size() throws(DecodeError) -> Size {
+            let s = Size(width: try double(), height: try double())
+            guard s.width.isFinite, s.height.isFinite, s.width >= 0, s.height >= 0 else { throw DecodeError(message: "a size that is not one") }
+            return s
+        }
+        mutating func legend() throws(DecodeError) -> Chart.ShownLegend? {
+            let flag = try byte()
+            if flag == 2 { return nil }
+            let name = try string()
+            guard flag <= 1, name.isEmpty || LegendPosition(rawValue: name) != nil else {
+                throw DecodeError(message: "a legend place that is not one")
+            }
+            return Chart.ShownLegend(outside: flag == 1, position: LegendPosition(rawValue: name))
         }
         mutating func view() throws(DecodeError) -> SharedViewState {
             var ranges: [(axis: String, range: DoubleRange?)] = []

@@ -5,8 +5,10 @@ import LayoutEngine
 /// columns. Restoring it and applying the inputs logged after it gives the state the
 /// session had (docs/persistence.md). Independent views, hovers and glides in flight
 /// are not part of it. Where the legend was last shown at each size is
-/// (`Chart.shownLegends`): its place depends on where it was (hysteresis), so a session
-/// restored, or loaded by another node, places it as the one that took the snapshot.
+/// (`Chart.shownLegends`), and so is the room each axis keeps for its labels
+/// (`Chart.presentedLabelExtents`): both depend on what was drawn before (hysteresis),
+/// so a session restored, or loaded by another node, draws as the one that took the
+/// snapshot.
 public struct SessionSnapshot: Sendable {
     public struct GeneratorProgress: Equatable, Sendable {
         public var series: String
@@ -53,6 +55,9 @@ public struct SessionSnapshot: Sendable {
         public var shown: Chart.ShownLegend
         public init(size: Size, shown: Chart.ShownLegend) { self.size = size; self.shown = shown }
     }
+    /// The narrowest and widest labels each axis has shown (`Chart.presentedLabelExtents`,
+    /// its `labelSpace`), in axis order.
+    public var labelExtents: [(axis: String, extent: ClosedRange<Double>)] = []
 }
 
 /// A series' run of points (`XYData.lineage`) and its sequence numbers, for a store
@@ -83,7 +88,8 @@ extension Session {
             },
             settledRanges: chart.shownAutoRanges.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             legends: chart.shownLegends.map { SessionSnapshot.ShownLegendAt(size: $0.key, shown: $0.value) }
-                .sorted { ($0.size.width, $0.size.height) < ($1.size.width, $1.size.height) })
+                .sorted { ($0.size.width, $0.size.height) < ($1.size.width, $1.size.height) },
+            labelExtents: chart.presentedLabelExtents.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     /// Each series' run of points.
@@ -147,6 +153,7 @@ extension Session {
             chart.restoreSettledRanges(snapshot.settledRanges)
         }
         chart.restoreShownLegends(snapshot.legends.map { ($0.size, $0.shown) })
+        chart.restorePresentedLabelExtents(snapshot.labelExtents)
         clockElapsed = snapshot.clockElapsed
         startUnixTime = snapshot.startUnixTime
         startTime = nil
