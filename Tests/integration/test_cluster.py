@@ -672,3 +672,28 @@ def test_a_node_started_late_keeps_the_room_for_labels_and_the_legend_place(clus
             raise AssertionError("frames differ: " + " | ".join(f[max(0, k - 120):k + 40].decode() for f in frames))
     finally:
         d.stop()
+
+
+def test_an_entry_this_build_cannot_read_stops_the_session_loudly(cluster):
+    """A stream entry of a kind this build does not know (a newer node wrote it) is not
+    skipped: each node keeps the session at the entry before it, refuses writes to it
+    with 503 naming the entry, and says so once on stderr; other sessions go on
+    (docs/cluster.md, "Mixed builds")."""
+    redis, (a, b, c) = cluster
+    assert request(a, "POST", "/api/sessions", {"id": "mixed", "chart": {"series": [{"id": "s"}]}})[0] in (200, 201)
+    eventually(lambda: all(series_points(n, "mixed") is not None for n in (a, b, c)))
+    assert append(a, [1.0, 2.0], session="mixed", series="s")[0] == 200
+    eventually(lambda: all((series_points(n, "mixed") or {}).get("s") == 2 for n in (a, b, c)))
+    length, first, last, inc = stream(redis, "mixed")
+    redis_cli(redis, "XADD", f"cw:log:{inc}", f"0-{last + 1}", "i", "c")   # kind 99
+    def refused(n):
+        status, body = append(n, [3.0], session="mixed", series="s")
+        return status == 503 and b"cannot be read by this node" in body and f"entry {last + 1}".encode() in body
+    for n in (a, b, c):
+        eventually(lambda: refused(n))
+        assert (series_points(n, "mixed") or {}).get("s") == 2
+    # Other sessions are served and written as before.
+    assert append(b, [9.0])[0] == 200
+    a.stop()
+    err = a.proc.stderr.read()
+    assert err.count('session "mixed": stream entry') == 1, err
