@@ -45,6 +45,13 @@ cw_tls_config *cw_tls_config_new(const char *ca_file, char *err, size_t errlen) 
     int ok;
     char why[200];
     if (ca_file) {
+        FILE *f = fopen(ca_file, "r");
+        if (!f) {
+            set_err(err, errlen, "cannot read CA certificates from %s: %s", ca_file, strerror(errno));
+            SSL_CTX_free(ctx);
+            return NULL;
+        }
+        fclose(f);
         ok = SSL_CTX_load_verify_locations(ctx, ca_file, NULL);
         if (ok != 1) {
             set_err(err, errlen, "cannot read CA certificates from %s: %s", ca_file,

@@ -216,9 +216,10 @@ def test_without_pull_ca_a_private_ca_and_a_self_signed_certificate_are_not_trus
 
 def test_a_bad_pull_ca_fails_the_start_and_the_config_file_gives_one(pki, tmp_path):
     (tmp_path / "not.pem").write_text("not a certificate\n")
-    for path in (str(tmp_path / "missing.pem"), str(tmp_path / "not.pem")):
+    for name, why in (("missing.pem", "No such file or directory"), ("not.pem", "no certificate or crl found")):
+        path = str(tmp_path / name)
         proc = subprocess.run(Server("--no-demo", "--pull-ca", path).args, capture_output=True, text=True, timeout=20)
-        assert proc.returncode == 1 and "--pull-ca: cannot read CA certificates from " + path in proc.stderr, proc.stderr
+        assert proc.returncode == 1 and f"wsserver: --pull-ca: cannot read CA certificates from {path}: {why}" in proc.stderr, proc.stderr
     # server.pullCA in the --config file does what --pull-ca does.
     httpd = https_source(pki, "local")
     port = httpd.server_address[1]
