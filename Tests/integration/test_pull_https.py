@@ -182,7 +182,7 @@ def test_a_wrong_host_name_and_a_stalled_handshake_fail_with_their_reason_and_co
         stall.close()
 
 
-def test_without_pull_ca_a_private_ca_and_a_self_signed_certificate_are_not_trusted(pki):
+def test_without_pull_ca_a_private_ca_and_a_self_signed_certificate_are_not_trusted_and_with_it_both_are(pki):
     signed = https_source(pki, "local")
     selfsigned = https_source(pki, "self")
     srv = Server("--no-demo").start()
@@ -201,17 +201,21 @@ def test_without_pull_ca_a_private_ca_and_a_self_signed_certificate_are_not_trus
         srv.stop()
         signed.shutdown()
         selfsigned.shutdown()
-    # The same CA given with --pull-ca: trusted; the self-signed one still is not.
-    srv = Server("--no-demo", "--pull-ca", str(pki / "ca.pem")).start()
+    # A --pull-ca file holding the CA and the self-signed certificate: both trusted.
+    (pki / "both.pem").write_text((pki / "ca.pem").read_text() + (pki / "self.pem").read_text())
+    srv = Server("--no-demo", "--pull-ca", str(pki / "both.pem")).start()
+    signed, selfsigned = https_source(pki, "local"), https_source(pki, "self")
     try:
-        signed = https_source(pki, "local")
-        assert call(srv, "POST", "/api/sessions", {"id": "pull", "chart": {"xAxes": [{"id": "x", "visibleRange": [0, 10]}],
-            "series": [{"id": "p", "source": f"https://localhost:{signed.server_address[1]}/ok"}]}})[0] == 201
-        p = wait(lambda: (q := series_pull(srv, "p")) and q["answers"] >= 1 and q, what="the answer")
-        assert p["failures"] == 0 and p["points"] == 11, p
+        assert call(srv, "POST", "/api/sessions", {"id": "pull", "chart": {"xAxes": [{"id": "x", "visibleRange": [0, 10]}], "series": [
+            {"id": "p", "source": f"https://localhost:{signed.server_address[1]}/ok"},
+            {"id": "q", "source": f"https://localhost:{selfsigned.server_address[1]}/ok"}]}})[0] == 201
+        for sid in ("p", "q"):
+            p = wait(lambda: (q := series_pull(srv, sid)) and q["answers"] >= 1 and q, what=f"{sid}'s answer")
+            assert p["failures"] == 0 and p["points"] == 11, p
     finally:
         srv.stop()
         signed.shutdown()
+        selfsigned.shutdown()
 
 
 def test_a_bad_pull_ca_fails_the_start_and_the_config_file_gives_one(pki, tmp_path):
