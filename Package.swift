@@ -74,6 +74,9 @@ let package = Package(
         // WebSocket client-frame masking, which libwebsockets does not check: follows
         // frame headers in what lws receives (a recv() wrapper) for the server to ask.
         .target(name: "CWireGuard"),
+        // A TLS client over a non-blocking socket for https pull sources (OpenSSL:
+        // Debian's libssl-dev), behind a C API of bytes, so no OpenSSL type reaches Swift.
+        .target(name: "CTLSClient", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
 
         // Pure, deterministic values: ranges, ticks, text measurement, measure/layout.
         .target(name: "LayoutEngine"),
@@ -101,7 +104,7 @@ let package = Package(
         // the server's C interop lives here (and in the C targets).
         .target(
             name: "ChartWireServer",
-            dependencies: ["ChartSession", "ChartExport", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib", "CWireGuard",
+            dependencies: ["ChartSession", "ChartExport", "LayoutEngine", "FontStack", "CLibWebSockets", "CJansson", "CZlib", "CWireGuard", "CTLSClient",
                            "ChartStore", "SQLiteStore", "RedisStore",
                            .product(name: "Prometheus", package: "swift-prometheus")]
         ),

@@ -1,13 +1,16 @@
+import CTLSClient
 import ChartSession
 import Foundation
 
 /// The pull source of a spec's `source` URL (docs/feeding.md, "Pulled data"): asks
 /// `GET <url>?series=<id>&from=<x>&to=<x>` (HTTP/1.0, `Connection: close`) on a
 /// worker thread, never on the event loop, and answers the session with the points of
-/// the body (the JSON shape of an append, or the binary `CWA1` one).
+/// the body (the JSON shape of an append, or the binary `CWA1` one). An `https://` URL
+/// goes through TLS (OpenSSL, through CTLSClient): the peer verified against the
+/// system's CA store or `--pull-ca`'s, and against the URL's host, TLS 1.2 at least.
 ///
-/// Bounded: one answer may take `PullLimits.timeout` seconds in all (connecting,
-/// sending, reading), `maxBytes` of body and `maxPoints` points; anything else (a
+/// Bounded: one answer may take `PullLimits.timeout` seconds in all (connecting, the
+/// TLS handshake, sending, reading), `maxBytes` of body and `maxPoints` points; anything else (a
 /// refused connection, a status other than 200, a cut or garbled body) is a failure the
 /// session notes and logs. Sessions ask at most one range per series at a time, so the
 /// threads are bounded by the pulling series.
@@ -20,36 +23,45 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
 
     /// The server itself (host, port), for sources given as a path (`/api/demo/points`).
     let own: (host: String, port: UInt16)?
+    /// The PEM file of the CAs `https://` sources are checked against (`--pull-ca`);
+    /// nil: the system's CA store.
+    let caFile: String?
 
-    init(url: String, limits: PullLimits = .standard, allowed: Set<String>? = nil, own: (host: String, port: UInt16)? = nil) {
-        self.url = url; self.limits = limits; self.allowed = allowed; self.own = own
+    init(url: String, limits: PullLimits = .standard, allowed: Set<String>? = nil, own: (host: String, port: UInt16)? = nil,
+         caFile: String? = nil) {
+        self.url = url; self.limits = limits; self.allowed = allowed; self.own = own; self.caFile = caFile
     }
 
     func dataPoints(for request: PullRequest, reply: @escaping @Sendable (PullAnswer) -> Void) {
-        let limits = limits, allowed = allowed
+        let limits = limits, allowed = allowed, caFile = caFile
         // A path is this server's own: asked on its own address, whatever --pull-allow says.
         let given = self.url
         var target = given
         if given.hasPrefix("/"), let own { target = "http://" + (own.host.contains(":") ? "[\(own.host)]" : own.host) + ":\(own.port)" + given }
         let mine = target != given
-        Self.queue.async { [target] in reply(Self.fetch(url: target, request: request, limits: limits, allowed: mine ? nil : allowed)) }
+        Self.queue.async { [target] in
+            reply(Self.fetch(url: target, request: request, limits: limits, allowed: mine ? nil : allowed, caFile: caFile))
+        }
     }
 
-    /// The parts of an `http://` URL.
+    /// The parts of an `http://` or `https://` URL.
     struct Target: Equatable {
         var host: String
         var port: UInt16
         /// Path and query, as given (`/` when none).
         var path: String
+        /// `https://`: through TLS.
+        var tls = false
     }
 
     static func parse(_ url: String) -> Target? {
-        guard url.hasPrefix("http://") else { return nil }
-        let rest = url.dropFirst(7)
+        let tls = url.hasPrefix("https://")
+        guard tls || url.hasPrefix("http://") else { return nil }
+        let rest = url.dropFirst(tls ? 8 : 7)
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         var path = String(rest.dropFirst(authority.count))
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
-        var host = Substring(authority), port: UInt16 = 80
+        var host = Substring(authority), port: UInt16 = tls ? 443 : 80
         if host.hasPrefix("[") {  // [v6]:port
             guard let close = host.firstIndex(of: "]") else { return nil }
             let after = host[host.index(after: close)...]
@@ -61,7 +73,7 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
             host = host[..<colon]
         }
         guard !host.isEmpty, !host.contains("@") else { return nil }
-        return Target(host: String(host), port: port, path: path)
+        return Target(host: String(host), port: port, path: path, tls: tls)
     }
 
     /// The request's path: the URL's, with the range added to its query.
@@ -71,15 +83,15 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
         return target.path + (target.path.contains("?") ? "&" : "?") + "series=\(series)&from=\(number(r.from))&to=\(number(r.to))"
     }
 
-    static func fetch(url: String, request: PullRequest, limits: PullLimits, allowed: Set<String>?) -> PullAnswer {
-        guard let target = parse(url) else { return .failure("source \(url): not an http://host[:port]/path URL") }
+    static func fetch(url: String, request: PullRequest, limits: PullLimits, allowed: Set<String>?, caFile: String? = nil) -> PullAnswer {
+        guard let target = parse(url) else { return .failure("source \(url): not an http(s)://host[:port]/path URL") }
         let host = target.host.lowercased()
         if let allowed, !allowed.contains(host), !allowed.contains("\(host):\(target.port)") {
             return .failure("source \(url): host \(target.host) is not in --pull-allow")
         }
         let deadline = Date().timeIntervalSince1970 + limits.timeout
         let raw: [UInt8]
-        switch exchange(target, path: requestPath(target, request), deadline: deadline, maxBytes: limits.maxBytes + 64 * 1024) {
+        switch exchange(target, path: requestPath(target, request), deadline: deadline, maxBytes: limits.maxBytes + 64 * 1024, caFile: caFile) {
         case let .failure(why): return .failure("source \(url): \(why)")
         case let .success(bytes): raw = bytes
         }
@@ -99,11 +111,43 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
         }
     }
 
-    enum Failure: Error { case message(String) }
+    enum Failure: Error, CustomStringConvertible {
+        case message(String)
+        /// The reason alone (what `lastError` and the warnings show after the URL).
+        var description: String { switch self { case let .message(m): m } }
+    }
+
+    /// The TLS settings (trusted CAs) of each `--pull-ca` file, nil for the system's CA
+    /// store: made once, shared by every connection, kept while the process runs.
+    nonisolated(unsafe) private static var tlsConfigs: [String?: OpaquePointer] = [:]
+    private static let tlsLock = NSLock()
+
+    /// The TLS settings trusting `caFile`'s CAs (nil: the system's), or why there are none.
+    static func tlsConfig(caFile: String?) -> Result<OpaquePointer, Failure> {
+        tlsLock.lock()
+        defer { tlsLock.unlock() }
+        if let made = tlsConfigs[caFile] { return .success(made) }
+        var err = [CChar](repeating: 0, count: 512)
+        let made: OpaquePointer? = if let caFile { cw_tls_config_new(caFile, &err, err.count) } else { cw_tls_config_new(nil, &err, err.count) }
+        guard let made else { return .failure(.message(String(cString: err))) }
+        tlsConfigs[caFile] = made
+        return .success(made)
+    }
+
+    /// Reads and writes of one connection: the socket itself, or TLS over it. Each
+    /// answers bytes moved (> 0), 0 at the peer's close (reads), or what to wait for.
+    enum IO { case bytes(Int), closed, wait(Int16), failed(String) }
 
     /// Connects, sends the request and reads until the peer closes, within `deadline`
-    /// and `maxBytes`.
-    static func exchange(_ t: Target, path: String, deadline: Double, maxBytes: Int) -> Result<[UInt8], Failure> {
+    /// and `maxBytes`; an `https` target through TLS (handshake included in the deadline).
+    static func exchange(_ t: Target, path: String, deadline: Double, maxBytes: Int, caFile: String? = nil) -> Result<[UInt8], Failure> {
+        var config: OpaquePointer? = nil
+        if t.tls {
+            switch tlsConfig(caFile: caFile) {
+            case let .failure(why): return .failure(why)
+            case let .success(c): config = c
+            }
+        }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -134,31 +178,75 @@ final class HTTPDataSource: ChartDataSource, @unchecked Sendable {
         }
         guard fd >= 0 else { return .failure(.message(why)) }
         defer { close(fd) }
+
+        // The plain socket's reads and writes, or TLS's after its handshake.
+        let writeSome: (UnsafeRawBufferPointer) -> IO
+        let readSome: (UnsafeMutableRawBufferPointer) -> IO
+        var tls: OpaquePointer? = nil
+        defer { if let tls { cw_tls_free(tls) } }
+        if let config {
+            var err = [CChar](repeating: 0, count: 512)
+            guard let made = cw_tls_new(config, fd, t.host, &err, err.count) else { return .failure(.message(String(cString: err))) }
+            tls = made
+            while true {
+                let r = cw_tls_handshake(made, &err, err.count)
+                if Int(r) == CW_TLS_OK { break }
+                if Int(r) == CW_TLS_ERROR { return .failure(.message(String(cString: err))) }
+                guard wait(fd, events: Int16(Int(r) == CW_TLS_WANT_WRITE ? POLLOUT : POLLIN), deadline: deadline) else {
+                    return .failure(.message("no TLS handshake with \(t.host):\(t.port) within the timeout"))
+                }
+            }
+            func io(_ n: Int) -> IO {
+                if n > 0 { return .bytes(n) }
+                if n == CW_TLS_CLOSED { return .closed }
+                if n == CW_TLS_WANT_READ { return .wait(Int16(POLLIN)) }
+                if n == CW_TLS_WANT_WRITE { return .wait(Int16(POLLOUT)) }
+                return .failed(String(cString: err))
+            }
+            writeSome = { b in io(cw_tls_write(made, b.baseAddress, b.count, &err, err.count)) }
+            readSome = { b in io(cw_tls_read(made, b.baseAddress, b.count, &err, err.count)) }
+        } else {
+            writeSome = { b in
+                let n = send(fd, b.baseAddress, b.count, Int32(MSG_NOSIGNAL))
+                if n > 0 { return .bytes(n) }
+                return n < 0 && (errno == EAGAIN || errno == EINTR) ? .wait(Int16(POLLOUT)) : .failed("the request could not be sent")
+            }
+            readSome = { b in
+                let n = recv(fd, b.baseAddress, b.count, 0)
+                if n > 0 { return .bytes(n) }
+                if n == 0 { return .closed }
+                return errno == EAGAIN || errno == EINTR ? .wait(Int16(POLLIN)) : .failed("the connection failed while reading")
+            }
+        }
+
         let hostHeader = t.host.contains(":") ? "[\(t.host)]" : t.host
-        let head = Array("GET \(path) HTTP/1.0\r\nHost: \(hostHeader)\(t.port == 80 ? "" : ":\(t.port)")\r\nAccept: application/json\r\nUser-Agent: chartwire\r\nConnection: close\r\n\r\n".utf8)
+        let defaultPort: UInt16 = t.tls ? 443 : 80
+        let head = Array("GET \(path) HTTP/1.0\r\nHost: \(hostHeader)\(t.port == defaultPort ? "" : ":\(t.port)")\r\nAccept: application/json\r\nUser-Agent: chartwire\r\nConnection: close\r\n\r\n".utf8)
         var sent = 0
         while sent < head.count {
-            let n = head[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n > 0 { sent += n; continue }
-            guard n < 0, errno == EAGAIN || errno == EINTR, wait(fd, events: Int16(POLLOUT), deadline: deadline) else {
-                return .failure(.message("the request could not be sent"))
+            switch head[sent...].withUnsafeBytes({ writeSome($0) }) {
+            case let .bytes(n): sent += n
+            case let .wait(events):
+                guard wait(fd, events: events, deadline: deadline) else { return .failure(.message("the request could not be sent within the timeout")) }
+            case .closed: return .failure(.message("the request could not be sent"))
+            case let .failed(why): return .failure(.message(why))
             }
         }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
+            switch buffer.withUnsafeMutableBytes({ readSome($0) }) {
+            case let .bytes(n):
                 out += buffer[0..<n]
                 if out.count > maxBytes { return .failure(.message("the answer is larger than \(maxBytes) bytes")) }
                 // A whole answer of a stated length: done, even if the peer keeps the connection.
                 if let need = completeLength(out), out.count >= need { return .success(out) }
-                continue
-            }
-            if n == 0 { return .success(out) }
-            guard errno == EAGAIN || errno == EINTR else { return .failure(.message("the connection failed while reading")) }
-            guard wait(fd, events: Int16(POLLIN), deadline: deadline) else {
-                return .failure(.message("no whole answer within the timeout"))
+            case .closed: return .success(out)
+            case let .failed(why): return .failure(.message(why))
+            case let .wait(events):
+                guard wait(fd, events: events, deadline: deadline) else {
+                    return .failure(.message("no whole answer within the timeout"))
+                }
             }
         }
     }

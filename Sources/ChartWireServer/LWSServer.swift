@@ -121,6 +121,7 @@ final class LWSServer {
         if options.allowOrigins.isEmpty, let list = resources.allowOrigins { options.allowOrigins = list }
         // So does its --pull-allow the file's server.pullAllow.
         options.pullAllow = options.pullAllowList(file: resources.server)
+        options.pullCA = options.pullCAFile(file: resources.server)
         self.options = options
         self.access = AccessPolicy(options: options)
         self.logger = ServerLog(format: options.logFormat, quiet: options.quiet)
@@ -162,6 +163,11 @@ final class LWSServer {
         // for the head-overflow signal, and logged by the server's log (rate-limited,
         // silent under --quiet).
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), lwsLogEmit)
+        // The CAs https pull sources are checked against, read first: a bad --pull-ca
+        // fails the start.
+        if let ca = options.pullCA, case let .failure(.message(why)) = HTTPDataSource.tlsConfig(caFile: ca) {
+            throw ListenError(message: "--pull-ca: \(why)")
+        }
         let names: [UnsafeMutablePointer<CChar>] = ["http", Self.viewerProtocol, Self.publisherProtocol].map { (s: String) in strdup(s)! }
         protocolNames = names
         let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: names.count + 1)
@@ -239,7 +245,8 @@ final class LWSServer {
         let allow = options.pullAllow.isEmpty ? nil : Set(options.pullAllow)
         let ownHost = options.host == "0.0.0.0" ? "127.0.0.1" : options.host == "::" ? "::1" : options.host
         let own = (host: ownHost, port: UInt16(clamping: port))
-        Session.makeURLSources { url in HTTPDataSource(url: url, allowed: allow, own: own) }
+        let ca = options.pullCA
+        Session.makeURLSources { url in HTTPDataSource(url: url, allowed: allow, own: own, caFile: ca) }
         Session.onPullAnswered { if let ctx = signalContext { lws_cancel_service(ctx) } }
 
         let timer = UnsafeMutablePointer<lws_sorted_usec_list_t>.allocate(capacity: 1)

@@ -34,6 +34,10 @@ struct Options: Equatable {
     /// repeatable); empty: the config file's `server.pullAllow`, else any (docs/feeding.md,
     /// "Pulled data").
     var pullAllow: [String] = []
+    /// A PEM file of the CAs `https://` pull sources are checked against instead of the
+    /// system's CA store (`--pull-ca`); nil: the config file's `server.pullCA`, else the
+    /// system's store.
+    var pullCA: String? = nil
     /// PEM certificate chain and private key: serve https and wss.
     var tlsCert: String? = nil
     var tlsKey: String? = nil
@@ -80,6 +84,12 @@ struct Options: Equatable {
         pullAllow.isEmpty ? server.pullAllow ?? [] : pullAllow
     }
 
+    /// The CA file https pull sources are checked against: `--pull-ca`'s, else the
+    /// config file's `server.pullCA`; nil: the system's CA store.
+    func pullCAFile(file server: ConfigSpec.ServerSettings) -> String? {
+        pullCA ?? server.pullCA
+    }
+
     struct UsageError: Error, Equatable, CustomStringConvertible {
         let message: String
         var description: String { message }
@@ -90,7 +100,7 @@ struct Options: Equatable {
                         [--heartbeat S] [--theme NAME] [--data DIR|none] [--fsync always|batch|off]
                         [--trusted-proxy ADDR]... [--log-format text|json] [--redis redis://HOST:PORT] [--quiet]
                         [--redis-snapshot N] [--redis-tail N] [--redis-tail-bytes N]
-                        [--allow-origin ORIGIN]... [--allow-host NAME]... [--pull-allow HOST[:PORT]]...
+                        [--allow-origin ORIGIN]... [--allow-host NAME]... [--pull-allow HOST[:PORT]]... [--pull-ca FILE]
                         [--tls-cert FILE --tls-key FILE]
                         [--limit NAME=VALUE]...
           --host ADDR     address to bind (default 127.0.0.1)
@@ -146,6 +156,9 @@ struct Options: Equatable {
                           the only hosts a series' pull source URL may name (repeatable;
                           replaces the config file's server.pullAllow; default: any;
                           docs/feeding.md, "Pulled data")
+          --pull-ca FILE  check https pull sources against the CA certificates of this
+                          PEM file instead of the system's CA store (replaces the config
+                          file's server.pullCA)
           --tls-cert FILE, --tls-key FILE
                           PEM certificate (chain) and key: serve https:// and wss://
           --limit NAME=VALUE
@@ -210,6 +223,10 @@ struct Options: Equatable {
                     throw UsageError(message: "--pull-allow: \"\(v)\" is not a host or host:port")
                 }
                 o.pullAllow.append(v.lowercased())
+            case "--pull-ca":
+                let v = try value(arg)
+                guard !v.isEmpty else { throw UsageError(message: "--pull-ca: expected the path of a PEM file of CA certificates") }
+                o.pullCA = v
             case "--tls-cert": o.tlsCert = try value(arg)
             case "--tls-key": o.tlsKey = try value(arg)
             case "--limit":

@@ -236,7 +236,9 @@ import TestSupport
             try ConfigSpec.decodeSession(foundationJSON(#"{"id": "p", "chart": {"series": [\#(series)]}}"#))
         }
         #expect(try read(#"{"id": "a", "source": "http://127.0.0.1:9/points?k=1"}"#).chart.series[0].source == "http://127.0.0.1:9/points?k=1")
-        for (bad, says) in [(#""https://h/p""#, "http://"), (#""http://u:p@h/""#, "user"), (#""http:///x""#, "host"),
+        #expect(try read(#"{"id": "a", "source": "https://[::1]:8443/p"}"#).chart.series[0].source == "https://[::1]:8443/p")
+        for (bad, says) in [(#""ftp://h/p""#, "expected an http:// or https:// URL"), (#""https://u:p@h/""#, "user"),
+                            (#""https:///x""#, "expected https://host"), (#""http://u:p@h/""#, "user"), (#""http:///x""#, "host"),
                             (#""http://h/", "capacity": 5"#, "capacity"), (#""http://h/", "type": "pie""#, "pie")] {
             #expect(throws: (any Error).self) { try read(#"{"id": "a", "source": \#(bad)}"#) }
             do { _ = try read(#"{"id": "a", "source": \#(bad)}"#) } catch { #expect("\(error)".contains(says), "\(error)") }

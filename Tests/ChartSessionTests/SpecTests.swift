@@ -33,12 +33,13 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
 
     /// `server.redisSnapshot`, `server.redisTail`, `server.redisTailBytes`, `server.pullAllow`: checked as their flags are.
     @Test func serverRedisCountsAndPullAllow() throws {
-        let spec = parseJSON(#"{"server": {"redisSnapshot": 400, "redisTail": 12, "redisTailBytes": 0, "pullAllow": ["Data.Example:9000", "10.0.0.7"]}, "sessions": []}"#)
+        let spec = parseJSON(#"{"server": {"redisSnapshot": 400, "redisTail": 12, "redisTailBytes": 0, "pullAllow": ["Data.Example:9000", "10.0.0.7"], "pullCA": "ca/private.pem"}, "sessions": []}"#)
         #expect(try ConfigSpec.decode(spec).isEmpty)
         let s = try ConfigSpec.decodeServer(spec)
-        #expect(s.redisSnapshot == 400 && s.redisTail == 12 && s.redisTailBytes == 0 && s.pullAllow == ["data.example:9000", "10.0.0.7"])
+        #expect(s.redisSnapshot == 400 && s.redisTail == 12 && s.redisTailBytes == 0 && s.pullAllow == ["data.example:9000", "10.0.0.7"]
+                && s.pullCA == "ca/private.pem")
         let empty = try ConfigSpec.decodeServer(parseJSON(#"{"sessions": []}"#))
-        #expect(empty.redisSnapshot == nil && empty.redisTail == nil && empty.redisTailBytes == nil && empty.pullAllow == nil)
+        #expect(empty.redisSnapshot == nil && empty.redisTail == nil && empty.redisTailBytes == nil && empty.pullAllow == nil && empty.pullCA == nil)
         let bad: [(String, JSONReadError)] = [
             (#"{"redisSnapshot": 0}"#, JSONReadError(path: "$.server.redisSnapshot", message: "must be at least 1")),
             (#"{"redisTail": 2.5}"#, JSONReadError(path: "$.server.redisTail", message: "expected a whole number")),
@@ -50,6 +51,8 @@ func parseJSON(_ text: String) -> JSONValue { foundationJSON(text) }
              JSONReadError(path: "$.server.pullAllow[1]", message: #""http://evil.example/" is not a host or host:port"#)),
             (#"{"pullAllow": ["user@h"]}"#, JSONReadError(path: "$.server.pullAllow[0]", message: #""user@h" is not a host or host:port"#)),
             (#"{"pullAllow": [""]}"#, JSONReadError(path: "$.server.pullAllow[0]", message: #""" is not a host or host:port"#)),
+            (#"{"pullCA": ""}"#, JSONReadError(path: "$.server.pullCA", message: "expected the path of a PEM file of CA certificates")),
+            (#"{"pullCA": ["a.pem"]}"#, JSONReadError(path: "$.server.pullCA", message: "expected a string, found an array")),
         ]
         for (server, error) in bad {
             #expect(throws: error) { try ConfigSpec.decode(parseJSON(#"{"sessions": [], "server": "# + server + "}")) }

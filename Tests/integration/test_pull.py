@@ -70,6 +70,7 @@ def test_a_viewer_zooming_past_the_held_data_gets_the_sources_points():
     port = httpd.server_address[1]
     srv = Server("--no-demo").start()
     try:
+        Source.asked.clear()
         spec = {"id": "pull", "chart": {
             "xAxes": [{"id": "x", "visibleRange": [100, 200]}], "yAxes": [{"id": "y", "mode": "fixed", "range": [-1, 11]}],
             "series": [

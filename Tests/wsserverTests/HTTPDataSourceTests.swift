@@ -9,8 +9,17 @@ import ChartSession
         #expect(HTTPDataSource.parse("http://h") == .init(host: "h", port: 80, path: "/"))
         #expect(HTTPDataSource.parse("http://[::1]:9/x") == .init(host: "::1", port: 9, path: "/x"))
         #expect(HTTPDataSource.parse("http://h?q=1") == .init(host: "h", port: 80, path: "/?q=1"))
-        #expect(HTTPDataSource.parse("https://h/") == nil && HTTPDataSource.parse("http://h:99999/") == nil
+        #expect(HTTPDataSource.parse("ftp://h/") == nil && HTTPDataSource.parse("http://h:99999/") == nil
                 && HTTPDataSource.parse("http://u@h/") == nil && HTTPDataSource.parse("http:///p") == nil)
+        // https: port 443 unless given, an IPv6 literal in brackets, the same refusals.
+        #expect(HTTPDataSource.parse("https://data.example/p?k=1") == .init(host: "data.example", port: 443, path: "/p?k=1", tls: true))
+        #expect(HTTPDataSource.parse("https://h:8443") == .init(host: "h", port: 8443, path: "/", tls: true))
+        #expect(HTTPDataSource.parse("https://[2001:db8::1]/x") == .init(host: "2001:db8::1", port: 443, path: "/x", tls: true))
+        #expect(HTTPDataSource.parse("https://[::1]:9443?q") == .init(host: "::1", port: 9443, path: "/?q", tls: true))
+        #expect(HTTPDataSource.parse("https://[::1/x") == nil && HTTPDataSource.parse("https://[::1]x/") == nil
+                && HTTPDataSource.parse("https://u:p@h/") == nil && HTTPDataSource.parse("https://h:443x/") == nil
+                && HTTPDataSource.parse("https:///p") == nil && HTTPDataSource.parse("HTTPS://h/") == nil)
+        #expect(HTTPDataSource.parse("http://h")?.tls == false)
         let r = PullRequest(session: "s", series: "a b", fields: ["y"], from: 100, to: 1.5, maxPoints: 10)
         #expect(HTTPDataSource.requestPath(.init(host: "h", port: 80, path: "/p?k=1"), r) == "/p?k=1&series=a%20b&from=100&to=1.5")
         #expect(HTTPDataSource.requestPath(.init(host: "h", port: 80, path: "/p"), r).hasPrefix("/p?series="))
@@ -46,5 +55,21 @@ import ChartSession
             Issue.record("no failure"); return
         }
         #expect(n.contains("not in --pull-allow"))
+        // https the same way, the reason alone after the URL.
+        guard case let .failure(t) = HTTPDataSource.fetch(url: "https://127.0.0.1:9/p", request: r, limits: .standard, allowed: nil) else {
+            Issue.record("no failure"); return
+        }
+        #expect(t == "source https://127.0.0.1:9/p: cannot connect to 127.0.0.1:9: Connection refused", "\(t)")
+    }
+
+    /// A --pull-ca that is not a readable PEM file of certificates is refused with why;
+    /// the system's store and a good file give settings, made once.
+    @Test func caFiles() throws {
+        guard case let .failure(.message(m)) = HTTPDataSource.tlsConfig(caFile: "/nonexistent/ca.pem") else {
+            Issue.record("no failure"); return
+        }
+        #expect(m.hasPrefix("cannot read CA certificates from /nonexistent/ca.pem: "), "\(m)")
+        let system = try HTTPDataSource.tlsConfig(caFile: nil).get()
+        #expect(try HTTPDataSource.tlsConfig(caFile: nil).get() == system)
     }
 }

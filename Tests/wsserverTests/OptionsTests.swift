@@ -54,6 +54,9 @@ import ChartSession
         #expect(given.redisCounts(file: file) == (50, 7, 5000))
         #expect(try Options.parse(["--redis-tail-bytes", "123"]).redisCounts(file: file) == (300, 7, 123))
         #expect(given.pullAllowList(file: file) == ["other.example"])
+        file.pullCA = "file-ca.pem"
+        #expect(none.pullCAFile(file: file) == "file-ca.pem" && none.pullCAFile(file: .init()) == nil)
+        #expect(try Options.parse(["--pull-ca", "ca.pem"]).pullCAFile(file: file) == "ca.pem")
         #expect(try Options.parse(["--redis-tail", "2"]).redisCounts(file: .init()) == (20_000, 2, 64 << 20))
     }
 
@@ -74,6 +77,8 @@ import ChartSession
         (["--allow-origin", "http://a.example:99999"], #"--allow-origin: "http://a.example:99999" is not an origin: the port "99999" is not a number from 1 to 65535"#),
         (["--allow-origin", "null"], #"--allow-origin: "null" is not an origin: "null" (sandboxed frames, file:// pages) cannot be allowed by name; use * to allow every origin"#),
         (["--allow-host", "a/b"], #"--allow-host: "a/b" is not a host name"#),
+        (["--pull-ca"], "--pull-ca needs a value"),
+        (["--pull-ca", ""], "--pull-ca: expected the path of a PEM file of CA certificates"),
         (["--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
         (["--tls-key", "k.pem"], "--tls-cert and --tls-key go together"),
         (["--limit", "bodyBudgetMB"], #"--limit: "bodyBudgetMB" is not NAME=VALUE"#),

@@ -198,6 +198,9 @@ public enum ConfigSpec {
         /// The only hosts (`host` or `host:port`, lowercased) a series' pull `source` URL
         /// may name (as `--pull-allow`); nil: none given.
         public var pullAllow: [String]? = nil
+        /// A PEM file of the CAs `https://` pull sources are checked against instead of
+        /// the system's CA store (as `--pull-ca`); nil: none given.
+        public var pullCA: String? = nil
         public init() {}
     }
 
@@ -231,6 +234,10 @@ public enum ConfigSpec {
                 throw JSONReadError(path: "\(r.path).pullAllow[\(i)]", message: "\"\(h.prefix(100))\" is not a host or host:port")
             }
             out.pullAllow = list.map { $0.lowercased() }
+        }
+        if let file = try r.string("pullCA") {
+            guard !file.isEmpty else { throw JSONReadError(path: "\(r.path).pullCA", message: "expected the path of a PEM file of CA certificates") }
+            out.pullCA = file
         }
         return out
     }
@@ -1181,7 +1188,7 @@ public enum ConfigSpec {
         return spec
     }
 
-    /// A series' `source`: an `http://` URL (no user or password in it), or a path on
+    /// A series' `source`: an `http://` or `https://` URL (no user or password in it), or a path on
     /// this server (`/api/demo/points`), the server
     /// asks for ranges with `series`, `from` and `to` added to its query (docs/feeding.md,
     /// "Pulled data"). Not with a generator, a capacity, a retention or a stack, nor on a pie.
@@ -1198,13 +1205,15 @@ public enum ConfigSpec {
             }
             return url
         }
-        guard let rest = url.hasPrefix("http://") ? url.dropFirst(7) : nil else {
-            throw JSONReadError(path: path, message: "expected an http:// URL (https is not taken: put a proxy near the source)")
+        let scheme = url.hasPrefix("https://") ? "https://" : url.hasPrefix("http://") ? "http://" : nil
+        guard let scheme else {
+            throw JSONReadError(path: path, message: "expected an http:// or https:// URL, or a path on this server")
         }
+        let rest = url.dropFirst(scheme.count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.isEmpty, url.count <= 2048, !url.contains("#"),
               url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw JSONReadError(path: path, message: "expected http://host[:port][/path][?query], at most 2048 printable ASCII characters, no fragment")
+            throw JSONReadError(path: path, message: "expected \(scheme)host[:port][/path][?query], at most 2048 printable ASCII characters, no fragment")
         }
         if authority.contains("@") { throw JSONReadError(path: path, message: "a source URL carries no user or password") }
         if spec.generator != nil || spec.capacity != nil || spec.retention != nil || spec.kind.isRadial {
