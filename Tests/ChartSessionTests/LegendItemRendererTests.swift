@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LayoutEngine
 import Testing
 import TestSupport
@@ -48,6 +49,23 @@ import TestSupport
                            Float(box.midX), Float(box.maxY), Float(box.minX), Float(box.midY)], fill: item.color, gradient: nil),
          .unclip,
          .polyline(points: [Float(box.minX - 500), Float(box.midY), Float(box.maxX + 500), Float(box.midY)], stroke: "#000000", width: 1, dash: [])]
+    }
+
+    /// A render measures the legend several times (its band, whether it fits in the plot,
+    /// its rows) and draws it once: the `item` closure runs once per entry a version,
+    /// and again for the next version (what it returns may have changed).
+    @Test func theItemClosureRunsOncePerEntryForAVersion() throws {
+        let s = try session()
+        let calls = Mutex(0)
+        s.chart.setLegendItemRenderer(LegendItemRenderer("counted", item: { item in
+            calls.withLock { $0 += 1 }
+            item.text += "!"
+        }))
+        #expect(texts(overlay(s)).map(\.text).filter { $0.hasSuffix("!") } == ["Alpha!", "Beta!"])
+        #expect(calls.withLock { $0 } == 2)
+        try s.submit(.append(series: "a", xs: [11], values: [[0.5]]))
+        _ = overlay(s)
+        #expect(calls.withLock { $0 } == 4)
     }
 
     @Test func aRendererDrawsEachSymbolInsideItsEntrysBoxInPlaceOfTheSwatch() throws {

@@ -211,6 +211,16 @@ public final class Chart {
     /// Counts replacements of `layoutManager` (a manager is not comparable).
     public private(set) var layoutManagerGeneration = 0
     public private(set) var version: UInt64 = 1
+    /// The legend items the item renderer made for this version (`ChartRenderer.legendItems`).
+    struct LegendItemsMemo {
+        var version: UInt64
+        var renderer: LegendItemRenderer
+        var entries: [ChartRenderer.LegendEntry]
+        var style: TextStyle
+        var symbolSize: Size
+        var items: [LegendItem]
+    }
+    var legendItemsMemo: LegendItemsMemo?
     /// The automatic range each axis settled on at the last change through the session's
     /// door (see `commitRanges`): new automatic ranges are stabilised against it.
     public private(set) var shownAutoRanges: [String: DoubleRange] = [:]

@@ -1180,13 +1180,22 @@ public struct ChartRenderer: Sendable {
     }
 
     /// The entries as the legend's item renderer leaves them (nil: the chart has none).
+    /// A render measures the legend several times (its band, whether it fits inside,
+    /// its rows) and draws it once: the renderer's `item` closure runs once per entry
+    /// for a chart version (`Chart.legendItemsMemo`).
     func legendItems(_ chart: Chart, entries: [LegendEntry], spec: LegendSpec) -> [LegendItem]? {
         guard let renderer = chart.legend?.itemRenderer else { return nil }
         let plain = defaultSymbolSize(spec)
-        return entries.map { e in
+        if let m = chart.legendItemsMemo, m.version == chart.version, m.renderer == renderer, m.entries == entries,
+           m.style == spec.style, m.symbolSize == plain {
+            return m.items
+        }
+        let items = entries.map { e in
             renderer.altered(LegendItem(seriesId: e.seriesId, sliceIndex: e.sliceIndex, kind: e.kind, color: e.color, fill: e.fill,
                                         isHidden: e.isHidden, text: e.name, textColor: nil, textStyle: spec.style, symbolSize: plain))
         }
+        chart.legendItemsMemo = .init(version: chart.version, renderer: renderer, entries: entries, style: spec.style, symbolSize: plain, items: items)
+        return items
     }
 
     /// The room a legend outside the plot takes: the insets the layout leaves out at
