@@ -231,6 +231,45 @@ def test_family_errors_and_files(demo_server):
     assert "url(../font/Liberation" not in page
 
 
+TITLE_REDRAWN = """
+const text = arguments[0];
+const cmd = Object.values(window.chartwire.layers).flatMap(l => l.commands).find(c => c.op === 'text' && c.text === text);
+if (!cmd) return null;
+for (const canvas of document.querySelectorAll('canvas')) {
+  const dpr = canvas.width / canvas.getBoundingClientRect().width;
+  const ref = document.createElement('canvas'); ref.width = canvas.width; ref.height = canvas.height;
+  const r = ref.getContext('2d');
+  r.drawImage(canvas, 0, 0);
+  r.setTransform(dpr, 0, 0, dpr, 0, 0);
+  r.font = cmd.font;
+  const w = r.measureText(cmd.text).width, size = parseFloat(cmd.font.match(/([0-9.]+)px/)[1]);
+  const left = cmd.align === 'center' ? cmd.x - w / 2 : cmd.align === 'right' || cmd.align === 'end' ? cmd.x - w : cmd.x;
+  const x0 = Math.max(0, Math.floor((left - 4) * dpr)), x1 = Math.min(canvas.width, Math.ceil((left + w + 4) * dpr));
+  const y0 = Math.max(0, Math.floor((cmd.y - 2 * size) * dpr)), y1 = Math.min(canvas.height, Math.ceil((cmd.y + 2 * size) * dpr));
+  const before = canvas.getContext('2d').getImageData(x0, y0, x1 - x0, y1 - y0).data;
+  const corner = Array.from(before.slice(0, 4));
+  if (before.every((v, i) => v === corner[i % 4])) continue;       // not this canvas
+  r.setTransform(1, 0, 0, 1, 0, 0);
+  r.clearRect(x0, y0, x1 - x0, y1 - y0);
+  r.fillStyle = `rgba(${corner[0]}, ${corner[1]}, ${corner[2]}, ${corner[3] / 255})`;
+  r.fillRect(x0, y0, x1 - x0, y1 - y0);
+  r.setTransform(dpr, 0, 0, dpr, 0, 0);
+  r.fillStyle = cmd.fill; r.textAlign = cmd.align; r.textBaseline = cmd.baseline;
+  r.fillText(cmd.text, cmd.x, cmd.y);
+  const after = r.getImageData(x0, y0, x1 - x0, y1 - y0).data;
+  let ink = 0, differ = 0;
+  for (let i = 0; i < after.length; i += 4) {
+    const a = [0, 1, 2, 3].some(k => Math.abs(after[i + k] - corner[k]) > 40);
+    const b = [0, 1, 2, 3].some(k => Math.abs(before[i + k] - corner[k]) > 40);
+    if (a) ink++;
+    if ([0, 1, 2, 3].some(k => Math.abs(after[i + k] - before[i + k]) > 40)) differ++;
+  }
+  return {ink, differ, font: cmd.font};
+}
+return null;
+"""
+
+
 def test_text_in_a_charts_own_family_is_drawn_only_in_its_face():
     """Every fillText of gallery-fonts happens with its font loaded: a layer with text
     in a family of its own waits for the face (no frame drawn in a stand-in)."""
@@ -253,6 +292,11 @@ def test_text_in_a_charts_own_family_is_drawn_only_in_its_face():
         assert len(own) >= 30, len(own)
         assert all(t["ready"] for t in own), [t for t in own if not t["ready"]][:3]
         assert any("italic" in t["font"] and "Liberation Serif" in t["font"] for t in own)
+        # The title's pixels are those of its own face: drawn again on a copy of its
+        # canvas (the title's box cleared to the colour around it), they do not change.
+        # (A first draw just after the face loaded once drew the chart font instead.)
+        changed = d.execute_script(TITLE_REDRAWN, "Harbour tide and temperature")
+        assert changed is not None and changed["ink"] > 100 and changed["differ"] <= changed["ink"] * 0.02, changed
         fetched = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)"
                                    ".filter(n => n.includes('/font/') || n.includes('/fonts/liberation'))")
         # The faces' WOFF2 subsets, never their TTF files; only the faces the chart uses
