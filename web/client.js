@@ -456,7 +456,8 @@
   const fontLoads = new Set(), fontFailed = new Set();
   function fontsHave(cmd) {
     const own = ownFacesMissing(cmd);
-    return own ? own.length === 0 : document.fonts.check(cmd.font, cmd.text);
+    // (A character the family lacks is the chart font's: check() covers those faces.)
+    return (!own || own.length === 0) && document.fonts.check(cmd.font, cmd.text);
   }
   // Chromium's document.fonts.check answers true for text in a bold or italic face of
   // a chart's own family that has not loaded once another face of the family has (the
