@@ -454,10 +454,46 @@
   // is not drawn in a stand-in at all: its layer waits until the family's face has
   // loaded (false: wait).
   const fontLoads = new Set(), fontFailed = new Set();
+  function fontsHave(cmd) {
+    const own = ownFacesMissing(cmd);
+    // (A character the family lacks is the chart font's: check() covers those faces.)
+    return (!own || own.length === 0) && document.fonts.check(cmd.font, cmd.text);
+  }
+  // Chromium's document.fonts.check answers true for text in a bold or italic face of
+  // a chart's own family that has not loaded once another face of the family has (the
+  // layer was drawn in the chart font): for such text the faces themselves are asked,
+  // those of the family, weight and style whose unicode-range holds a character of it.
+  let familyFaces = null;
+  function ownFacesMissing(cmd) {
+    const m = /^(italic )?(bold )?[0-9.]+px "([^"]+)"/.exec(cmd.font);
+    if (!m) return null;
+    if (!familyFaces) {
+      familyFaces = new Map();
+      for (const face of document.fonts) {
+        const ranges = face.unicodeRange.split(",").map(r => {
+          const [a, b] = r.trim().replace(/^U\+/i, "").split("-");
+          return [parseInt(a, 16), parseInt(b || a, 16)];
+        });
+        const family = face.family.replace(/^"|"$/g, "");
+        if (!familyFaces.has(family)) familyFaces.set(family, []);
+        familyFaces.get(family).push({ face, ranges, bold: Number(face.weight) >= 600 || face.weight === "bold",
+                                       italic: face.style === "italic" });
+      }
+    }
+    const bold = !!m[2], italic = !!m[1], missing = [];
+    for (const f of familyFaces.get(m[3]) || []) {
+      if (f.bold !== bold || f.italic !== italic || f.face.status === "loaded") continue;
+      for (const ch of cmd.text) {
+        const cp = ch.codePointAt(0);
+        if (f.ranges.some(([a, b]) => cp >= a && cp <= b)) { missing.push(f.face); break; }
+      }
+    }
+    return missing;
+  }
   function ensureFonts(id) {
     let ready = true;
     for (const cmd of state.layers[id].commands) {
-      if (cmd.op !== "text" || document.fonts.check(cmd.font, cmd.text)) continue;
+      if (cmd.op !== "text" || fontsHave(cmd)) continue;
       const key = cmd.font + "\u0000" + cmd.text;
       if (fontFailed.has(key)) continue;              // (did not load: drawn as it can be)
       if (cmd.font.includes('", ')) ready = false;
@@ -465,13 +501,20 @@
       fontLoads.add(key);
       document.fonts.load(cmd.font, cmd.text).catch(() => {}).then(() => {
         fontLoads.delete(key);
-        if (!document.fonts.check(cmd.font, cmd.text)) fontFailed.add(key);
-        state.fontRedraws++;
-        if (state.layers[id]) draw(id);
+        if (!fontsHave(cmd)) fontFailed.add(key);
+        // (Loads that end together, a layer's labels in one face, redraw it once.)
+        if (fontRedrawing.has(id)) return;
+        fontRedrawing.add(id);
+        setTimeout(() => {
+          fontRedrawing.delete(id);
+          state.fontRedraws++;
+          if (state.layers[id]) draw(id);
+        }, 0);
       });
     }
     return ready;
   }
+  const fontRedrawing = new Set();
 
   // Images (the `image` op) load from the server once; a layer that names one not yet
   // loaded is drawn again when it arrives.

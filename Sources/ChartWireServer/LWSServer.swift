@@ -149,7 +149,10 @@ final class LWSServer {
         router.transportStats = { currentServer?.transportStats }
         router.durability = resources.durability
         if let warning = resources.webFonts.warning { log(.warn, "fonts", warning) }
-        for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log(.warn, "fonts", warning) }
+        for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings + resources.webFonts.familyWarnings {
+            log(.warn, "fonts", warning)
+        }
+        if let note = resources.webFonts.familyNote { log(.info, "fonts", note) }
     }
 
     struct ListenError: Error, CustomStringConvertible {

@@ -132,6 +132,37 @@ def test_canvas_text_in_other_scripts_is_drawn_with_its_own_subset():
 
 
 LIBERATION = pathlib.Path("/usr/share/fonts/truetype/liberation")
+FAMILIES = FONTS / "families"
+
+
+def family_manifest():
+    return json.loads((FAMILIES / "manifest.json").read_text())
+
+
+def test_family_subsets_keep_every_advance_and_kerning_pair_of_the_ttf():
+    """The --fonts families' subsets (made at setup by make-fonts --families from the
+    Liberation files): every code point of each file in one subset, with its advance,
+    and the layout tables kept."""
+    m = family_manifest()
+    assert len(m["sources"]) == 16, sorted(m["sources"])
+    for served, src in m["sources"].items():
+        path = LIBERATION / served
+        ttf = TTFont(path)
+        cmap, hmtx = ttf.getBestCmap(), ttf["hmtx"]
+        assert src["size"] == path.stat().st_size and src["checkSumAdjustment"] == ttf["head"].checkSumAdjustment
+        covered = set()
+        subsets = [f for f in m["files"] if f["source"] == served]
+        assert {f["range"] for f in subsets} == {"latin", "latin-ext", "greek", "cyrillic", "rest"}, served
+        for f in subsets:
+            sub = TTFont(FAMILIES / f["file"])
+            assert sub.flavor == "woff2"
+            scmap, shmtx = sub.getBestCmap(), sub["hmtx"]
+            for cp, glyph in scmap.items():
+                assert shmtx[glyph][0] == hmtx[cmap[cp]][0], (f["file"], hex(cp))
+            covered |= set(scmap)
+            assert ("GPOS" in sub) == ("GPOS" in ttf) and ("GSUB" in sub) == ("GSUB" in ttf)
+            assert "fpgm" not in sub and "prep" not in sub              # hinting dropped
+        assert covered == set(cmap), served
 
 
 def test_server_widths_match_chromium_in_a_charts_own_fonts(demo_server):
@@ -162,6 +193,10 @@ def test_server_widths_match_chromium_in_a_charts_own_fonts(demo_server):
                             "c.font = arguments[0]; return c.measureText(arguments[1]).width;", server["font"], s)
                         worst = max(worst, abs(chromium - server["width"]))
                         assert abs(chromium - server["width"]) <= 1, (family, bold, italic, s, server["width"], chromium)
+        # Measured with the WOFF2 subsets, never the files themselves.
+        fetched = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+        assert not [f for f in fetched if "/font/Liberation" in f], fetched
+        assert len([f for f in fetched if "/fonts/liberation" in f and f.endswith(".woff2")]) >= 16 * 2, fetched
         # The chart's own font is not the chart font: the same string measures differently.
         q = urllib.parse.urlencode({"text": strings[0], "size": 13})
         with urllib.request.urlopen(f"{demo_server.http}/api/measure?{q}") as r:
@@ -185,8 +220,54 @@ def test_family_errors_and_files(demo_server):
         assert r.read() == (LIBERATION / "LiberationSerif-BoldItalic.ttf").read_bytes()
     with urllib.request.urlopen(f"{demo_server.http}/s/gallery-fonts") as r:
         page = r.read().decode()
-    assert ('font-family: "Liberation Serif"; src: url(../font/LiberationSerif-BoldItalic.ttf) format("truetype"); '
-            "font-weight: 700; font-style: italic;") in page
+    # The page names the face's subsets, one rule per unicode-range, not the file.
+    m = family_manifest()
+    for f in (f for f in m["files"] if f["source"] == "LiberationSerif-BoldItalic.ttf"):
+        assert (f'font-family: "Liberation Serif"; src: url(../fonts/{f["file"]}) format("woff2"); '
+                f'font-weight: 700; font-style: italic; font-display: block; unicode-range: {f["unicodeRange"]}; }}') in page
+        with urllib.request.urlopen(f"{demo_server.http}/fonts/{f['file']}") as r:
+            assert r.headers["content-type"] == "font/woff2" and "immutable" in r.headers["cache-control"]
+            assert r.read() == (FAMILIES / f["file"]).read_bytes()
+    assert "url(../font/Liberation" not in page
+
+
+TITLE_REDRAWN = """
+const text = arguments[0];
+const cmd = Object.values(window.chartwire.layers).flatMap(l => l.commands).find(c => c.op === 'text' && c.text === text);
+if (!cmd) return null;
+for (const canvas of document.querySelectorAll('canvas')) {
+  const dpr = canvas.width / canvas.getBoundingClientRect().width;
+  const ref = document.createElement('canvas'); ref.width = canvas.width; ref.height = canvas.height;
+  const r = ref.getContext('2d');
+  r.drawImage(canvas, 0, 0);
+  r.setTransform(dpr, 0, 0, dpr, 0, 0);
+  r.font = cmd.font;
+  const w = r.measureText(cmd.text).width, size = parseFloat(cmd.font.match(/([0-9.]+)px/)[1]);
+  const left = cmd.align === 'center' ? cmd.x - w / 2 : cmd.align === 'right' || cmd.align === 'end' ? cmd.x - w : cmd.x;
+  const x0 = Math.max(0, Math.floor((left - 4) * dpr)), x1 = Math.min(canvas.width, Math.ceil((left + w + 4) * dpr));
+  const y0 = Math.max(0, Math.floor((cmd.y - 2 * size) * dpr)), y1 = Math.min(canvas.height, Math.ceil((cmd.y + 2 * size) * dpr));
+  const before = canvas.getContext('2d').getImageData(x0, y0, x1 - x0, y1 - y0).data;
+  const corner = Array.from(before.slice(0, 4));
+  if (before.every((v, i) => v === corner[i % 4])) continue;       // not this canvas
+  r.setTransform(1, 0, 0, 1, 0, 0);
+  r.clearRect(x0, y0, x1 - x0, y1 - y0);
+  r.fillStyle = `rgba(${corner[0]}, ${corner[1]}, ${corner[2]}, ${corner[3] / 255})`;
+  r.fillRect(x0, y0, x1 - x0, y1 - y0);
+  r.setTransform(dpr, 0, 0, dpr, 0, 0);
+  r.fillStyle = cmd.fill; r.textAlign = cmd.align; r.textBaseline = cmd.baseline;
+  r.fillText(cmd.text, cmd.x, cmd.y);
+  const after = r.getImageData(x0, y0, x1 - x0, y1 - y0).data;
+  let ink = 0, differ = 0;
+  for (let i = 0; i < after.length; i += 4) {
+    const a = [0, 1, 2, 3].some(k => Math.abs(after[i + k] - corner[k]) > 40);
+    const b = [0, 1, 2, 3].some(k => Math.abs(before[i + k] - corner[k]) > 40);
+    if (a) ink++;
+    if ([0, 1, 2, 3].some(k => Math.abs(after[i + k] - before[i + k]) > 40)) differ++;
+  }
+  return {ink, differ, font: cmd.font};
+}
+return null;
+"""
 
 
 def test_text_in_a_charts_own_family_is_drawn_only_in_its_face():
@@ -211,13 +292,23 @@ def test_text_in_a_charts_own_family_is_drawn_only_in_its_face():
         assert len(own) >= 30, len(own)
         assert all(t["ready"] for t in own), [t for t in own if not t["ready"]][:3]
         assert any("italic" in t["font"] and "Liberation Serif" in t["font"] for t in own)
+        # The title's pixels are those of its own face: drawn again on a copy of its
+        # canvas (the title's box cleared to the colour around it), they do not change.
+        # (A first draw just after the face loaded once drew the chart font instead.)
+        changed = d.execute_script(TITLE_REDRAWN, "Harbour tide and temperature")
+        assert changed is not None and changed["ink"] > 100 and changed["differ"] <= changed["ink"] * 0.02, changed
         fetched = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)"
-                                   ".filter(n => n.includes('/font/Liberation'))")
-        # Only the faces the chart uses (of 16 served).
-        names = sorted(f.rsplit("/", 1)[1] for f in fetched)
-        assert names == sorted(["LiberationSerif-BoldItalic.ttf", "LiberationSerif-Italic.ttf", "LiberationSerif-Regular.ttf",
-                                "LiberationMono-Regular.ttf", "LiberationSansNarrow-Bold.ttf",
-                                "LiberationSansNarrow-Regular.ttf", "LiberationSans-Bold.ttf"]), names
+                                   ".filter(n => n.includes('/font/') || n.includes('/fonts/liberation'))")
+        # The faces' WOFF2 subsets, never their TTF files; only the faces the chart uses
+        # (of 16 served), and of those only the Latin subsets its Latin text needs.
+        by_file = {f["file"]: f for f in family_manifest()["files"]}
+        names = [f.rsplit("/", 1)[1] for f in fetched]
+        assert names and all(n in by_file for n in names), names
+        assert sorted(by_file[n]["source"] for n in names) == sorted([
+            "LiberationSerif-BoldItalic.ttf", "LiberationSerif-Italic.ttf", "LiberationSerif-Regular.ttf",
+            "LiberationMono-Regular.ttf", "LiberationSansNarrow-Bold.ttf",
+            "LiberationSansNarrow-Regular.ttf", "LiberationSans-Bold.ttf"]), names
+        assert {by_file[n]["range"] for n in names} == {"latin"}, names
         d.save_screenshot(str(ROOT / "artifacts" / "gallery-fonts.png"))
     finally:
         d.quit()
@@ -241,3 +332,51 @@ def test_a_patch_sets_the_family_and_an_unknown_one_is_refused(demo_server):
         raise AssertionError("patched")
     except urllib.error.HTTPError as e:
         assert e.code == 400 and 'no font family "Comic Sans" on this server: it has "Liberation Mono"' in json.load(e)["error"]
+
+
+def test_a_stale_family_manifest_serves_the_file_itself(tmp_path):
+    """A --fonts file that is not the one the subsets were made from (the same name and
+    size, another checkSumAdjustment), or that the manifest does not list, is served as
+    it is, and the start-up log says why; an unchanged file keeps its subsets."""
+    import shutil
+    from conftest import FIXTURES, Server
+    shutil.copy(LIBERATION / "LiberationSans-Regular.ttf", tmp_path)
+    shutil.copy(LIBERATION / "LiberationSerif-Regular.ttf", tmp_path / "MySerif.ttf")
+    changed = bytearray((LIBERATION / "LiberationMono-Regular.ttf").read_bytes())
+    head = TTFont(LIBERATION / "LiberationMono-Regular.ttf").reader.tables["head"].offset
+    changed[head + 8] ^= 0x01                                        # head.checkSumAdjustment
+    (tmp_path / "LiberationMono-Regular.ttf").write_bytes(bytes(changed))
+    server = Server("--config", str(FIXTURES / "static.json"), "--fonts", str(tmp_path))
+    server.args.remove("--quiet")
+    server.start()
+    d = browser()
+    try:
+        with urllib.request.urlopen(f"{server.http}/s/static") as r:
+            page = r.read().decode()
+        assert ('font-family: "Liberation Mono"; src: url(../font/LiberationMono-Regular.ttf) format("truetype"); '
+                "font-weight: 400; font-style: normal; font-display: block; }") in page
+        assert 'font-family: "Liberation Serif"; src: url(../font/MySerif.ttf) format("truetype");' in page
+        sans = [f for f in family_manifest()["files"] if f["source"] == "LiberationSans-Regular.ttf"]
+        assert sans and all(f"url(../fonts/{f['file']}) format(\"woff2\")" in page for f in sans)
+        assert "liberationmono" not in page and "liberationserif" not in page
+        with urllib.request.urlopen(f"{server.http}/font/LiberationMono-Regular.ttf") as r:
+            assert r.read() == bytes(changed)
+        # The page loads the file itself for the stale face, the subset for the other.
+        d.get(f"{server.http}/s/static")
+        wait_for(d, "return window.chartwire && window.chartwire.draws > 0", message="first frame")
+        for font in ['13px "Liberation Mono"', '13px "Liberation Sans"']:
+            d.execute_script("return document.fonts.load(arguments[0], 'Tide 42')", font)
+            wait_for(d, f"return document.fonts.check({json.dumps(font)}, 'Tide 42')", message=font)
+        fetched = [n.rsplit("/", 1)[1] for n in d.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+            ".filter(n => n.includes('/font/') || n.includes('/fonts/liberation'))")]
+        latin = next(f["file"] for f in sans if f["range"] == "latin")
+        assert sorted(fetched) == sorted(["LiberationMono-Regular.ttf", latin]), fetched
+    finally:
+        d.quit()
+        server.stop()
+    log = server.proc.stderr.read()
+    assert (f"{tmp_path}/LiberationMono-Regular.ttf: the subsets in {FAMILIES} were made from another "
+            "LiberationMono-Regular.ttf (size or checkSumAdjustment differ") in log, log
+    assert "manifest.json has no subsets of MySerif.ttf" in log, log
+    assert f"1 faces of the --fonts families served as WOFF2 subsets from {FAMILIES}" in log, log
