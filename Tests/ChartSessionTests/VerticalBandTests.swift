@@ -143,6 +143,39 @@ import TestSupport
         #expect(commands.filter { if case .columns = $0 { true } else { false } }.count == 2)
     }
 
+    /// A grow animation moves a vertical band's values (along X) from its baseline; its
+    /// key (up Y) stays where it is.
+    @Test func aGrowAnimatesTheXValuesNotTheKey() throws {
+        func chart() -> Chart {
+            var band = Series(id: "v", name: "Reach", kind: .band, color: "#1f77b4", xAxisId: "x", yAxisId: "y")
+            band.orientation = .vertical
+            band.animationEnabled = true
+            band.entryAnimation = SeriesAnimation(effect: .grow, duration: 1, curve: .linear)
+            let c = Chart(title: nil, xAxes: [AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(-10, 10))],
+                          yAxes: [AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 5))], series: [band], legend: nil)
+            try! c.append(seriesId: "v", ys: [0, 1, 2, 3, 4], xs: [1, 2, 1, 5, 2], x1s: [3, 4, 5, 1, 4])
+            return c
+        }
+        func lines(_ c: Chart) -> [[Float]] {
+            (ChartRenderer(measurer: TestFonts.measurer).render(c, size: Size(width: 600, height: 400), dpr: 1).layers[.series] ?? [])
+                .compactMap { if case let .polyline(p, _, _, _) = $0 { p } else { nil } }
+        }
+        let done = chart(), half = chart()
+        for c in [done, half] { c.advanceAnimations(to: 0, watched: true) }
+        done.advanceAnimations(to: 5, watched: true)
+        half.advanceAnimations(to: 0.5, watched: true)
+        let final = lines(done), mid = lines(half)
+        #expect(final.count == 2 && mid.count == 2)
+        let layout = ChartRenderer(measurer: TestFonts.measurer).layout(done, size: Size(width: 600, height: 400), dpr: 1)
+        let base = Float(try #require(layout.axis("x")).calculator.pixel(0))
+        for (f, m) in zip(final, mid) {
+            for k in stride(from: 0, to: f.count, by: 2) {
+                #expect(f[k + 1] == m[k + 1], "the key's pixel stays")
+                #expect(abs(m[k] - (base + (f[k] - base) / 2)) < 0.01, "half-way from the baseline: \(m[k]) of \(f[k])")
+            }
+        }
+    }
+
     // MARK: Ranges
 
     @Test func automaticRangesTakeBothXColumnsOnXAndTheKeyOnY() throws {
