@@ -495,12 +495,12 @@ extension LWSServer {
         guard let index = p.session.chart.seriesIndex(p.series) else {
             return refuse(.badField, "session \"\(p.session.id)\" has no series \"\(p.series)\" any more")
         }
-        let kind = p.session.chart.series[index].kind
+        let kind = p.session.chart.series[index].kind, orientation = p.session.chart.series[index].orientation
         if p.rxBinary && !AppendBody.isBinary(p.rx) {
             return refuse(.badMessage, "a binary batch starts with \"CWA1\" (the binary append body)")
         }
         do {
-            let points = try Router.readPoints(p.rx, kind: kind, categories: Router.categories(p.session, series: index))
+            let points = try Router.readPoints(p.rx, kind: kind, orientation: orientation, categories: Router.categories(p.session, series: index))
             let n = try p.session.submit(.append(series: p.series, xs: points.xs, values: points.values)).count
             return .object([("type", "ack"), ("batch", .int(Int64(p.batches))), ("accepted", .int(Int64(n)))])
         } catch let e as Router.BodyError {

@@ -635,10 +635,10 @@ struct Router {
         guard let index = session.chart.seriesIndex(series) else {
             return .error(404, "no series \"\(series)\" in session \"\(id)\"")
         }
-        let kind = session.chart.series[index].kind
+        let kind = session.chart.series[index].kind, orientation = session.chart.series[index].orientation
         guard body.count <= Self.maxAppendBody else { return .error(413, "body larger than \(Self.maxAppendBody) bytes") }
         let points: (xs: [Double], values: [[Double]])
-        do { points = try Self.readPoints(body, kind: kind, categories: Self.categories(session, series: index)) } catch {
+        do { points = try Self.readPoints(body, kind: kind, orientation: orientation, categories: Self.categories(session, series: index)) } catch {
             return .error(error.status, error.message)
         }
         do {
@@ -685,17 +685,21 @@ struct Router {
     /// only), or JSON with `x` and the series type's value fields; `extra` names the
     /// other fields the body may carry (read by `also`).
     /// `categories`: the series' x axis' categories, when x may be given as their names.
-    static func readPoints(_ body: [UInt8], kind: SeriesKind, extra: [String] = [], categories: (axis: String, names: [String])? = nil,
+    /// A vertical band (`orientation`) names its key `y` and its values `x`, `x1`.
+    static func readPoints(_ body: [UInt8], kind: SeriesKind, orientation: SeriesOrientation = .horizontal, extra: [String] = [],
+                           categories: (axis: String, names: [String])? = nil,
                            also: (inout JSONReader) throws -> Void = { _ in }) throws(BodyError) -> (xs: [Double], values: [[Double]]) {
+        let key = Series.keyField(orientation), fields = Series.fieldNames(kind, orientation)
+        let categories = orientation == .horizontal ? categories : nil
         if AppendBody.isBinary(body) {
-            guard kind.valueFields == ["y"], extra.isEmpty else {
+            guard fields == ["y"], extra.isEmpty else {
                 throw BodyError(message: extra.isEmpty
-                    ? "binary appends carry x and y; a \(kind.rawValue) series takes JSON with x, " + kind.valueFields.joined(separator: ", ")
+                    ? "binary appends carry x and y; a \(orientation == .vertical ? "vertical " : "")\(kind.rawValue) series takes JSON with \(key), " + fields.joined(separator: ", ")
                     : "this operation takes a JSON body")
             }
             do { let (x, y) = try AppendBody.decode(body); return (x, [y]) } catch { throw BodyError(message: error.description) }
         }
-        if let (columns, count) = try readColumnsFast(body, fields: ["x"] + kind.valueFields, gapsIn: Set(kind.valueFields), also: also) {
+        if let (columns, count) = try readColumnsFast(body, fields: [key] + fields, gapsIn: Set(fields), also: also) {
             guard count <= Session.maxAppendPoints else {
                 LimitCounters.count("appendPoints")
                 throw BodyError(message: AppendError.tooMany(count: count, limit: Session.maxAppendPoints).description)
@@ -705,7 +709,7 @@ struct Router {
         let json: JSONValue
         // Points bodies that are not the simple shape (or are wrong) are read as
         // documents, with room for a whole batch of the series' fields.
-        let room = max(SessionLimits.current.jsonValues, (kind.valueFields.count + 1) * (Session.maxAppendPoints + 1) + 64)
+        let room = max(SessionLimits.current.jsonValues, (fields.count + 1) * (Session.maxAppendPoints + 1) + 64)
         do { json = try Jansson.parse(body, maxValues: room) } catch { throw BodyError(error) }
         do {
             var r = JSONReader(json)
@@ -716,15 +720,15 @@ struct Router {
                 _ = try r.strings("x")
                 x = try CategoryNames.positions(items.compactMap(\.stringValue), categories: categories.names, axis: categories.axis, path: "$.x")
             } else {
-                x = try r.numbers("x")
+                x = try r.numbers(key)
             }
             var values: [[Double]] = []
-            for field in kind.valueFields {
+            for field in fields {
                 guard let v = try r.numbersOrGaps(field) else { throw r.fail("field \"\(field)\" is required") }
                 values.append(v)
             }
             try r.finish()
-            guard let x else { throw r.fail("field \"x\" is required") }
+            guard let x else { throw r.fail("field \"\(key)\" is required") }
             guard x.count <= Session.maxAppendPoints else {
                 throw BodyError(message: AppendError.tooMany(count: x.count, limit: Session.maxAppendPoints).description)
             }
@@ -743,6 +747,7 @@ struct Router {
             return .error(404, "no series \"\(series)\" in session \"\(id)\"")
         }
         let kind = session.chart.series[i].kind, names = Self.categories(session, series: i)
+        let orientation = session.chart.series[i].orientation, fields = session.chart.series[i].fieldNames
         let before = session.chart.series[i].data.count
         /// A JSON body with an integer field `key` (and nothing else unless `more`).
         func integer(_ key: String) throws(BodyError) -> Int {
@@ -759,7 +764,7 @@ struct Router {
             switch op {
             case "insert":
                 var at = 0
-                let p = try Self.readPoints(body, kind: kind, extra: ["index"], categories: names) { r in
+                let p = try Self.readPoints(body, kind: kind, orientation: orientation, extra: ["index"], categories: names) { r in
                     guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
                     at = Int(n)
                 }
@@ -772,14 +777,14 @@ struct Router {
                     guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
                     at = Int(n)
                 }
-                if let (columns, _) = try Self.readColumnsFast(body, fields: kind.valueFields, gapsIn: Set(kind.valueFields), firstCounted: false, also: readIndex) {
+                if let (columns, _) = try Self.readColumnsFast(body, fields: fields, gapsIn: Set(fields), firstCounted: false, also: readIndex) {
                     values = columns
                 } else { do {
-                    let room = max(SessionLimits.current.jsonValues, kind.valueFields.count * (Session.maxAppendPoints + 1) + 64)
+                    let room = max(SessionLimits.current.jsonValues, fields.count * (Session.maxAppendPoints + 1) + 64)
                     var r = JSONReader(try Jansson.parse(body, maxValues: room))
                     guard let n = try r.integer("index", min: 0, max: Int(Int32.max)) else { throw r.fail("field \"index\" is required") }
                     at = Int(n)
-                    for field in kind.valueFields {
+                    for field in fields {
                         guard let v = try r.numbersOrGaps(field) else { throw r.fail("field \"\(field)\" is required") }
                         values.append(v)
                     }
@@ -800,7 +805,7 @@ struct Router {
                 try session.submit(.clear(series: series))
                 return .json(200, .object([("removed", .int(Int64(before)))]))
             default:  // replace
-                let p = try Self.readPoints(body, kind: kind, categories: names)
+                let p = try Self.readPoints(body, kind: kind, orientation: orientation, categories: names)
                 try session.submit(.replaceData(series: series, xs: p.xs, values: p.values))
                 return .json(200, .object([("accepted", .int(Int64(p.xs.count)))]))
             }

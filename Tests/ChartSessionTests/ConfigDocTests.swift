@@ -62,6 +62,8 @@ import TestSupport
             let data = kind.valueFields.map { #""\#($0)": [1]"# }.joined(separator: ", ")
             out.append(session(#"{"series": [{"id": "a", "type": "\#(kind.rawValue)", "data": {"x": [0], \#(data)}}]}"#))
         }
+        // A vertical band: data y, x, x1.
+        out.append(session(#"{"series": [{"id": "a", "type": "band", "orientation": "vertical", "data": {"y": [0], "x": [1], "x1": [2]}}]}"#))
         for kind in ModifierSpec.Kind.allCases {
             out.append(session(#"{"modifiers": [{"type": "\#(kind.rawValue)"}]}"#))
         }

@@ -301,6 +301,16 @@ public final class Chart {
         touch()
     }
 
+    /// Appends rows to a vertical band (`Series.orientation` `.vertical`): each row's
+    /// `ys` (its key, up the Y axis) and its two X values, `xs` and `x1s`, as the spec's
+    /// data and appends name them. The same as `append(seriesId:xs:values:)` with the
+    /// key as `xs` and `[xs, x1s]` as `values`, which is how the band stores them.
+    public func append(seriesId: String, ys: [Double], xs: [Double], x1s: [Double]) throws(AppendError) {
+        guard let i = seriesIndex(seriesId) else { preconditionFailure("unknown series \(seriesId)") }
+        precondition(series[i].isVertical, "series \(seriesId) is not a vertical band: append its x and values")
+        try append(seriesId: seriesId, xs: ys, values: [xs, x1s])
+    }
+
     /// Changes one series' points other than by appending (insert, update, remove from
     /// the start, clear, replace): `change` runs on a copy, which replaces the series
     /// only if it succeeds and, for a stacked series, still shares its x point for point
@@ -793,8 +803,9 @@ public final class Chart {
         guard let axis = axis(axisId) else { return nil }
         var lo = Double.infinity, hi = -Double.infinity
         for s in series where (axis.isXAxis ? s.xAxisId : s.yAxisId) == axisId {
-            if axis.isXAxis, let r = s.xExtent { lo = min(lo, r.min); hi = max(hi, r.max) }
-            if !axis.isXAxis, let r = s.valueRange().map(s.yExtent) {
+            // (A vertical band's values lie along X, its key along Y.)
+            if axis.isXAxis, let r = s.isVertical ? s.valueRange() : s.xExtent { lo = min(lo, r.min); hi = max(hi, r.max) }
+            if !axis.isXAxis, let r = s.isVertical ? s.data.xRange : s.valueRange().map(s.yExtent) {
                 lo = min(lo, r.min); hi = max(hi, r.max)
             }
         }
@@ -910,6 +921,12 @@ public final class Chart {
         var lo = Double.infinity, hi = -Double.infinity
         let series = series
         for i in series.indices where series[i].xAxisId == axis.id && !series[i].isHidden {
+            // A vertical band's values lie along X: their whole extent (in every mode).
+            if series[i].orientation == .vertical {
+                guard let r = series[i].valueRange() else { continue }
+                lo = Swift.min(lo, r.min); hi = Swift.max(hi, r.max)
+                continue
+            }
             // (`Series.xExtent`, from stored fields: a computed property asked of a series
             // in the array copies it first.)
             guard let r = (series[i].stacked ?? series[i].data).xRange else { continue }
@@ -975,6 +992,8 @@ public final class Chart {
             let r: (min: Double, max: Double)?
             switch c.mode {
             case .fixed: r = nil
+            // A vertical band's key lies along Y: its whole extent.
+            case _ where series[i].orientation == .vertical: r = series[i].data.xRange
             case .visible, .follow:
                 guard let xr = xRanges[series[i].xAxisId] else { continue }
                 r = series[i].valueRange(xFrom: xr.min, to: xr.max)

@@ -28,6 +28,13 @@ public enum SeriesKind: String, CaseIterable, Sendable {
     var yValueCount: Int { self == .bubble ? 1 : valueFields.count }
 }
 
+/// Which way a series runs (ShinobiCharts' `SChartSeriesOrientation`): its points'
+/// key along the X axis with their values on the Y axis (`horizontal`, every series),
+/// or the key along the Y axis with the values on the X axis (`vertical`: a band only,
+/// ShinobiCharts' vertical band of `SChartMultiXDataPoint`s, filled between a left and
+/// a right X curve at each Y).
+public enum SeriesOrientation: String, CaseIterable, Sendable { case horizontal, vertical }
+
 /// The shape of a point marker.
 public enum MarkerShape: String, CaseIterable, Sendable { case circle, square, triangle, diamond, cross }
 
@@ -186,6 +193,26 @@ public struct Series: Sendable {
     /// Drawn in the order its points were given, not in x order (spec `unsorted`).
     public var isUnsorted: Bool { !data.ordered }
 
+    /// `vertical`: a band whose points' key is a Y value and whose two values are X
+    /// values (spec `orientation`). Stored as every series is, the key in `data`'s x
+    /// (sorted), the values in `data`'s y and `more`; only the names the user gives
+    /// them (`keyField`, `fieldNames`), the axes they are drawn and ranged on, and the
+    /// inspecting modifiers read it.
+    public var orientation = SeriesOrientation.horizontal
+
+    /// A band running up the plot (`orientation` vertical).
+    public var isVertical: Bool { orientation == .vertical }
+
+    /// The name data and appends give a point's key: `x`, a vertical band's `y`.
+    public var keyField: String { Self.keyField(orientation) }
+    /// The names data and appends give a point's values: `kind.valueFields`, a
+    /// vertical band's `x` and `x1` (stored as its `y` and `y1`).
+    public var fieldNames: [String] { Self.fieldNames(kind, orientation) }
+    public static func keyField(_ orientation: SeriesOrientation) -> String { orientation == .vertical ? "y" : "x" }
+    public static func fieldNames(_ kind: SeriesKind, _ orientation: SeriesOrientation) -> [String] {
+        orientation == .vertical && kind == .band ? ["x", "x1"] : kind.valueFields
+    }
+
     /// The values drawn: the stacked sums for a stacked series, else its data.
     public var plotted: XYData { stacked ?? data }
 
@@ -282,17 +309,17 @@ public struct Series: Sendable {
     /// `count` values each, none infinite, a candle's low and high around its open and
     /// close (a gap has all four NaN), and no negative slice.
     func checkValues(count: Int, values: [[Double]]) throws(AppendError) {
-        let fields = kind.valueFields
-        guard values.count == fields.count else { throw .wrongFields(kind: kind.rawValue, fields: fields) }
+        let fields = fieldNames
+        guard values.count == fields.count else { throw .wrongFields(kind: kind.rawValue, fields: fields, key: keyField) }
         for (k, ys) in values.enumerated() {
-            guard ys.count == count else { throw .lengthMismatch(x: count, y: ys.count, field: fields[k]) }
+            guard ys.count == count else { throw .lengthMismatch(x: count, y: ys.count, field: fields[k], key: keyField) }
             if let i = ys.firstIndex(where: \.isInfinite) { throw .nonFinite(field: fields[k], index: i) }
         }
         if kind.isRadial, let i = values[0].firstIndex(where: { $0 < 0 }) {
             throw .negativeSlice(index: i, value: values[0][i])
         }
         if kind == .band, let i = (0..<count).first(where: { values[0][$0].isNaN != values[1][$0].isNaN }) {
-            throw .partialBandGap(index: i)
+            throw .partialBandGap(index: i, fields: fields.joined(separator: " and "))
         }
         if kind == .bubble, let i = values[1].firstIndex(where: { $0 < 0 }) {
             throw .negativeSize(index: i, value: values[1][i])

@@ -2,17 +2,17 @@ import Synchronization
 
 /// Why an append was refused. Nothing of a refused append is applied.
 public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
-    case lengthMismatch(x: Int, y: Int, field: String = "y")
+    case lengthMismatch(x: Int, y: Int, field: String = "y", key: String = "x")
     case nonFinite(field: String, index: Int)
     case xNotSorted(index: Int)
     case tooMany(count: Int, limit: Int)
     /// The batch does not carry the values the series' type has.
-    case wrongFields(kind: String, fields: [String])
+    case wrongFields(kind: String, fields: [String], key: String = "x")
     case candleOutOfOrder(index: Int, open: Double, high: Double, low: Double, close: Double)
     case partialGap(index: Int)
     case negativeSlice(index: Int, value: Double)
     case negativeSize(index: Int, value: Double)
-    case partialBandGap(index: Int)
+    case partialBandGap(index: Int, fields: String = "y and y1")
     case stackedNotSorted(index: Int)
     case indexOutOfRange(index: Int, count: Int, inclusive: Bool)
     case insertOutOfOrder(index: Int, x: Double, bound: Double, before: Bool)
@@ -20,9 +20,9 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch self {
-        case let .lengthMismatch(x, y, field): return "x has \(x) values but \(field) has \(y); they must be equal"
-        case let .wrongFields(kind, fields):
-            return "a \(kind) series takes x and " + fields.joined(separator: ", ") + " (each point's values, in equal-length arrays)"
+        case let .lengthMismatch(x, y, field, key): return "\(key) has \(x) values but \(field) has \(y); they must be equal"
+        case let .wrongFields(kind, fields, key):
+            return "a \(kind) series takes \(key) and " + fields.joined(separator: ", ") + " (each point's values, in equal-length arrays)"
         case let .stackMismatch(i, x, other, expected):
             return "x[\(i)] is \(x) but the same point of \"\(other)\", stacked with this series, has x \(expected); stacked series share their x"
         case let .indexOutOfRange(i, n, inclusive):
@@ -32,8 +32,8 @@ public enum AppendError: Error, Equatable, CustomStringConvertible, Sendable {
                           : "the inserted x \(x) is larger than x \(bound) of the point at index \(i); x values must not decrease"
         case let .stackedNotSorted(i):
             return "x[\(i)] is smaller than the x before it; a stacked series takes its points in x order"
-        case let .partialBandGap(i):
-            return "point \(i): y and y1 must both be numbers, or both null (a gap)"
+        case let .partialBandGap(i, fields):
+            return "point \(i): \(fields) must both be numbers, or both null (a gap)"
         case let .negativeSize(i, v):
             return "size[\(i)] is \(v); a bubble's size must be 0 or more (or null for none)"
         case let .negativeSlice(i, v):

@@ -56,10 +56,25 @@ public final class DataExport: @unchecked Sendable {
         var values: [XYData]
         var sliceNames: [String]
         var zone: TimeZoneOffsets
+        /// A vertical band: its key (stored as x) is written as `y`, its first value as
+        /// `x` (as its X axis writes it), its second as `x1`; `from`/`to` bound the key,
+        /// in its Y axis' units (`yAxis`).
+        public var vertical = false
+        public var yAxis: AxisConfig?
         /// The value columns: "label" (a slice's name) for a pie or donut, then the
-        /// series type's value fields.
-        public var fields: [String] { (kind.isRadial ? ["label"] : []) + kind.valueFields }
+        /// series type's value fields (a vertical band's `y`, its key, and `x1`).
+        public var fields: [String] { vertical ? ["y", "x1"] : (kind.isRadial ? ["label"] : []) + kind.valueFields }
         public var count: Int { indices.count }
+        /// Point `i`'s x: its key, a vertical band's first value.
+        func x(_ i: Int) -> Double { vertical ? values[0].y(i) : values[0].x(i) }
+        /// Where the value column `field` comes from: the k-th value field's y (k ≥ 0),
+        /// -1 a slice's name, -4 the key (a vertical band's `y`); nil: not this part's.
+        func source(_ field: String) -> Int? {
+            if vertical { return field == "y" ? -4 : field == "x1" ? 1 : nil }
+            return fields.firstIndex(of: field).map { kind.isRadial ? $0 - 1 : $0 }
+        }
+        /// The value of column `source` (not -1) at point `i`.
+        func value(_ source: Int, _ i: Int) -> Double { source == -4 ? values[0].x(i) : values[source].y(i) }
     }
 
     public let parts: [Part]
@@ -102,7 +117,15 @@ public final class DataExport: @unchecked Sendable {
             let values = [s.data] + s.more
             var from: Double?, to: Double?
             var indices = 0..<s.data.count
-            if !s.kind.isRadial {
+            if s.isVertical {
+                // A vertical band's key is on its Y axis: the points of its view there
+                // (from= and to=, X units, do not apply).
+                let view = (ranges.isEmpty ? chart.resolvedRanges() : ranges)[s.yAxisId]
+                from = view?.min ?? -.infinity
+                to = view?.max ?? .infinity
+                let lo = s.data.lowerBound(from!), hi = s.data.upperBound(to!)
+                indices = lo < hi ? lo..<hi : 0..<0
+            } else if !s.kind.isRadial {
                 let view = ranges[s.xAxisId]
                 from = options.from ?? view?.min ?? -.infinity
                 to = options.to ?? view?.max ?? .infinity
@@ -118,10 +141,14 @@ public final class DataExport: @unchecked Sendable {
             }
             var zone = TimeZoneOffsets.utc
             if axis?.type == .time, !indices.isEmpty {
-                zone = TimeZones.offsets(axis!.timeZone, over: DoubleRange(s.data.x(indices.lowerBound), s.data.x(indices.upperBound - 1)))
+                let xs = s.isVertical ? s.valueRange(indices: indices) : (s.data.x(indices.lowerBound), s.data.x(indices.upperBound - 1))
+                if let xs { zone = TimeZones.offsets(axis!.timeZone, over: DoubleRange(xs.min, xs.max)) }
             }
-            parts.append(Part(id: s.id, name: s.name, kind: s.kind, axis: axis, from: from, to: to, indices: indices,
-                              values: values, sliceNames: s.sliceNames, zone: zone))
+            var part = Part(id: s.id, name: s.name, kind: s.kind, axis: axis, from: from, to: to, indices: indices,
+                            values: values, sliceNames: s.sliceNames, zone: zone)
+            part.vertical = s.isVertical
+            if s.isVertical { part.yAxis = chart.axis(s.yAxisId)?.config }
+            parts.append(part)
         }
         self.parts = parts
     }
@@ -280,12 +307,11 @@ public final class ExportWriter {
         while part < parts.count, out.count < max {
             let p = parts[part]
             // Where each of the CSV's value columns comes from in this part.
-            let slots: [Int?] = fields.map { f in p.fields.firstIndex(of: f).map { p.kind.isRadial ? $0 - 1 : $0 } }
+            let slots: [Int?] = fields.map { p.source($0) }
             let idText: [UInt8] = { var b: [UInt8] = []; Self.csvField(p.id, &b); b.append(44); Self.csvField(p.name, &b); b.append(44); return b }()
-            let x0 = p.values[0]
             while row < p.indices.count, out.count < max {
                 let i = p.indices.lowerBound + row
-                let x = x0.x(i)
+                let x = p.x(i)
                 out.append(contentsOf: idText)
                 switch export.xFormat {
                 case .raw: out.append(contentsOf: DataExport.number(x).utf8)
@@ -296,8 +322,8 @@ public final class ExportWriter {
                 for slot in slots {
                     out.append(44)
                     guard let slot else { continue }
-                    if slot < 0 { Self.csvField(DataExport.sliceName(p.sliceNames, i), &out) } else {
-                        out.append(contentsOf: DataExport.number(p.values[slot].y(i)).utf8)
+                    if slot == -1 { Self.csvField(DataExport.sliceName(p.sliceNames, i), &out) } else {
+                        out.append(contentsOf: DataExport.number(p.value(slot, i)).utf8)
                     }
                 }
                 out.append(13); out.append(10)
@@ -358,6 +384,10 @@ public final class ExportWriter {
                     raw(",\"xType\":\"\(a.type.rawValue)\"")
                     if a.type == .time { raw(",\"timeZone\":"); Self.jsonString(a.timeZone, &out) }
                 }
+                if p.vertical {
+                    raw(",\"orientation\":\"vertical\"")
+                    if let y = p.yAxis { raw(",\"yAxis\":"); Self.jsonString(y.id, &out) }
+                }
                 if let f = p.from { raw(",\"from\":"); Self.jsonNumber(f, &out) }
                 if let t = p.to { raw(",\"to\":"); Self.jsonNumber(t, &out) }
                 raw(",\"count\":\(p.count)")
@@ -366,22 +396,20 @@ public final class ExportWriter {
             while column < cols.count, out.count < max {
                 let name = cols[column]
                 if !columnOpen { raw(",\""); raw(name); raw("\":["); columnOpen = true }
-                let x0 = p.values[0]
                 // What the column holds: -3 x as the axis writes it, -2 x raw, -1 a slice's
-                // name, k ≥ 0 the k-th value field (found once, not per value).
+                // name, -4 a vertical band's key, k ≥ 0 the k-th value field (found once, not per value).
                 let what = name == "x" ? (export.xFormat == .raw ? -2 : -3) : name == "xRaw" ? -2 : name == "label" ? -1
-                    : p.kind.valueFields.firstIndex(of: name)!
-                let source = what >= 0 ? p.values[what] : x0
+                    : p.source(name)!
                 while row < p.indices.count, out.count < max {
                     let i = p.indices.lowerBound + row
                     if row > 0 { out.append(44) }
                     switch what {
                     case -3:
-                        let x = x0.x(i)
+                        let x = p.x(i)
                         if let t = DataExport.axisText(x, part: p) { Self.jsonString(t, &out) } else { Self.jsonNumber(x, &out) }
-                    case -2: Self.jsonNumber(x0.x(i), &out)
+                    case -2: Self.jsonNumber(p.x(i), &out)
                     case -1: Self.jsonString(DataExport.sliceName(p.sliceNames, i), &out)
-                    default: Self.jsonNumber(source.y(i), &out)
+                    default: Self.jsonNumber(p.value(what, i), &out)
                     }
                     row += 1
                 }

@@ -59,6 +59,10 @@ public struct LineProtocolMapping: Equatable, Sendable {
             guard let target = byId[id] else {
                 throw JSONReadError(path: "\(e.path).series", message: "no series \"\(id)\" in the chart")
             }
+            if target.orientation == .vertical {
+                // (A line's timestamp is its x; a vertical band's key is y.)
+                throw JSONReadError(path: "\(e.path).series", message: "\"\(id)\" is a vertical band (its key y, its values x and x1): it is fed by appends, not timestamped lines")
+            }
             if target.kind.valueFields.count == 1, field == nil {
                 throw JSONReadError(path: "\(e.path).field", message: "is required: the field whose values feed \"\(id)\"")
             }

@@ -109,6 +109,23 @@ public final class RolloverModifier: PointerTrackingModifier {
             guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId), xl.alignment.isHorizontal else { continue }
             let data = s.plotted
             guard !data.isEmpty else { continue }
+            if s.isVertical {
+                // A vertical band: its row nearest the pointer's height (the key runs up
+                // the plot), a marker on both curves, and the row's y with both x.
+                guard !yl.alignment.isHorizontal, let right = s.values("y1"),
+                      let j = data.nearestIndex(toX: yl.calculator.value(p.y)) else { continue }
+                let py = yl.calculator.pixel(data.x(j)), a = data.y(j), b = right.y(j)
+                guard a.isFinite, b.isFinite, abs(py - p.y) <= max(40, plot.height / 20), py >= plot.minY - 1, py <= plot.maxY + 1 else { continue }
+                let color = s.isSelected ? (s.selectedColor ?? s.color) : s.color
+                for v in [a, b] {
+                    out.append(.markers(MarkerSet(style: MarkerStyle(shape: .circle, size: 9, fill: color, stroke: "#ffffff", lineWidth: 1.5),
+                                                  x0: Float(xl.calculator.pixel(v)), y0: Float(py), unit: 1, cells: [MarkerSet.Cell(x: 0, y: 0)])))
+                }
+                let xAxis = chart.axis(s.xAxisId)?.config
+                labels.append((py, "\(s.name): y \(valueText(data.x(j), axis: chart.axis(s.yAxisId)?.config)), "
+                               + "x \(valueText(a, axis: xAxis)), x1 \(valueText(b, axis: xAxis))", color))
+                continue
+            }
             let v = xl.calculator.value(x)
             // The nearest point in x: one of the two about v (an unsorted line: of all).
             guard let j = data.nearestIndex(toX: v) else { continue }
@@ -255,7 +272,8 @@ public final class SeriesSelectionModifier: GestureModifierBase {
         // Where: the tap, and the series' point nearest it on screen.
         let near = nearestPoint(to: p, in: hit, chart: chart, layout: layout)
         chart.emit(.selectionAt(viewer: args.viewer, series: s.id, pixelX: p.x, pixelY: p.y, point: near,
-                                x: near.map { s.data.x($0) }, y: near.map { s.plotted.y($0) }, selected: selected))
+                                x: near.map { s.isVertical ? s.plotted.y($0) : s.data.x($0) },
+                                y: near.map { s.isVertical ? s.data.x($0) : s.plotted.y($0) }, selected: selected))
         return true
     }
 
@@ -263,7 +281,9 @@ public final class SeriesSelectionModifier: GestureModifierBase {
     /// within the view's X range (nil: none there).
     func nearestPoint(to p: Point, in i: Int, chart: Chart, layout: ChartLayout) -> Int? {
         let s = chart.series[i]
-        guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { return nil }
+        guard var xl = layout.axis(s.xAxisId), var yl = layout.axis(s.yAxisId) else { return nil }
+        // (A vertical band's key is on its Y axis, its values on X.)
+        if s.isVertical { swap(&xl, &yl) }
         let across = xl.alignment.isHorizontal, data = s.plotted
         let range = xl.calculator.range
         let lo = data.lowerBound(range.min), hi = data.upperBound(range.max)
@@ -280,7 +300,8 @@ public final class SeriesSelectionModifier: GestureModifierBase {
     func nearestPoint(to p: Point, chart: Chart, layout: ChartLayout) -> (Int, Int)? {
         var best: (series: Int, index: Int, distance: Double)?
         for (i, s) in chart.series.enumerated() where !s.isHidden && !s.kind.isRadial {
-            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
+            guard var xl = layout.axis(s.xAxisId), var yl = layout.axis(s.yAxisId) else { continue }
+            if s.isVertical { swap(&xl, &yl) }
             let across = xl.alignment.isHorizontal, data = s.plotted
             let along = across ? p.x : p.y
             let v1 = xl.calculator.value(along - hitRadius), v2 = xl.calculator.value(along + hitRadius)
@@ -298,7 +319,8 @@ public final class SeriesSelectionModifier: GestureModifierBase {
     func nearestSeries(to p: Point, chart: Chart, layout: ChartLayout) -> Int? {
         var best: (index: Int, distance: Double)?
         for (i, s) in chart.series.enumerated() where !s.isHidden && !s.kind.isRadial {
-            guard let xl = layout.axis(s.xAxisId), let yl = layout.axis(s.yAxisId) else { continue }
+            guard var xl = layout.axis(s.xAxisId), var yl = layout.axis(s.yAxisId) else { continue }
+            if s.isVertical { swap(&xl, &yl) }
             let across = xl.alignment.isHorizontal
             let data = s.plotted
             let along = across ? p.x : p.y
@@ -307,16 +329,20 @@ public final class SeriesSelectionModifier: GestureModifierBase {
             // Points within the radius across; a line between the neighbours too.
             let from = max(0, lo - 1), to = min(data.count, hi + 1)
             guard from < to else { continue }
-            var previous: Point?
-            for j in from..<min(to, from + (data.ordered ? 4000 : 200_000)) {
-                let y = data.y(j)
-                guard y.isFinite else { previous = nil; continue }
-                let a = xl.calculator.pixel(data.x(j)), b = yl.calculator.pixel(y)
-                let q = across ? Point(x: a, y: b) : Point(x: b, y: a)
-                var d = hypot(q.x - p.x, q.y - p.y)
-                if let prev = previous, [.line, .step, .area, .band].contains(s.kind) { d = min(d, Self.distance(p, prev, q)) }
-                if d <= hitRadius, d < best?.distance ?? .infinity { best = (i, d) }
-                previous = q
+            // (Both lines of a band.)
+            let lines = s.kind == .band && s.stacked == nil ? [data] + [s.values("y1")].compactMap { $0 } : [data]
+            for line in lines {
+                var previous: Point?
+                for j in from..<min(to, from + (data.ordered ? 4000 : 200_000)) {
+                    let y = line.y(j)
+                    guard y.isFinite else { previous = nil; continue }
+                    let a = xl.calculator.pixel(data.x(j)), b = yl.calculator.pixel(y)
+                    let q = across ? Point(x: a, y: b) : Point(x: b, y: a)
+                    var d = hypot(q.x - p.x, q.y - p.y)
+                    if let prev = previous, [.line, .step, .area, .band].contains(s.kind) { d = min(d, Self.distance(p, prev, q)) }
+                    if d <= hitRadius, d < best?.distance ?? .infinity { best = (i, d) }
+                    previous = q
+                }
             }
         }
         return best?.index
@@ -411,6 +437,12 @@ open class CrosshairModifier: PointerTrackingModifier {
     open func tooltipLines(for target: Target, in chart: Chart) -> [String] {
         if let tooltip { return tooltip(target, chart) }
         let s = chart.series.first { $0.id == target.seriesId }
+        if let s, s.isVertical, let j = target.index, j < s.data.count, let right = s.values("y1") {
+            // A vertical band's row: its y, and both x.
+            let xAxis = chart.axis(s.xAxisId)?.config
+            return [target.seriesName, "y: " + valueLabel(s.data.x(j), axis: chart.axis(s.yAxisId)?.config),
+                    "x: " + valueLabel(s.data.y(j), axis: xAxis), "x1: " + valueLabel(right.y(j), axis: xAxis)]
+        }
         return [target.seriesName,
                 "x: " + valueLabel(target.x, axis: s.flatMap { chart.axis($0.xAxisId)?.config }),
                 "y: " + valueLabel(target.y, axis: s.flatMap { chart.axis($0.yAxisId)?.config })]
@@ -468,7 +500,20 @@ open class CrosshairModifier: PointerTrackingModifier {
             let v = xl.calculator.value(p.x)
             let i = data.lowerBound(v)
             var candidate: (Target, Double)?
-            if !data.ordered {
+            if s.isVertical {
+                // A vertical band: the nearest point on screen of either curve, among the
+                // rows about the pointer's height (the key runs up the plot).
+                guard !yl.alignment.isHorizontal, let right = s.values("y1") else { continue }
+                let k = data.lowerBound(yl.calculator.value(p.y))
+                for j in max(0, k - 3)..<min(data.count, k + 3) {
+                    for value in [data.y(j), right.y(j)] where value.isFinite {
+                        let d = hypot(xl.calculator.pixel(value) - p.x, yl.calculator.pixel(data.x(j)) - p.y)
+                        if d < candidate?.1 ?? .infinity {
+                            candidate = (Target(seriesId: s.id, seriesName: s.name, index: j, x: value, y: data.x(j)), d)
+                        }
+                    }
+                }
+            } else if !data.ordered {
                 // An unsorted line: the nearest point on screen, of all of them.
                 var j = 0
                 data.withStretches(0..<data.count) { xs, ys in

@@ -405,10 +405,16 @@ public struct ChartRenderer: Sendable {
                 }
                 commands = PieRenderer.commands(s, plot: plot, theme: chart.theme, measurer: measurer, grow: grow, shift: shift)
             } else {
-                guard let xl = layout.axis(s.xAxisId), var yl = layout.axis(s.yAxisId), !s.plotted.isEmpty else { continue }
+                guard var xl = layout.axis(s.xAxisId), var yl = layout.axis(s.yAxisId), !s.plotted.isEmpty else { continue }
                 if let a = animation, a.effect != .fade {
-                    yl.calculator = Self.animated(yl.calculator, s, effect: a.effect, progress: a.progress, plot: plot,
-                                                  across: xl.alignment.isHorizontal)
+                    // (The value axis: a vertical band's is its X axis.)
+                    if s.isVertical {
+                        xl.calculator = Self.animated(xl.calculator, s, effect: a.effect, progress: a.progress, plot: plot,
+                                                      across: yl.alignment.isHorizontal)
+                    } else {
+                        yl.calculator = Self.animated(yl.calculator, s, effect: a.effect, progress: a.progress, plot: plot,
+                                                      across: xl.alignment.isHorizontal)
+                    }
                 }
                 commands = xyCommands(s, index: i, xl: xl, yl: yl, plot: plot, dpr: dpr, theme: chart.theme,
                                       columnSlots: columnSlots, caches: &caches)
@@ -978,9 +984,16 @@ public struct ChartRenderer: Sendable {
     /// A band: the fill between its two lines (in `fill` where y is above y1, `fillY1`
     /// where below), then both lines. Reduced to device-pixel columns like lines; on a
     /// rotated chart or in the naive baseline, polygons split where the lines cross.
+    /// A vertical band (`Series.orientation`) is the same drawing with the axes' parts
+    /// swapped: its key on the Y axis, its two values (x, x1) on the X axis, so on an
+    /// ordinary chart its key runs up the side as a rotated chart's band does (polygons
+    /// between the left and right curves, split at their crossings), and on a rotated
+    /// chart across, reduced to columns.
     func bandCommands(_ s: Series, xl: AxisLayout, yl: AxisLayout, plot: Rect, dpr: Double,
                       caches: inout [String: ColumnReducer.Cache]) -> [DrawCommand] {
         guard let y1 = s.values("y1") else { return [] }
+        // The key's axis and the values' axis.
+        let (xl, yl) = s.isVertical ? (yl, xl) : (xl, yl)
         let width = Float(s.style.strokeWidth), dash = s.style.dash.map(Float.init)
         let (fill, fillY1) = s.bandFills
         let stroke1 = s.style.strokeY1 ?? s.color
@@ -1372,8 +1385,10 @@ public struct ChartRenderer: Sendable {
             let data = series[i].stacked ?? series[i].data
             // (An axis' calculator found once, not for every box tried: an axis layout is
             // a large value, copied out of the layout for each look.)
-            guard !data.isEmpty, let xl = layout.axes.firstIndex(where: { $0.id == series[i].xAxisId }),
-                  let yl = layout.axes.firstIndex(where: { $0.id == series[i].yAxisId }) else { continue }
+            guard !data.isEmpty, var xl = layout.axes.firstIndex(where: { $0.id == series[i].xAxisId }),
+                  var yl = layout.axes.firstIndex(where: { $0.id == series[i].yAxisId }) else { continue }
+            // (A vertical band: its key along the Y axis, its values along X.)
+            if series[i].orientation == .vertical { swap(&xl, &yl) }
             let kind = series[i].kind
             let half = Series.halfColumn(kind, minSpacing: series[i].data.minSpacing, columnWidth: series[i].style.columnWidth) ?? 0
             probes.append(LegendProbe(index: i, x: layout.axes[xl].calculator, y: layout.axes[yl].calculator,

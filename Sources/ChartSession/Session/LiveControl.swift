@@ -177,9 +177,10 @@ extension Session {
                 set(&o, "selected", s.isSelected ? .bool(true) : nil)
                 if s.kind.isRadial { set(&o, "selectedSlices", s.selectedSlices.isEmpty ? nil : .array(s.selectedSlices.sorted().map { .int(Int64($0)) })) }
                 if includeData, s.generator == nil {
-                    var data: [(String, JSONValue)] = [("x", .array(s.data.arrays.xs.map(number)))]
-                    for field in s.kind.valueFields {
-                        data.append((field, .array((s.values(field)?.arrays.ys ?? []).map(number))))
+                    // (By the names the spec gives them: a vertical band's key is y, its values x and x1.)
+                    var data: [(String, JSONValue)] = [(s.keyField, .array(s.data.arrays.xs.map(number)))]
+                    for (field, name) in zip(s.kind.valueFields, s.fieldNames) {
+                        data.append((name, .array((s.values(field)?.arrays.ys ?? []).map(number))))
                     }
                     set(&o, "data", .object(data))
                 }

@@ -85,6 +85,8 @@ public struct SeriesSpec: Sendable {
     public var source: String?
     /// A line drawn in the order its points are given (`Series.isUnsorted`).
     public var unsorted = false
+    /// A band whose key runs along Y (`Series.orientation`): data `y`, `x`, `x1`.
+    public var orientation = SeriesOrientation.horizontal
     /// `data.x` given as category names (strings): mapped to the positions of the x
     /// axis' `categories` once the axes are known.
     var xNames: [String]?
@@ -1078,23 +1080,31 @@ public enum ConfigSpec {
         let kind = try r.oneOf("type", SeriesKind.self) ?? .line
         let color = try r.string("color")
         if let c = color { try checkColor(c, path: "\(r.path).color") }
+        // A vertical band: its key along Y (data y), its two values along X (x, x1).
+        let orientation = try r.oneOf("orientation", SeriesOrientation.self) ?? .horizontal
+        if orientation == .vertical, kind != .band {
+            throw JSONReadError(path: "\(r.path).orientation", message: "only a band series runs vertically (its key y, its values x and x1); a \(kind.rawValue) series is horizontal")
+        }
+        let keyField = Series.keyField(orientation), fields = Series.fieldNames(kind, orientation)
         var xs: [Double] = []
-        var values = kind.valueFields.map { _ in [Double]() }
+        var values = fields.map { _ in [Double]() }
         let dataPath = "\(r.path).data"
         var xNames: [String]?
         try r.object("data") { d in
             // x as names of the x axis' categories (mapped below, with the axes).
-            if let items = d.value["x"]?.arrayValue, !items.isEmpty, items.allSatisfy({ $0.stringValue != nil }) {
+            if orientation == .horizontal, let items = d.value["x"]?.arrayValue, !items.isEmpty, items.allSatisfy({ $0.stringValue != nil }) {
                 xNames = items.compactMap(\.stringValue)
                 _ = try d.strings("x")
             }
-            let x: [Double]? = try xNames.map { $0.indices.map(Double.init) } ?? d.numbers("x")
-            for (k, field) in kind.valueFields.enumerated() { values[k] = try d.numbersOrGaps(field) ?? [] }
+            let x: [Double]? = try xNames.map { $0.indices.map(Double.init) } ?? d.numbers(keyField)
+            for (k, field) in fields.enumerated() { values[k] = try d.numbersOrGaps(field) ?? [] }
             // A pie's slices need no x: they are taken in order.
             xs = x ?? (kind.isRadial ? values[0].indices.map(Double.init) : [])
         }
         do {
-            try Series(id: id, name: id, kind: kind, color: "#000", xAxisId: "", yAxisId: "").validate(xs: xs, values: values)
+            var check = Series(id: id, name: id, kind: kind, color: "#000", xAxisId: "", yAxisId: "")
+            check.orientation = orientation
+            try check.validate(xs: xs, values: values)
         } catch { throw JSONReadError(path: dataPath, message: error.description) }
         let generator: DataGenerator? = try r.object("generator") { g in
             guard let kind = try g.oneOf("kind", DataGenerator.Kind.self) else { throw g.fail("field \"kind\" is required") }
@@ -1124,7 +1134,12 @@ public enum ConfigSpec {
         spec.retention = try r.number("retention", min: 0)
         if spec.retention == 0 { throw JSONReadError(path: "\(r.path).retention", message: "expected a number of seconds above 0") }
         spec.xNames = xNames
+        spec.orientation = orientation
         spec.source = try readSource(&r, spec)
+        if orientation == .vertical, spec.source != nil {
+            // (A source is asked for the X ranges a viewer shows; a vertical band's key is on Y.)
+            throw JSONReadError(path: "\(r.path).source", message: "a vertical band is not pulled: a source answers x ranges, and its key is y")
+        }
         spec.style = try readStyle(&r, kind: kind)
         spec.selected = try r.bool("selected") ?? false
         if try r.has("selectedStyle") {
@@ -1491,6 +1506,7 @@ extension SessionSpec {
                                 yAxisId: s.yAxis ?? chart.yAxes[0].id, data: XYData(capacity: s.capacity, ordered: !s.unsorted),
                                 generator: s.generator)
             series.retention = s.retention
+            series.orientation = s.orientation
             try! series.append(xs: s.xs, values: s.values)  // checked while decoding
             series.source = s.source
             if s.source != nil { series.startCoverage() }

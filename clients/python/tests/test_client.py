@@ -126,6 +126,13 @@ def test_candlesticks_go_as_json_with_their_own_fields(client, sid, requests):
     # y with other fields (a band).
     assert client.append(sid, "band", [1, 2], [1, 2], y1=[2, 1]) == 2
     assert data(client, sid, "band") == {"x": [1, 2], "y": [1, 2], "y1": [2, 1]}
+    # A vertical band: its key y, its values x and x1 (rows in any key order).
+    client.create_session({"id": sid + "-v", "chart": {"series": [{"id": "v", "type": "band", "orientation": "vertical"}]}})
+    assert client.append_vertical(sid + "-v", "v", y=[2, 1, 3], x=[0.5, 1, None], x1=np.array([2.5, 3, np.nan])) == 3
+    assert requests[-1]["type"] == "application/json"
+    assert data(client, sid + "-v", "v") == {"y": [1, 2, 3], "x": [1, 0.5, None], "x1": [3, 2.5, None]}
+    with pytest.raises(ValueError):
+        client.append_vertical(sid + "-v", "v", y=[1, 2], x=[1], x1=[2, 3])
     # The server's own check: a low above the open.
     with pytest.raises(ChartWireError) as e:
         client.append(sid, "c", [5], open=[10], high=[12], low=[11], close=[11])

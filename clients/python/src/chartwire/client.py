@@ -178,6 +178,23 @@ class Client:
             accepted += int(self._request("POST", path, body, content_type)["accepted"])
         return accepted
 
+    def append_vertical(self, session_id: str, series_id: str, y: Column, x: Column, x1: Column) -> int:
+        """Appends rows to a vertical band (a ``band`` with ``"orientation": "vertical"``:
+        docs/series.md, "Vertical bands") and returns how many the server accepted: each
+        row's ``y`` (its key, up the Y axis, in any order) and its two X values ``x`` and
+        ``x1`` (NaN or None in both: a gap), sent as JSON ``{"y", "x", "x1"}``. Columns
+        as for :meth:`append`; more than 1,000,000 rows go in several requests."""
+        keys = _columns.floats(y, "y")
+        fields = {"x": _columns.floats(x, "x"), "x1": _columns.floats(x1, "x1")}
+        if any(len(v) != len(keys) for v in fields.values()):
+            raise ValueError(f"columns of unequal length: y {len(keys)}, x {len(fields['x'])}, x1 {len(fields['x1'])}")
+        path = self._series_path(session_id, series_id, "append")
+        accepted = 0
+        for ck, cfields in _columns.chunks(keys, fields, MAX_POINTS):
+            body = _columns.json_body(None, {"y": ck, **cfields})
+            accepted += int(self._request("POST", path, body, "application/json")["accepted"])
+        return accepted
+
     def replace(self, session_id: str, series_id: str, x: Column, y: Optional[Column] = None,
                 **values: Column) -> int:
         """Replaces all of a series' points by these (``POST .../replace``): a reload,
