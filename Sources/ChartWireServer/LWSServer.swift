@@ -149,6 +149,7 @@ final class LWSServer {
         router.durability = resources.durability
         if let warning = resources.webFonts.warning { log(.warn, "fonts", warning) }
         for warning in resources.fontWarnings + resources.webFonts.fallbackWarnings { log(.warn, "fonts", warning) }
+        for warning in resources.hookWarnings { log(.warn, "hooks", warning) }
     }
 
     struct ListenError: Error, CustomStringConvertible {

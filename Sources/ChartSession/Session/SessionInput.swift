@@ -147,11 +147,24 @@ public struct SessionInputResult: Equatable, Sendable {
 }
 
 extension Session {
+    /// Refuses a live definition or patch naming a crosshair class this program has not
+    /// registered (`CrosshairModifier.checkClasses`). At the door, not in `apply`: a
+    /// replay (a restart, a cluster node following the log) rebuilds what was taken
+    /// whatever the program registers now.
+    static func checkHooks(_ input: SessionInput) throws(SessionInputError) {
+        switch input {
+        case let .define(json), let .patch(json):
+            do { try CrosshairModifier.checkClasses(in: json) } catch { throw .refused(error.description) }
+        default: return
+        }
+    }
+
     /// The one door: logs `input` in the session's journal, then applies it. A refused
     /// input is withdrawn from the log and changes nothing.
     @discardableResult
     public func submit(_ input: SessionInput) throws(SessionInputError) -> SessionInputResult {
         if let why = journal?.refusal(session: id) { throw .unavailable(why) }
+        try Self.checkHooks(input)
         if case .define = input {
             // A redefinition is a new baseline (the log starts again from the spec): it is
             // logged once it is known to be taken.
@@ -305,6 +318,7 @@ extension SessionHub {
     public func submit(_ input: SessionInput, session id: String,
                        make: (SessionSpec) -> Session) throws(SessionInputError) -> SessionInputResult {
         if let why = journal?.refusal(session: id) { throw .unavailable(why) }
+        try Session.checkHooks(input)
         switch input {
         case let .define(spec) where session(id) == nil:
             let decoded: SessionSpec

@@ -118,7 +118,8 @@ public enum ModifierSpec: Equatable, Sendable {
     case selection(mode: SeriesSelectionModifier.Mode, toggleSelection: Bool, togglePointSelection: Bool)
     case legend
     case rotateChart
-    case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool)
+    /// `className`: a class the program registered (`CrosshairModifier.register`).
+    case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool, className: String? = nil)
     case axisDrag(mode: AxisDragModifier.DragMode)
     case pieRotation(friction: Double, selectionEnabledDuringPanning: Bool)
     case presence
@@ -149,7 +150,9 @@ public enum ModifierSpec: Equatable, Sendable {
             return m
         case .legend: return LegendModifier()
         case .rotateChart: return RotateChartModifier()
-        case let .crosshair(mode, interpolate): return CrosshairModifier(mode: mode, interpolatePoints: interpolate)
+        case let .crosshair(mode, interpolate, className):
+            return CrosshairModifier.make(className.map { .init(mode: mode, interpolatePoints: interpolate, className: $0) },
+                                          mode: mode, interpolatePoints: interpolate)
         case let .axisDrag(mode): return AxisDragModifier(dragMode: mode)
         case let .pieRotation(friction, selecting):
             let m = PieRotationModifier(rotationFriction: friction)
@@ -445,8 +448,14 @@ public enum ConfigSpec {
             case .legend: return .legend
             case .rotateChart: return .rotateChart
             case .crosshair:
+                // (Whether the program registered the class is checked at the door, for
+                // live changes only: a stored session is rebuilt whatever the program has.)
+                let className = try m.string("class")
+                if let className, let why = CrosshairModifier.classNameProblem(className) {
+                    throw JSONReadError(path: m.child("class"), message: why)
+                }
                 return .crosshair(mode: try m.oneOf("mode", CrosshairModifier.Mode.self) ?? .singleSeries,
-                                  interpolatePoints: try m.bool("interpolatePoints") ?? false)
+                                  interpolatePoints: try m.bool("interpolatePoints") ?? false, className: className)
             case .axisDrag:
                 return .axisDrag(mode: try m.oneOf("dragMode", AxisDragModifier.DragMode.self) ?? .scale)
             case .pieRotation:
