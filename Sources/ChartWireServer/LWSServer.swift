@@ -153,6 +153,7 @@ final class LWSServer {
             log(.warn, "fonts", warning)
         }
         if let note = resources.webFonts.familyNote { log(.info, "fonts", note) }
+        for warning in resources.hookWarnings { log(.warn, "hooks", warning) }
     }
 
     struct ListenError: Error, CustomStringConvertible {

@@ -32,6 +32,9 @@ struct ServerResources {
     var server = ConfigSpec.ServerSettings()
     /// The chart font's faces for the image export.
     var glyphFonts: GlyphFonts? = nil
+    /// Sessions whose spec names a Swift hook this program has not registered (a
+    /// crosshair class): they start with the plain one.
+    var hookWarnings: [String] = []
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         // Before any spec is read: generators' default capacity comes from the limits.
@@ -149,9 +152,16 @@ struct ServerResources {
             }
             controlToken = token
         }
+        let hookWarnings = hub.sessions.flatMap { s in
+            s.chart.modifiers.compactMap { ($0 as? CrosshairModifier)?.missingClass }.map { name in
+                "session \"\(s.id)\": crosshair class \"\(name)\" is not registered in this program "
+                    + "(CrosshairModifier.register, before the server starts): it shows the plain crosshair"
+            }
+        }
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
                                webFonts: webFonts, fontWarnings: fonts.missing + fontFamilyWarnings, hub: hub, controlToken: controlToken,
-                               durability: durability, allowOrigins: server.allowOrigins, server: server, glyphFonts: GlyphFonts(fonts: fonts))
+                               durability: durability, allowOrigins: server.allowOrigins, server: server, glyphFonts: GlyphFonts(fonts: fonts),
+                               hookWarnings: hookWarnings)
     }
 
     /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.

@@ -48,7 +48,8 @@ import TestSupport
                 if rng.chance(0.2) { fields.append(#""weekends":true"#) }
                 if rng.chance(0.2) {
                     fields.append(#""exclude":[{"every":"day","from":"17:00","to":"09:00"},{"every":"year","on":"12-25","days":2},"#
-                                  + #"{"every":"month","on":"last Fri"},{"date":"2001-09-11","days":3}]"#)
+                                  + #"{"every":"month","on":"last Fri"},{"date":"2001-09-11","days":3},{"every":"year","on":"12-24","from":"13:00"},"#
+                                  + #"{"every":"month","on":"15","days":2,"from":"22:00","to":"02:30"}]"#)
                 }
             case "logarithmic":
                 let lo = pow(10, -6 + rng.unit() * 10), decades = 0.1 + rng.unit() * 8

@@ -130,6 +130,61 @@ import TestSupport
         #expect(april.pattern != nil && april.isExcluded(Self.date(2026, 4, 6, 13.25)) && !april.isExcluded(Self.date(2026, 4, 6, 13.75)))
     }
 
+    /// New York with its early closes: the day after Thanksgiving 2026 (Friday 27
+    /// November) 13:00 to 16:00 by date, and 24 December from 13:00 every year, with
+    /// Christmas, weekends and trading hours.
+    static let earlyCloses = #"{"id":"t","type":"time","timeZone":"America/New_York","weekends":true,"tradingHours":["09:30","16:00"],"#
+        + #""exclude":[{"date":"2026-11-27","from":"13:00","to":"16:00"},{"every":"year","on":"12-24","from":"13:00"},{"every":"year","on":"12-25"}]}"#
+
+    @Test func earlyClosesAreLocalTimes() throws {
+        let s = try Self.session(Self.earlyCloses)
+        let h = 3600.0
+        let expected: [CalendarExclusion] = [
+            .date(year: 2026, month: 11, day: 27, days: 1, from: 13 * h, to: 16 * h),
+            .yearly(month: 12, day: 24, days: 1, from: 13 * h), .yearly(month: 12, day: 25, days: 1),
+        ]
+        #expect(s.chart.axis("t")?.config.calendarExclusions == expected)
+        s.chart.setRange("t", DoubleRange(Self.date(2026, 11, 23), Self.date(2026, 12, 31)))
+        let axis = try #require(s.layout(size: ViewerSize(width: 1000, height: 400, dpr: 1)).axis("t"))
+        let calc = axis.calculator
+        let b = try #require(calc.breaks)
+        // Friday 27 November (EST, -5 h): 12:45 open, 13:15 shut.
+        #expect(!b.isExcluded(Self.date(2026, 11, 27, 17.75)) && b.isExcluded(Self.date(2026, 11, 27, 18.25)))
+        // Thursday 24 December's 13:00 close meets Monday 28 December's 09:30 open.
+        #expect(abs(calc.pixel(Self.date(2026, 12, 24, 18)) - calc.pixel(Self.date(2026, 12, 28, 14.5))) < 1e-6)
+        // Its three and a half hours are as wide as three and a half of Wednesday's.
+        let half = calc.pixel(Self.date(2026, 12, 24, 18)) - calc.pixel(Self.date(2026, 12, 24, 14.5))
+        let wednesday = calc.pixel(Self.date(2026, 12, 23, 18)) - calc.pixel(Self.date(2026, 12, 23, 14.5))
+        #expect(half > 0 && abs(half - wednesday) < 1e-6)
+        #expect(axis.ticks.count >= 3)
+        for t in axis.ticks { #expect(!b.isExcluded(t.value), "\(t.label) at \(CivilTime(seconds: t.value))") }
+        // Zoomed into the afternoon of 24 December: ticks up to 13:00 and from Monday.
+        s.chart.setRange("t", DoubleRange(Self.date(2026, 12, 24, 16), Self.date(2026, 12, 28, 17)))
+        let close = try #require(s.layout(size: ViewerSize(width: 1000, height: 400, dpr: 1)).axis("t"))
+        #expect(close.ticks.count >= 3)
+        for t in close.ticks {
+            #expect(!(Self.date(2026, 12, 24, 18) ..< Self.date(2026, 12, 28, 14.5)).contains(t.value), "\(t.label) at \(CivilTime(seconds: t.value))")
+        }
+    }
+
+    /// A drag across 24 December's early close keeps the instant under the pointer.
+    @Test func aDragPansThroughAnEarlyClose() throws {
+        let chart = try Self.session(Self.earlyCloses).chart
+        let rig = try ModifierTests.Rig([ZoomPanModifier(clipMode: .none)], chart: chart)
+        chart.setRange("t", DoubleRange(Self.date(2026, 12, 28), Self.date(2026, 12, 31)))
+        let plot = rig.plot
+        let startX = plot.midX, endX = plot.midX + 200
+        let grabbed = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator.value(startX)
+        rig.pointer(.down, startX, plot.midY)
+        rig.pointer(.move, startX + 100, plot.midY, dt: 300)
+        rig.pointer(.move, endX, plot.midY, dt: 300)
+        rig.pointer(.up, endX, plot.midY, dt: 300)
+        let calc = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator
+        // About five and a half trading hours back: past the three and a half of 24 December.
+        #expect(calc.range.min < Self.date(2026, 12, 24, 14.5), "\(CivilTime(seconds: calc.range.min))")
+        #expect(abs(calc.value(endX) - grabbed) < 60, "\(CivilTime(seconds: calc.value(endX))) vs \(CivilTime(seconds: grabbed))")
+    }
+
     /// A PATCH adds a holiday to the live axis (through the one door, as every change),
     /// and a bad rule is refused with its path, leaving the axis as it was.
     @Test func aPatchAddsAHoliday() throws {
@@ -162,7 +217,11 @@ import TestSupport
         (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"18:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0]", #"give "to" or "length", one of them"#),
         (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"18:00","length":"1d"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].length", #"expected a duration shorter than a day, "15h", "90m", "8h30m""#),
         (#"{"id":"t","type":"time","exclude":[{"every":"week","from":"Sat 00:00","days":2}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].days", #"give "from" and "to" or "length" for a weekly or daily stretch"#),
-        (#"{"id":"t","type":"time","exclude":[{"date":"2026-12-25","from":"09:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].from", #"only applies with "every": "week" or "day"; a date or a day of a month takes "days""#),
+        (#"{"id":"t","type":"time","exclude":[{"date":"2026-12-25","length":"3h"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].length", #"only applies with "every": "week" or "day"; a dated rule takes "days", "from" and "to""#),
+        (#"{"id":"t","type":"time","exclude":[{"date":"2026-12-24","from":"1pm"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].from", #"expected a time of day, "HH:MM""#),
+        (#"{"id":"t","type":"time","exclude":[{"date":"2026-12-24","from":"22:00","to":"06:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].to", #"ends at or before it begins: "to" is on the rule's last day; past midnight, give "days": 2"#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"year","on":"12-24","from":"24:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].from", #"ends at or before it begins: "to" is on the rule's last day; past midnight, give "days": 2"#),
+        (#"{"id":"t","type":"time","exclude":[{"every":"month","on":"last Fri","to":"24:30"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].to", #"expected a time of day, "HH:MM""#),
         (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"12:00","to":"10:00"},{"every":"day","from":"10:00","to":"12:00"}]}"#, "$.sessions[0].chart.xAxes[0].exclude", "these rules leave out the whole week: leave part of it shown"),
         (#"{"id":"t","type":"time","exclude":[{"every":"day","from":"18:00","to":"09:00"}],"excludedPeriod":{"period":10,"ranges":[[0,1]]}}"#, "$.sessions[0].chart.xAxes[0].excludedPeriod", "give weekends, tradingHours and weekly or daily exclude rules, or excludedPeriod, not both"),
         (#"{"id":"t","type":"time","exclude":[{"date":"2026-12-25","colour":"red"}]}"#, "$.sessions[0].chart.xAxes[0].exclude[0].colour", "unknown field"),

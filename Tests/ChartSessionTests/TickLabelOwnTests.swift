@@ -214,6 +214,42 @@ import LayoutEngine
         }
     }
 
+    /// One side given, the other follows the image's aspect ratio (a 64 × 40 PNG, its
+    /// size read from its header when the chart took it); neither: its natural size.
+    @Test func anImageLabelKeepsItsAspectRatio() throws {
+        func label(_ image: TickImage) throws -> PlacedText? {
+            var x = AxisConfig(id: "x", alignment: .bottom, mode: .fixed, range: DoubleRange(0, 10))
+            x.tickHook = TickHook("aspect-\(image.width ?? -1)-\(image.height ?? -1)") { mark in if mark.value == 4 { mark.labelImage = image } }
+            let y = AxisConfig(id: "y", alignment: .left, mode: .fixed, range: DoubleRange(0, 1))
+            var chart = Chart(title: nil, xAxes: [x], yAxes: [y], series: [], legend: nil, theme: Theme(), modifiers: [])
+            chart.images["flag"] = try ChartImage(bytes: ImageAnnotationTests.png(width: 64, height: 40))
+            let s = Session(id: "t", title: "t", chart: chart, measurer: TestFonts.measurer)
+            let layout = s.layout(size: Self.size)
+            #expect(layout.invariantViolations() == [])
+            let images = commands(s).compactMap { if case let .image(_, _, w, h, _) = $0 { return (Double(w), Double(h)) } else { return nil } }
+            let placed = try #require(layout.axis("x")).labels.first { $0.image != nil }
+            if let placed {
+                #expect(images.count == 1 && images[0].0 == placed.bounds.width && images[0].1 == placed.bounds.height)
+                #expect(placed.image?.width == placed.bounds.width && placed.image?.height == placed.bounds.height)
+            } else {
+                #expect(images.isEmpty && texts(s).contains { $0.text == "4" })
+            }
+            return placed
+        }
+        func size(_ image: TickImage) throws -> Size? { try label(image).map { Size(width: $0.bounds.width, height: $0.bounds.height) } }
+        #expect(try size(TickImage(src: "flag", width: 32)) == Size(width: 32, height: 20))
+        #expect(try size(TickImage(src: "flag", height: 30)) == Size(width: 48, height: 30))
+        #expect(try size(TickImage(src: "flag")) == Size(width: 64, height: 40))
+        #expect(try size(TickImage(src: "flag", width: 10, height: 30)) == Size(width: 10, height: 30))   // both given: as given
+        // The side that follows is bounded as a given one: 2000 wide from 1300 high is too wide.
+        #expect(try size(TickImage(src: "flag", height: 1300)) == nil)
+        #expect(try size(TickImage(src: "flag", width: .infinity)) == nil)
+        #expect(try size(TickImage(src: "flag", height: -5)) == nil)
+        // The pure rule, for any natural size.
+        #expect(TickImage(src: "a", width: 30).size(natural: Size(width: 300, height: 100)) == Size(width: 30, height: 10))
+        #expect(TickImage(src: "a").size(natural: Size(width: 0, height: 100)) == nil)
+    }
+
     /// A view's memo lays the axes out again when an image a hook names arrives or is
     /// replaced: the label turns from text to image, and the frame names the new version.
     @Test func anImageArrivingAfterTheFirstFrameReplacesTheText() throws {

@@ -64,6 +64,40 @@ import TestSupport
         #expect(spring.count == 1 && spring[0].span == 23 * 3600)
     }
 
+    /// An early close as local times: a date's afternoon (13:00 to 16:00), a yearly
+    /// afternoon to the day's end (24 December from 13:00), each at its own offset in a
+    /// New York-like zone (-4 h in July, -5 h in November and December).
+    @Test func earlyClosesAtLocalTimes() throws {
+        let h = 3600.0
+        // -5 h, -4 h from 2027-03-14 07:00 UTC to 2027-11-07 06:00 UTC.
+        let summer = TimeZoneOffsets.Transition(at: date(2027, 3, 14, 7), offset: -4 * 3600)
+        let winter = TimeZoneOffsets.Transition(at: date(2027, 11, 7, 6), offset: -5 * 3600)
+        let zone = TimeZoneOffsets(initial: -5 * 3600, transitions: [summer, winter])
+        let july: CalendarExclusion = .date(year: 2027, month: 7, day: 2, days: 1, from: 13 * h, to: 16 * h)
+        let november: CalendarExclusion = .date(year: 2027, month: 11, day: 26, days: 1, from: 13 * h, to: 16 * h)
+        let eve: CalendarExclusion = .yearly(month: 12, day: 24, days: 1, from: 13 * h)
+        let window = DoubleRange(date(2027, 6, 1), date(2028, 1, 1))
+        let r: [DoubleRange] = try #require(CalendarExclusion.ranges([july, november, eve], in: window, zone: zone))
+        let expected: [DoubleRange] = [DoubleRange(date(2027, 7, 2, 17), date(2027, 7, 2, 20)),       // 13:00-16:00 EDT
+                                       DoubleRange(date(2027, 11, 26, 18), date(2027, 11, 26, 21)),   // 13:00-16:00 EST
+                                       DoubleRange(date(2027, 12, 24, 18), date(2027, 12, 25, 5))]    // 13:00 EST to midnight
+        #expect(r == expected)
+        // Past midnight: from 22:00 on the first day to 06:00 on the second.
+        let nights: CalendarExclusion = .monthly(.day(1), days: 2, from: 22 * h, to: 6 * h)
+        let night: [DoubleRange] = try #require(CalendarExclusion.ranges([nights], in: DoubleRange(date(2027, 1, 1), date(2027, 2, 15)), zone: .utc))
+        let nightExpected: [DoubleRange] = [DoubleRange(date(2027, 1, 1, 22), date(2027, 1, 2, 6)), DoubleRange(date(2027, 2, 1, 22), date(2027, 2, 2, 6))]
+        #expect(night == nightExpected)
+        // Whole days are the default times: the two spellings are one rule.
+        let whole: CalendarExclusion = .date(year: 2027, month: 1, day: 1, days: 1, from: 0, to: day)
+        #expect(CalendarExclusion.date(year: 2027, month: 1, day: 1, days: 1) == whole)
+        // Into the hour summer time skips (02:00-03:00 local on 14 March): from its
+        // change, 07:00 UTC; a stretch wholly inside it leaves nothing out.
+        let into: CalendarExclusion = .date(year: 2027, month: 3, day: 14, days: 1, from: 2.5 * h, to: 4 * h)
+        let inside: CalendarExclusion = .date(year: 2027, month: 3, day: 14, days: 1, from: 2 * h, to: 2.5 * h)
+        let skipped: [DoubleRange] = try #require(CalendarExclusion.ranges([into, inside], in: DoubleRange(date(2027, 3, 1), date(2027, 4, 1)), zone: zone))
+        #expect(skipped == [DoubleRange(date(2027, 3, 14, 7), date(2027, 3, 14, 8))])
+    }
+
     /// New York's nights (16:00 to 09:30) and weekends across 8 March 2026, when summer
     /// time begins: listed night by night, each at its own offset, so trading opens at
     /// 09:30 local on both sides (14:30 UTC before, 13:30 UTC after).

@@ -66,3 +66,54 @@ def test_a_swift_program_hosts_feeds_and_steers_its_own_chart():
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_spec_names_the_programs_crosshair_class():
+    """The example registers its crosshair subclass as "plant": a session POSTed with
+    {"type": "crosshair", "class": "plant"} draws through it (values in bar); a class
+    the program has not registered is refused with its path and the names it has."""
+    binary = os.path.join(os.path.dirname(server_binary()), "embedded-example")
+    proc = subprocess.Popen([binary, "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 20)
+        assert ready, "the example did not start"
+        line = proc.stdout.readline()
+        port = int(line.split(":")[2].split(" ")[0])
+
+        def post(spec):
+            req = urllib.request.Request(f"http://127.0.0.1:{port}/api/sessions", data=json.dumps(spec).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+            try:
+                with urllib.request.urlopen(req) as r:
+                    return r.status, r.read().decode()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read().decode()
+
+        def spec(sid, cls):
+            return {"id": sid, "chart": {"series": [{"id": "p", "data": {"x": [0, 1, 2, 3, 4], "y": [1, 2, 3, 4, 5]}}],
+                                         "modifiers": [{"type": "crosshair", "mode": "floating", "class": cls}]}}
+
+        status, body = post(spec("other", "nope"))
+        assert status == 400, body
+        assert '$.chart.modifiers[0].class: no crosshair class "nope" in this program: it registers "plant"' in body.replace('\\"', '"'), body
+        status, body = post(spec("trades", "plant"))
+        assert status == 201, body
+
+        class Srv:
+            ws = f"ws://127.0.0.1:{port}"
+        ws = connect(Srv, "trades")
+        hello(ws, width=900, height=500)
+        next_frame(ws)
+        ws.send(json.dumps({"type": "pointer", "phase": "move", "x": 450, "y": 250, "button": 0, "buttons": 0,
+                            "pointerId": 1, "pointerType": "mouse", "time": 1000}))
+        for _ in range(20):
+            frame, _ = next_frame(ws)
+            texts = [c.get("text", "") for l in frame["layers"] for c in l["commands"] if c.get("op") == "text"]
+            if any(t.endswith(" bar") for t in texts):
+                break
+        else:
+            raise AssertionError("the crosshair drew no value in bar")
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(10)

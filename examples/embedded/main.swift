@@ -38,6 +38,20 @@ final class MarkPointModifier: GestureModifierBase {
     }
 }
 
+/// A crosshair of our own, a subclass of the library's: pressures in bar, solid lines.
+/// Registered by name before the server starts, so a spec sent to this program may ask
+/// for it (`{"type": "crosshair", "class": "plant"}`), and stored sessions naming it
+/// get it back (docs/modifiers.md, "Subclassing the crosshair").
+final class PlantCrosshair: CrosshairModifier {
+    override func valueLabel(_ value: Double, axis: AxisConfig?) -> String {
+        axis?.alignment.isHorizontal == false ? String(format: "%.2f bar", value) : super.valueLabel(value, axis: axis)
+    }
+    override func lineStyle(for target: Target) -> LineStyle { LineStyle(color: "#1f5fb4", width: 1.5, dash: []) }
+}
+CrosshairModifier.register("plant") { config in
+    PlantCrosshair(mode: config.mode, interpolatePoints: config.interpolatePoints)
+}
+
 let port = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 8090
 var configuration = ChartServer.Configuration()
 configuration.port = port

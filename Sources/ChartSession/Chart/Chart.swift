@@ -1212,7 +1212,9 @@ public final class Chart {
             spec.breaks = axisBreaks(axis.config, range: range, zone: zone)
             spec.labelGenerator = axis.config.labelGenerator
             spec.tickHook = axis.config.tickHook
-            if axis.config.tickHook != nil { spec.labelImages = Set(images.keys) }
+            if axis.config.tickHook != nil {
+                spec.labelImages = images.mapValues { Size(width: Double($0.width), height: Double($0.height)) }
+            }
             spec.valueGenerator = axis.config.valueGenerator
             spec.labelsAreFixed = axis.config.labelsAreFixed
             spec.endPadding = axis.config.endPadding

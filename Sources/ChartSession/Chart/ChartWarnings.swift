@@ -8,7 +8,8 @@ extension Chart {
     /// Hints about what the chart is given, for the answer to a create, replace or
     /// patch (`warnings`, docs/feeding.md): a numeric X axis whose data (or range)
     /// lies wholly within 2000 to 2100 as Unix seconds or milliseconds is probably
-    /// meant as times (`"type": "time"` labels them as dates).
+    /// meant as times (`"type": "time"` labels them as dates); a crosshair whose class
+    /// the program has not registered draws as the plain one.
     public func warnings() -> [String] {
         var out: [String] = []
         for (i, axis) in xAxes.enumerated() where axis.config.type == .numeric {
@@ -19,6 +20,11 @@ extension Chart {
             else { continue }
             out.append("$.chart.xAxes[\(i)]: the values of numeric axis \"\(axis.id)\" look like Unix times in \(unit); "
                        + #""type": "time" labels them as dates and times"# + (unit == "milliseconds" ? " (in seconds: divide by 1000)" : ""))
+        }
+        for (i, m) in modifiers.enumerated() {
+            guard let name = (m as? CrosshairModifier)?.missingClass else { continue }
+            out.append("$.chart.modifiers[\(i)].class: crosshair class \"\(name)\" is not registered in this program "
+                       + "(CrosshairModifier.register): the plain crosshair stands in")
         }
         return out
     }

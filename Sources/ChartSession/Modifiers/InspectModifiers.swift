@@ -431,6 +431,10 @@ open class CrosshairModifier: PointerTrackingModifier {
     /// The tooltip's lines for a target (ShinobiCharts' replaceable tooltip): set it to
     /// show other text without subclassing. Nil: `tooltipLines(for:in:)`'s default.
     public var tooltip: ((Target, Chart) -> [String])?
+    /// The class a spec named (`"class"`) that this program has not registered
+    /// (`CrosshairModifier.register`), when this plain crosshair stands in for it (a
+    /// stored session restored by a program that no longer registers it); nil otherwise.
+    public internal(set) var missingClass: String?
 
     /// Override point: the tooltip's lines, the first drawn bold. Default: `tooltip`
     /// when set, else the series' name, `x: ` and `y: ` with `valueLabel(_:axis:)`.

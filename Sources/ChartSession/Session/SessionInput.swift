@@ -177,11 +177,24 @@ public struct SessionInputResult: Equatable, Sendable {
 }
 
 extension Session {
+    /// Refuses a live definition or patch naming a crosshair class this program has not
+    /// registered (`CrosshairModifier.checkClasses`). At the door, not in `apply`: a
+    /// replay (a restart, a cluster node following the log) rebuilds what was taken
+    /// whatever the program registers now.
+    static func checkHooks(_ input: SessionInput) throws(SessionInputError) {
+        switch input {
+        case let .define(json), let .patch(json):
+            do { try CrosshairModifier.checkClasses(in: json) } catch { throw .refused(error.description) }
+        default: return
+        }
+    }
+
     /// The one door: logs `input` in the session's journal, then applies it. A refused
     /// input is withdrawn from the log and changes nothing.
     @discardableResult
     public func submit(_ input: SessionInput) throws(SessionInputError) -> SessionInputResult {
         if let why = journal?.refusal(session: id) { throw .unavailable(why) }
+        try Self.checkHooks(input)
         // (A proposal logged before this input is applied before it, in the log's order.)
         applyPendingPresented()
         if case .define = input {
@@ -340,6 +353,7 @@ extension SessionHub {
     public func submit(_ input: SessionInput, session id: String,
                        make: (SessionSpec) -> Session) throws(SessionInputError) -> SessionInputResult {
         if let why = journal?.refusal(session: id) { throw .unavailable(why) }
+        try Session.checkHooks(input)
         switch input {
         case let .define(spec) where session(id) == nil:
             let decoded: SessionSpec

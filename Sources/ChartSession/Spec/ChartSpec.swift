@@ -120,7 +120,8 @@ public enum ModifierSpec: Equatable, Sendable {
     case selection(mode: SeriesSelectionModifier.Mode, toggleSelection: Bool, togglePointSelection: Bool)
     case legend
     case rotateChart
-    case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool)
+    /// `className`: a class the program registered (`CrosshairModifier.register`).
+    case crosshair(mode: CrosshairModifier.Mode, interpolatePoints: Bool, className: String? = nil)
     case axisDrag(mode: AxisDragModifier.DragMode)
     case pieRotation(friction: Double, selectionEnabledDuringPanning: Bool)
     case presence
@@ -151,7 +152,9 @@ public enum ModifierSpec: Equatable, Sendable {
             return m
         case .legend: return LegendModifier()
         case .rotateChart: return RotateChartModifier()
-        case let .crosshair(mode, interpolate): return CrosshairModifier(mode: mode, interpolatePoints: interpolate)
+        case let .crosshair(mode, interpolate, className):
+            return CrosshairModifier.make(className.map { .init(mode: mode, interpolatePoints: interpolate, className: $0) },
+                                          mode: mode, interpolatePoints: interpolate)
         case let .axisDrag(mode): return AxisDragModifier(dragMode: mode)
         case let .pieRotation(friction, selecting):
             let m = PieRotationModifier(rotationFriction: friction)
@@ -454,8 +457,14 @@ public enum ConfigSpec {
             case .legend: return .legend
             case .rotateChart: return .rotateChart
             case .crosshair:
+                // (Whether the program registered the class is checked at the door, for
+                // live changes only: a stored session is rebuilt whatever the program has.)
+                let className = try m.string("class")
+                if let className, let why = CrosshairModifier.classNameProblem(className) {
+                    throw JSONReadError(path: m.child("class"), message: why)
+                }
                 return .crosshair(mode: try m.oneOf("mode", CrosshairModifier.Mode.self) ?? .singleSeries,
-                                  interpolatePoints: try m.bool("interpolatePoints") ?? false)
+                                  interpolatePoints: try m.bool("interpolatePoints") ?? false, className: className)
             case .axisDrag:
                 return .axisDrag(mode: try m.oneOf("dragMode", AxisDragModifier.DragMode.self) ?? .scale)
             case .pieRotation:
@@ -937,17 +946,32 @@ public enum ConfigSpec {
 
     /// One `exclude` rule of a time axis: `{"date": "2026-12-25"}`, `{"every": "year",
     /// "on": "12-25"}`, `{"every": "month", "on": "last Fri"}` (each with `"days"`, 1 by
-    /// default), `{"every": "week", "from": "Sat 00:00", "to": "Mon 00:00"}` or
+    /// default, and local times `"from"` on the first day and `"to"` on the last, whole
+    /// days by default: `{"date": "2027-11-26", "from": "13:00"}` is an early close),
+    /// `{"every": "week", "from": "Sat 00:00", "to": "Mon 00:00"}` or
     /// `{"every": "day", "from": "18:00", "to": "09:00"}` (`"length": "2d"` in place of
     /// `to`).
     static func readExclusion(_ r: inout JSONReader) throws -> CalendarExclusion {
         let every = try r.string("every")
         let date = try r.string("date")
-        func days() throws -> Int { try r.integer("days", min: 1, max: 366) ?? 1 }
-        func noStretch() throws {
-            for key in ["from", "to", "length"] where try r.has(key) {
-                throw JSONReadError(path: r.child(key), message: #"only applies with "every": "week" or "day"; a date or a day of a month takes "days""#)
+        /// A dated rule's days and local times, its stretch not empty.
+        func span() throws -> (days: Int, from: Double, to: Double) {
+            if try r.has("length") {
+                throw JSONReadError(path: r.child("length"), message: #"only applies with "every": "week" or "day"; a dated rule takes "days", "from" and "to""#)
             }
+            let days = try r.integer("days", min: 1, max: 366) ?? 1
+            func time(_ key: String) throws -> Double? {
+                guard let text = try r.string(key) else { return nil }
+                guard let v = dayTime(text) else { throw JSONReadError(path: r.child(key), message: #"expected a time of day, "HH:MM""#) }
+                return v
+            }
+            let from = try time("from"), to = try time("to")
+            let (f, t) = (from ?? 0, to ?? 86_400)
+            guard Double(days - 1) * 86_400 + t > f else {
+                throw JSONReadError(path: r.child(to != nil ? "to" : "from"),
+                                    message: #"ends at or before it begins: "to" is on the rule's last day; past midnight, give "days": 2"#)
+            }
+            return (days, f, t)
         }
         if let date {
             guard every == nil else { throw JSONReadError(path: r.child("every"), message: #"give "date" or "every", not both"#) }
@@ -956,8 +980,8 @@ public enum ConfigSpec {
                   CivilTime.civil(fromDays: CivilTime.days(year: y, month: m, day: d)) == (y, m, d), abs(y) < 100_000 else {
                 throw JSONReadError(path: r.child("date"), message: #"expected a date "YYYY-MM-DD""#)
             }
-            try noStretch()
-            return .date(year: y, month: m, day: d, days: try days())
+            let t = try span()
+            return .date(year: y, month: m, day: d, days: t.days, from: t.from, to: t.to)
         }
         guard let every else {
             throw r.fail(#"give "date" (one date) or "every" ("year", "month", "week" or "day")"#)
@@ -971,15 +995,15 @@ public enum ConfigSpec {
                   CivilTime.civil(fromDays: CivilTime.days(year: 2024, month: m, day: d)) == (2024, m, d) else {
                 throw JSONReadError(path: r.child("on"), message: #"expected a month and day "MM-DD""#)
             }
-            try noStretch()
-            return .yearly(month: m, day: d, days: try days())
+            let t = try span()
+            return .yearly(month: m, day: d, days: t.days, from: t.from, to: t.to)
         case "month":
             let on = try r.requiredString("on")
             guard let which = monthDay(on) else {
                 throw JSONReadError(path: r.child("on"), message: #"expected a day ("15"), "last", or a weekday of the month ("first Mon", "2nd Tue", "last Fri")"#)
             }
-            try noStretch()
-            return .monthly(which, days: try days())
+            let t = try span()
+            return .monthly(which, days: t.days, from: t.from, to: t.to)
         case "week", "day":
             if try r.has("days") {
                 throw JSONReadError(path: r.child("days"), message: #"give "from" and "to" or "length" for a weekly or daily stretch"#)

@@ -158,16 +158,32 @@ public struct TickMark: Equatable, Sendable {
 /// An image as a tick label (ShinobiCharts' image tick labels): `src` names one of
 /// the chart's images (the spec's `images`, `Chart.images`, served at
 /// `/api/sessions/{s}/images/{name}` as image annotations' are), drawn `width` by
-/// `height` CSS pixels, straight, centred on its tick as a label is. A name the chart
-/// does not have, or a size not above 0 (or above 2000) leaves the label its text.
+/// `height` CSS pixels, straight, centred on its tick as a label is. One side given:
+/// the other follows the image's own aspect ratio (its pixel size, read from its
+/// header when the chart took it); neither: its natural size, a pixel a CSS pixel. A
+/// name the chart does not have, or a side not above 0 (or above 2000) leaves the
+/// label its text.
 public struct TickImage: Equatable, Hashable, Sendable {
     public var src: String
-    public var width: Double
-    public var height: Double
-    public init(src: String, width: Double, height: Double) { self.src = src; self.width = width; self.height = height }
+    /// CSS pixels; nil: from `height` and the image's aspect ratio.
+    public var width: Double?
+    /// CSS pixels; nil: from `width` and the image's aspect ratio.
+    public var height: Double?
+    public init(src: String, width: Double? = nil, height: Double? = nil) { self.src = src; self.width = width; self.height = height }
     /// Largest side, CSS pixels.
     public static let maxSide = 2000.0
-    var isDrawable: Bool { width > 0 && height > 0 && width <= Self.maxSide && height <= Self.maxSide }
+
+    /// The size drawn for an image of `natural` pixels: the sides given, the missing
+    /// one from the image's aspect ratio; nil when a side is not above 0, above
+    /// `maxSide`, or not finite.
+    public func size(natural: Size) -> Size? {
+        guard natural.width > 0, natural.height > 0 else { return nil }
+        let aspect = natural.width / natural.height
+        let w = width ?? height.map { $0 * aspect } ?? natural.width
+        let h = height ?? width.map { $0 / aspect } ?? natural.height
+        guard w > 0, h > 0, w <= Self.maxSide, h <= Self.maxSide else { return nil }
+        return Size(width: w, height: h)
+    }
 }
 
 /// A Swift function called for every major tick of an axis before layout places it
@@ -285,8 +301,9 @@ public struct AxisSpec: Equatable, Sendable {
     public var labelGenerator: TickLabelGenerator?
     /// Sees every major tick before it is placed.
     public var tickHook: TickHook?
-    /// The images a hook may draw as labels (`TickImage.src`): the chart's.
-    public var labelImages: Set<String> = []
+    /// The images a hook may draw as labels (`TickImage.src`): the chart's, with their
+    /// natural sizes in pixels (for a `TickImage` giving one side, or none).
+    public var labelImages: [String: Size] = [:]
     /// Inside the plot (SciChart's `isCenterAxis`): laid out by the inner strategy of
     /// its alignment, taking no room from the plot, ticks and labels facing into it.
     public var isCenterAxis: Bool

@@ -217,12 +217,14 @@ public struct ChartLayoutEngine: Sendable {
                     made.labelSize = rotatedSize(textSize(angle != 0 ? oneLine(label) : label, made.labelStyle ?? axis.labelStyle),
                                                  axis, angle: angle)
                 }
-                if let image = mark.labelImage, !label.isEmpty, image.isDrawable, axis.labelImages.contains(image.src) {
-                    // An image: its size is the label's, straight whatever the axis' angle.
-                    made.labelImage = image
+                if let image = mark.labelImage, !label.isEmpty, let natural = axis.labelImages[image.src],
+                   let size = image.size(natural: natural) {
+                    // An image: its size (both sides, as drawn) is the label's, straight
+                    // whatever the axis' angle.
+                    made.labelImage = TickImage(src: image.src, width: size.width, height: size.height)
                     made.labelStyle = nil
                     made.labelAngle = axis.labelAngle != 0 ? 0 : nil
-                    made.labelSize = Size(width: image.width, height: image.height)
+                    made.labelSize = size
                 }
                 made.labelColor = mark.labelColor
                 made.labelBackground = label.isEmpty ? nil : mark.labelBackground

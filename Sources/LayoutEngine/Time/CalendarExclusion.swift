@@ -3,6 +3,11 @@
 /// year, a day of every month (the 15th, the last, the last Friday), a stretch of every
 /// week or of every day. Plain numbers: the time zone comes in as `TimeZoneOffsets`.
 ///
+/// A dated rule leaves out `days` local days from `from` seconds after its first
+/// day's midnight to `to` seconds after its last day's midnight: whole days by default
+/// (0 and 86,400), an exchange's early close with `from` at 13:00 (`to` at 16:00, or at
+/// the day's end). A stretch past midnight is `days: 2` with `to` on the second day.
+///
 /// Weekly and daily rules repeat at a fixed length and become the axis' repeated
 /// pattern (`weekStretches`, for `AxisBreaks.Pattern`) at one offset, or, where the
 /// zone's offset changes, ranges listed night by night (`patternRanges`); the others
@@ -20,12 +25,14 @@ public enum CalendarExclusion: Equatable, Hashable, Sendable {
         case weekday(ordinal: Int, weekday: Int)
     }
 
-    /// `days` whole days from a date.
-    case date(year: Int, month: Int, day: Int, days: Int)
-    /// `days` whole days from a date every year (a 29 February only in leap years).
-    case yearly(month: Int, day: Int, days: Int)
-    /// `days` whole days from a day of every month.
-    case monthly(MonthDay, days: Int)
+    /// `days` days from a date (whole days unless `from` and `to`, in seconds after
+    /// the first and the last day's local midnight, trim them).
+    case date(year: Int, month: Int, day: Int, days: Int, from: Double = 0, to: Double = 86_400)
+    /// `days` days from a date every year (a 29 February only in leap years), trimmed
+    /// as `date`'s.
+    case yearly(month: Int, day: Int, days: Int, from: Double = 0, to: Double = 86_400)
+    /// `days` days from a day of every month, trimmed as `date`'s.
+    case monthly(MonthDay, days: Int, from: Double = 0, to: Double = 86_400)
     /// `length` seconds from `start` seconds after Monday 00:00, every week (wrapping
     /// past Sunday's end).
     case weekly(start: Double, length: Double)
@@ -66,10 +73,10 @@ public enum CalendarExclusion: Equatable, Hashable, Sendable {
     /// when its stretch reaches into it).
     func startDays(from: Int, to: Int) -> [Int] {
         switch self {
-        case let .date(y, m, d, days):
+        case let .date(y, m, d, days, _, _):
             let start = CivilTime.days(year: y, month: m, day: d)
             return start + days > from && start <= to ? [start] : []
-        case let .yearly(m, d, days):
+        case let .yearly(m, d, days, _, _):
             let first = CivilTime.civil(fromDays: from - days).year, last = CivilTime.civil(fromDays: to).year
             guard first <= last else { return [] }
             return (first...last).compactMap { y in
@@ -79,7 +86,7 @@ public enum CalendarExclusion: Equatable, Hashable, Sendable {
                 guard back.month == m, back.day == d, start + days > from, start <= to else { return nil }
                 return start
             }
-        case let .monthly(which, days):
+        case let .monthly(which, days, _, _):
             let a = CivilTime.civil(fromDays: from - days), b = CivilTime.civil(fromDays: to)
             var out: [Int] = []
             var (y, m) = (a.year, a.month)
@@ -119,8 +126,17 @@ public enum CalendarExclusion: Equatable, Hashable, Sendable {
 
     var days: Int {
         switch self {
-        case let .date(_, _, _, d), let .yearly(_, _, d), let .monthly(_, d): return d
+        case let .date(_, _, _, d, _, _), let .yearly(_, _, d, _, _), let .monthly(_, d, _, _): return d
         case .weekly, .daily: return 0
+        }
+    }
+
+    /// A dated rule's local times: seconds after its first day's midnight where it
+    /// begins, after its last day's midnight where it ends (0 and 86,400: whole days).
+    public var localTimes: (from: Double, to: Double) {
+        switch self {
+        case let .date(_, _, _, _, f, t), let .yearly(_, _, _, f, t), let .monthly(_, _, f, t): return (f, t)
+        case .weekly, .daily: return (0, Self.day)
         }
     }
 
@@ -173,8 +189,9 @@ public enum CalendarExclusion: Equatable, Hashable, Sendable {
     }
 
     /// The stretches the dated rules leave out over `window` (Unix seconds), each from
-    /// local midnight to local midnight in `zone` (a midnight that summer time skips:
-    /// the first instant after it). nil when they would be more than `limit` (an axis
+    /// its local start to its local end in `zone`, local midnight to local midnight
+    /// unless the rule gives times (a local time that summer time skips: the first
+    /// instant after it; one it repeats: the first of the two). nil when they would be more than `limit` (an axis
     /// zoomed out over centuries, where a day is far below a pixel) or the window is
     /// past the calendar's reach.
     public static func ranges(_ rules: [CalendarExclusion], in window: DoubleRange, zone: TimeZoneOffsets,
@@ -197,8 +214,11 @@ public enum CalendarExclusion: Equatable, Hashable, Sendable {
         guard estimate <= Double(limit) else { return nil }
         var out: [DoubleRange] = []
         for rule in dated {
+            let times = rule.localTimes
             for start in rule.startDays(from: from, to: to) {
-                out.append(DoubleRange(utc(Double(start) * day, zone), utc(Double(start + rule.days) * day, zone)))
+                let a = utc(Double(start) * day + times.from, zone)
+                let b = utc(Double(start + rule.days - 1) * day + times.to, zone)
+                if b > a { out.append(DoubleRange(a, b)) }
             }
         }
         return out
