@@ -281,16 +281,25 @@ final class ClusterDurability: Durability {
         guard redis.hasPending else { return }
         commits += 1
         var touched = Set<String>()
+        // Sessions that changed here (not only by a frame's proposal, which is applied
+        // once Redis took it): those Redis did not take are reloaded when it is back.
+        var changed = Set<String>()
+        // Each session's first sequence number in this commit (a failed commit's
+        // proposals give theirs back).
+        var firstSeq: [String: Int64] = [:]
         for _ in 0..<Self.commitTries {
             var logged: [String: (entries: Int, bytes: Int)] = [:]
             for w in redis.pending {
                 switch w {
                 case let .define(id, _, _), let .remove(id), let .snapshot(id, _, _, _):
                     touched.insert(id)
+                    changed.insert(id)
                     logged[id] = nil
                     sinceSnapshot[id] = nil
-                case let .append(id, _, _, payload):
+                case let .append(id, seq, _, payload):
                     touched.insert(id)
+                    if payload.first != Self.presentedKind { changed.insert(id) }
+                    if firstSeq[id] == nil { firstSeq[id] = seq }
                     logged[id, default: (0, 0)].entries += 1
                     logged[id, default: (0, 0)].bytes += payload.count
                 }
@@ -307,7 +316,7 @@ final class ClusterDurability: Durability {
                 return
             case let .unavailable(why):
                 unavailable = why
-                fail(why, touched)
+                fail(why, touched, changed: changed, firstSeq: firstSeq)
                 return
             case let .conflicts(refused):
                 // Another node wrote first: take its inputs, then these again on top.
@@ -328,7 +337,7 @@ final class ClusterDurability: Durability {
             }
         }
         // (Redis is there: the sessions are reloaded now, and the senders may retry.)
-        fail("other nodes kept writing to the same session first (\(Self.commitTries) tries); retry", touched)
+        fail("other nodes kept writing to the same session first (\(Self.commitTries) tries); retry", touched, changed: changed, firstSeq: firstSeq)
         for id in dirty.sorted() { reload(id) }
         dirty = []
     }
@@ -387,13 +396,17 @@ final class ClusterDurability: Durability {
     /// Compare-and-append attempts before a change is refused with 503.
     static let commitTries = 8
 
-    private func fail(_ why: String, _ touched: Set<String>) {
+    private func fail(_ why: String, _ touched: Set<String>, changed: Set<String>, firstSeq: [String: Int64]) {
         failure = why
         failedCommits.append(commits)
         if failedCommits.count > 64 { failedCommits.removeFirst() }
         leases = []
-        dirty.formUnion(touched)
-        for id in touched { hub?.session(id)?.dropPendingPresented() }
+        dirty.formUnion(changed)
+        for id in touched {
+            hub?.session(id)?.dropPendingPresented()
+            // A session only a proposal touched is not reloaded: it holds what Redis holds.
+            if !changed.contains(id), let seq = firstSeq[id] { redis.nextSeq[id] = seq }
+        }
         redis.discardPending()
     }
 
