@@ -633,6 +633,7 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         scrolled, whole = a.execute_script(shot), b.execute_script(shot)
         if scrolled != whole:
             import base64
+            (ROOT / "artifacts").mkdir(exist_ok=True)
             for name, url in (("scrolled", scrolled), ("whole", whole)):
                 (ROOT / "artifacts" / f"scroll-{name}.png").write_bytes(base64.b64decode(url.split(",", 1)[1]))
             differing, worst, over, total, columns = a.execute_async_script(PNG_DIFF_JS, scrolled, whole, 64)
