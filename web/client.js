@@ -80,6 +80,12 @@
     canvases[id] = c;
   }
   const input = canvases.modifier;
+  // Every layer but the series is drawn whole into an offscreen canvas whose picture
+  // is then handed to its shown canvas (a "bitmaprenderer"): the browser copies a 2D
+  // canvas to its compositor on every frame, changed or not, and a handed-over picture
+  // never. The series layer keeps a 2D canvas: scrollDraw shifts it and draws into it.
+  const offscreen = {};
+  if (typeof OffscreenCanvas === "function") for (const id of LAYERS) if (id !== "series") offscreen[id] = new OffscreenCanvas(1, 1);
   // "Reconnecting to data…": the node serving the chart has lost its data (a cluster
   // node without Redis, docs/cluster.md); the chart shown is the last it had. Over the
   // chart, letting every gesture through, until the server says "live" or the viewer
@@ -137,6 +143,7 @@
     c.style.height = (full ? size.height : box.h / size.dpr) + "px";
     c.width = box.w;
     c.height = box.h;
+    if (offscreen[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
   }
 
 
@@ -553,9 +560,9 @@
     const layer = state.layers[id], was = drawn[id], box = layerBox(id, layer), at = boxes[id];
     const moved = box.x !== at.x || box.y !== at.y || box.w !== at.w || box.h !== at.h;
     drawn[id] = { layer, size };
-    if (was && was.size === size && !moved && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
+    if (was && was.size === size && !moved && !offscreen[id] && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
     if (moved) place(id, box);
-    const c = canvases[id], ctx = c.getContext("2d");
+    const c = canvases[id], off = offscreen[id], ctx = (off || c).getContext("2d");
     // An empty layer (most often this viewer's own) is left out of the browser's
     // compositing, which would otherwise blend it over the whole chart on every frame;
     // transparent, not hidden: the modifier canvas still takes the pointer.
@@ -664,6 +671,7 @@
       }
     }
     if (clipped) ctx.restore();
+    if (off) c.getContext("bitmaprenderer").transferFromImageBitmap(off.transferToImageBitmap());
   }
 
   // ---- a scrolled layer, drawn in proportion to what changed -----------------------
