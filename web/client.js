@@ -747,13 +747,18 @@
     // Each strip is drawn into a scratch canvas with 16 device pixels of the line on
     // either side (shifted by whole device pixels), then copied into place: a clip at
     // the strip's own edge would antialias the pixels beside it otherwise than a whole
-    // drawing. (Sized afresh for each strip, which also clears it.)
+    // drawing. (Kept from draw to draw, grown when a strip needs more, cleared where
+    // it is drawn; what falls past its right edge is never copied.)
     scratch = scratch || document.createElement("canvas");
     for (const [a, b] of merged) {
       const sa = Math.max(0, a - 16), sb = Math.min(cv.width, b + 16);
-      scratch.width = sb - sa;
-      scratch.height = cv.height;
+      if (scratch.width < sb - sa || scratch.height !== cv.height) {
+        scratch.width = Math.max(scratch.width, sb - sa, 128);
+        scratch.height = cv.height;
+      }
       const sx = scratch.getContext("2d");
+      sx.setTransform(1, 0, 0, 1, 0, 0);
+      sx.clearRect(0, 0, sb - sa, cv.height);
       sx.setTransform(dpr, 0, 0, dpr, -sa - box.x, -box.y);
       sx.globalAlpha = 1;
       sx.lineJoin = "round";
@@ -768,14 +773,14 @@
           stroke(sx, c);
           sx.beginPath();
           if (!geometry.has(c)) geometry.set(c, columnStretches(c));
+          // (x never decreases along a stretch: the segments that reach it follow one
+          // another, from the first whose end is at lo or after, found by halving.)
           for (const s of geometry.get(c)) {
-            let open = false;
-            for (let k = 2; k < s.length; k += 2) {
-              const x1 = s[k - 2], x2 = s[k];
-              if (Math.max(x1, x2) < lo || Math.min(x1, x2) > hi) { open = false; continue; }
-              if (!open) { sx.moveTo(x1, s[k - 1]); open = true; }
-              sx.lineTo(x2, s[k + 1]);
-            }
+            let k = 2, top = s.length;
+            while (k < top) { const mid = k + (((top - k) >> 2) << 1); if (s[mid] < lo) k = mid + 2; else top = mid; }
+            if (k >= s.length || s[k - 2] > hi) continue;
+            sx.moveTo(s[k - 2], s[k - 1]);
+            for (; k < s.length && s[k - 2] <= hi; k += 2) sx.lineTo(s[k], s[k + 1]);
           }
           sx.stroke();
         }
