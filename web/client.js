@@ -747,13 +747,14 @@
     // Each strip is drawn into a scratch canvas with 16 device pixels of the line on
     // either side (shifted by whole device pixels), then copied into place: a clip at
     // the strip's own edge would antialias the pixels beside it otherwise than a whole
-    // drawing. (Kept from draw to draw, grown when a strip needs more, cleared where
-    // it is drawn; what falls past its right edge is never copied.)
+    // drawing. (Kept from strip to strip while it is wide enough and not over twice
+    // as wide as needed, for copying it from costs its whole area; cleared where it is
+    // drawn; what falls past its right edge is never copied.)
     scratch = scratch || document.createElement("canvas");
     for (const [a, b] of merged) {
       const sa = Math.max(0, a - 16), sb = Math.min(cv.width, b + 16);
-      if (scratch.width < sb - sa || scratch.height !== cv.height) {
-        scratch.width = Math.max(scratch.width, sb - sa, 128);
+      if (scratch.width < sb - sa || scratch.width > 2 * (sb - sa) + 64 || scratch.height !== cv.height) {
+        scratch.width = sb - sa + 32;
         scratch.height = cv.height;
       }
       const sx = scratch.getContext("2d");
