@@ -560,10 +560,10 @@
     if (!ensureFonts(id)) return;
     state.layerDraws[id] = (state.layerDraws[id] || 0) + 1;
     const layer = state.layers[id], was = drawn[id], box = layerBox(id, layer), at = boxes[id];
-    const moved = box.x !== at.x || box.y !== at.y || box.w !== at.w || box.h !== at.h;
+    const reboxed = box.x !== at.x || box.y !== at.y || box.w !== at.w || box.h !== at.h;
     drawn[id] = { layer, size };
-    if (was && was.size === size && !moved && !offscreen[id] && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
-    if (moved) place(id, box);
+    if (was && was.size === size && !reboxed && !offscreen[id] && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
+    if (reboxed) place(id, box);
     const c = canvases[id], off = offscreen[id], ctx = off ? off.getContext("2d") : c.getContext("2d", { desynchronized: true });
     // An empty layer (most often this viewer's own) is left out of the browser's
     // compositing, which would otherwise blend it over the whole chart on every frame;
