@@ -80,6 +80,14 @@
     canvases[id] = c;
   }
   const input = canvases.modifier;
+  // Every layer but the series is drawn whole into an offscreen canvas whose picture
+  // is then handed to its shown canvas (a "bitmaprenderer"): the browser copies a 2D
+  // canvas to its compositor on every frame, changed or not, and a handed-over picture
+  // never. The series layer keeps a 2D canvas: scrollDraw shifts it and draws into it.
+  // It is `desynchronized` (a low-latency canvas): measured, its frames cost the
+  // renderer a quarter less (docs/bench.md, "A page that costs little").
+  const offscreen = {};
+  if (typeof OffscreenCanvas === "function") for (const id of LAYERS) if (id !== "series") offscreen[id] = new OffscreenCanvas(1, 1);
   // "Reconnecting to data…": the node serving the chart has lost its data (a cluster
   // node without Redis, docs/cluster.md); the chart shown is the last it had. Over the
   // chart, letting every gesture through, until the server says "live" or the viewer
@@ -114,13 +122,30 @@
 
   function sizeCanvases() {
     for (const id of LAYERS) {
-      const c = canvases[id];
-      c.style.width = size.width + "px";
-      c.style.height = size.height + "px";
-      c.width = Math.round(size.width * size.dpr);
-      c.height = Math.round(size.height * size.dpr);
+      place(id, fullBox());
       if (state.layers[id]) draw(id);
     }
+  }
+
+  // Each canvas covers only the part of the chart its layer draws on (its box: whole
+  // device pixels of the chart, {x, y, w, h}): the series inside the plot's clip, a
+  // legend its own rectangle. The browser copies every shown canvas to its compositor
+  // on every frame, and composites it, at a cost that follows the canvas' area.
+  const boxes = {};
+  function fullBox() {
+    return { x: 0, y: 0, w: Math.round(size.width * size.dpr), h: Math.round(size.height * size.dpr) };
+  }
+  function place(id, box) {
+    const c = canvases[id], full = box.x === 0 && box.y === 0 && box.w === Math.round(size.width * size.dpr)
+      && box.h === Math.round(size.height * size.dpr);
+    boxes[id] = box;
+    c.style.left = box.x / size.dpr + "px";
+    c.style.top = box.y / size.dpr + "px";
+    c.style.width = (full ? size.width : box.w / size.dpr) + "px";
+    c.style.height = (full ? size.height : box.h / size.dpr) + "px";
+    c.width = box.w;
+    c.height = box.h;
+    if (offscreen[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
   }
 
 
@@ -538,13 +563,51 @@
   const drawn = {};
   let scratch = null;
 
+  // What a layer draws on, in device pixels: the union of its clips (what is drawn
+  // inside one stays inside it) and of the reach of what it draws outside any clip;
+  // the whole chart when something's reach is not known here (a rotated text, columns
+  // or markers outside a clip). The viewer's own layer always covers the chart: its
+  // canvas takes the pointer.
+  let measurer = null;
+  function layerBox(id, layer) {
+    const full = fullBox();
+    if (canvases[id] === input) return full;
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, clipped = false;
+    const add = (a, b, c, d, pad) => {
+      x0 = Math.min(x0, a - pad); y0 = Math.min(y0, b - pad); x1 = Math.max(x1, c + pad); y1 = Math.max(y1, d + pad);
+    };
+    for (const c of layer.commands) {
+      if (c.op === "clip") { clipped = true; add(c.x, c.y, c.x + c.w, c.y + c.h, 1); continue; }
+      if (c.op === "unclip") { clipped = false; continue; }
+      if (clipped || c.op === "opacity") continue;
+      if (c.op === "rect" || c.op === "image") add(c.x, c.y, c.x + c.w, c.y + c.h, (c.stroke ? c.lineWidth / 2 : 0) + 1);
+      else if (c.op === "polyline" || c.op === "segments") {
+        const p = c.op === "polyline" ? c.points : c.coords;
+        for (let i = 0; i + 1 < p.length; i += 2) add(p[i], p[i + 1], p[i], p[i + 1], c.width / 2 + 2);
+      } else if (c.op === "text" && !c.angle) {
+        measurer = measurer || document.createElement("canvas").getContext("2d");
+        measurer.font = c.font; measurer.textAlign = c.align; measurer.textBaseline = c.baseline;
+        const m = measurer.measureText(c.text);
+        add(c.x - m.actualBoundingBoxLeft, c.y - m.actualBoundingBoxAscent, c.x + m.actualBoundingBoxRight,
+            c.y + m.actualBoundingBoxDescent, 3);
+      } else return full;
+      if (x0 <= 0 && y0 <= 0 && x1 >= size.width && y1 >= size.height) return full;
+    }
+    if (x0 > x1) return { x: 0, y: 0, w: 1, h: 1 };   // draws nothing
+    const dpr = size.dpr, x = Math.max(0, Math.floor(x0 * dpr)), y = Math.max(0, Math.floor(y0 * dpr));
+    const w = Math.min(full.w, Math.ceil(x1 * dpr)) - x, h = Math.min(full.h, Math.ceil(y1 * dpr)) - y;
+    return w > 0 && h > 0 ? { x, y, w, h } : { x: 0, y: 0, w: 1, h: 1 };
+  }
+
   function draw(id) {
     if (!ensureFonts(id)) return;
     state.layerDraws[id] = (state.layerDraws[id] || 0) + 1;
-    const layer = state.layers[id], was = drawn[id];
+    const layer = state.layers[id], was = drawn[id], box = layerBox(id, layer), at = boxes[id];
+    const reboxed = box.x !== at.x || box.y !== at.y || box.w !== at.w || box.h !== at.h;
     drawn[id] = { layer, size };
-    if (was && was.size === size && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
-    const c = canvases[id], ctx = c.getContext("2d");
+    if (was && was.size === size && !reboxed && !offscreen[id] && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
+    if (reboxed) place(id, box);
+    const c = canvases[id], off = offscreen[id], ctx = off ? off.getContext("2d") : c.getContext("2d", { desynchronized: true });
     // An empty layer (most often this viewer's own) is left out of the browser's
     // compositing, which would otherwise blend it over the whole chart on every frame;
     // transparent, not hidden: the modifier canvas still takes the pointer.
@@ -553,7 +616,7 @@
     ctx.globalAlpha = 1;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, c.width, c.height);
-    ctx.setTransform(size.dpr, 0, 0, size.dpr, 0, 0);
+    ctx.setTransform(size.dpr, 0, 0, size.dpr, -box.x, -box.y);
     ctx.lineJoin = "round";
     ctx.lineCap = "butt";
     let clipped = false;
@@ -582,10 +645,10 @@
           drawColumns(ctx, cmd);
           break;
         case "markers":
-          drawMarkers(ctx, cmd);
+          drawMarkers(ctx, cmd, box);
           break;
         case "bars":
-          drawBars(ctx, cmd);
+          drawBars(ctx, cmd, box);
           break;
         case "wedges":
           drawWedges(ctx, cmd);
@@ -653,6 +716,7 @@
       }
     }
     if (clipped) ctx.restore();
+    if (off) c.getContext("bitmaprenderer").transferFromImageBitmap(off.transferToImageBitmap());
   }
 
   // ---- a scrolled layer, drawn in proportion to what changed -----------------------
@@ -705,8 +769,9 @@
     const edge = (Math.abs(move) + 1) / dpr;
     dirty.push([-Infinity, clip.x + edge], [clip.x + clip.w - edge, Infinity]);
     // Strips in device pixels, widened by how far a stroke reaches, merged.
-    const cv = canvases[id], reach = width / 2 + 2 / dpr;
-    const strips = dirty.map(([a, b]) => [Math.max(0, Math.floor((a - reach) * dpr)), Math.min(cv.width, Math.ceil((b + reach) * dpr))])
+    // (In the canvas' own device pixels: its box starts at box.x of the chart.)
+    const cv = canvases[id], box = boxes[id], reach = width / 2 + 2 / dpr;
+    const strips = dirty.map(([a, b]) => [Math.max(0, Math.floor((a - reach) * dpr) - box.x), Math.min(cv.width, Math.ceil((b + reach) * dpr) - box.x)])
       .filter(([a, b]) => b > a).sort((p, q) => p[0] - q[0]);
     const merged = [];
     for (const s of strips) {
@@ -714,7 +779,7 @@
       if (top && s[0] <= top[1]) top[1] = Math.max(top[1], s[1]); else merged.push(s.slice());
     }
     if (merged.reduce((n, [a, b]) => n + b - a, 0) > cv.width / 2) return false;
-    const ctx = cv.getContext("2d");
+    const ctx = cv.getContext("2d", { desynchronized: true });
     if (move) {
       ctx.save();
       ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -727,19 +792,25 @@
     // Each strip is drawn into a scratch canvas with 16 device pixels of the line on
     // either side (shifted by whole device pixels), then copied into place: a clip at
     // the strip's own edge would antialias the pixels beside it otherwise than a whole
-    // drawing. (Sized afresh for each strip, which also clears it.)
+    // drawing. (Kept from strip to strip while it is wide enough and not over twice
+    // as wide as needed, for copying it from costs its whole area; cleared where it is
+    // drawn; what falls past its right edge is never copied.)
     scratch = scratch || document.createElement("canvas");
     for (const [a, b] of merged) {
       const sa = Math.max(0, a - 16), sb = Math.min(cv.width, b + 16);
-      scratch.width = sb - sa;
-      scratch.height = cv.height;
+      if (scratch.width < sb - sa || scratch.width > 2 * (sb - sa) + 64 || scratch.height !== cv.height) {
+        scratch.width = sb - sa + 32;
+        scratch.height = cv.height;
+      }
       const sx = scratch.getContext("2d");
-      sx.setTransform(dpr, 0, 0, dpr, -sa, 0);
+      sx.setTransform(1, 0, 0, 1, 0, 0);
+      sx.clearRect(0, 0, sb - sa, cv.height);
+      sx.setTransform(dpr, 0, 0, dpr, -sa - box.x, -box.y);
       sx.globalAlpha = 1;
       sx.lineJoin = "round";
       sx.lineCap = "butt";
       // Segments that reach the drawn stretch, in CSS pixels.
-      const lo = sa / dpr - reach, hi = sb / dpr + reach;
+      const lo = (sa + box.x) / dpr - reach, hi = (sb + box.x) / dpr + reach;
       let clips = 0;
       for (const c of cmds) {
         if (c.op === "clip") { sx.save(); clips++; sx.beginPath(); sx.rect(c.x, c.y, c.w, c.h); sx.clip(); }
@@ -748,14 +819,14 @@
           stroke(sx, c);
           sx.beginPath();
           if (!geometry.has(c)) geometry.set(c, columnStretches(c));
+          // (x never decreases along a stretch: the segments that reach it follow one
+          // another, from the first whose end is at lo or after, found by halving.)
           for (const s of geometry.get(c)) {
-            let open = false;
-            for (let k = 2; k < s.length; k += 2) {
-              const x1 = s[k - 2], x2 = s[k];
-              if (Math.max(x1, x2) < lo || Math.min(x1, x2) > hi) { open = false; continue; }
-              if (!open) { sx.moveTo(x1, s[k - 1]); open = true; }
-              sx.lineTo(x2, s[k + 1]);
-            }
+            let k = 2, top = s.length;
+            while (k < top) { const mid = k + (((top - k) >> 2) << 1); if (s[mid] < lo) k = mid + 2; else top = mid; }
+            if (k >= s.length || s[k - 2] > hi) continue;
+            sx.moveTo(s[k - 2], s[k - 1]);
+            for (; k < s.length && s[k - 2] <= hi; k += 2) sx.lineTo(s[k], s[k + 1]);
           }
           sx.stroke();
         }
@@ -799,20 +870,20 @@
     sprites.set(key, s);
     return s;
   }
-  function drawMarkers(ctx, m) {
+  function drawMarkers(ctx, m, box) {
     const s = sprite(m), dpr = size.dpr, half = s.width / 2, cells = m.cells;
     const X0 = m.x0 * dpr - half, Y0 = m.y0 * dpr - half, step = m.unit * dpr;
     ctx.save();
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.setTransform(1, 0, 0, 1, -box.x, -box.y);
     for (let i = 0; i + 1 < cells.length; i += 2) ctx.drawImage(s, X0 + cells[i] * step, Y0 + cells[i + 1] * step);
     ctx.restore();
   }
 
   // Bars (docs/protocol.md, "bars"): rectangles on whole device pixels.
-  function drawBars(ctx, b) {
+  function drawBars(ctx, b, box) {
     const dpr = size.dpr, X0 = Math.round(b.x0 * dpr), Y0 = Math.round(b.y0 * dpr), step = b.unit * dpr, r = b.bars;
     ctx.save();
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.setTransform(1, 0, 0, 1, -box.x, -box.y);
     ctx.fillStyle = b.fill;
     for (let i = 0; i + 3 < r.length; i += 4) ctx.fillRect(X0 + r[i] * step, Y0 + r[i + 2] * step, r[i + 1] * step, r[i + 3] * step);
     if (b.stroke) {

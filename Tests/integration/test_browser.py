@@ -160,6 +160,32 @@ def test_wheel_zooms_and_drag_pans_and_double_click_resumes(static_server, drive
              message="full extents after double-click")
 
 
+def test_each_canvas_covers_its_layers_box(static_server, driver):
+    """The series canvas covers the plot (its layer's clip, in whole device pixels), not
+    the chart; the background's covers the chart and shows a handed-over picture (a
+    bitmaprenderer canvas: it has no 2D context to give); the viewer's own covers the
+    chart (it takes the pointer)."""
+    driver.get(f"{static_server.http}/s/static")
+    wait_for(driver, "const s = window.chartwire; return s && s.draws > 0 && s.layers.series", message="series layer drawn")
+    got = driver.execute_script("""const st = window.chartwire, dpr = st.size.dpr;
+        const el = (id) => document.querySelector('canvas[data-layer=' + id + ']');
+        const box = (id) => { const c = el(id); return [Math.round(parseFloat(c.style.left) * dpr),
+            Math.round(parseFloat(c.style.top) * dpr), c.width, c.height]; };
+        const clip = st.layers.series.commands.find(c => c.op === 'clip');
+        return {dpr, full: [Math.round(st.size.width * dpr), Math.round(st.size.height * dpr)], clip: [clip.x, clip.y, clip.w, clip.h],
+                series: box('series'), background: box('background'), modifier: box('modifier'),
+                background2d: el('background').getContext('2d') !== null}""")
+    W, H = got["full"]
+    x, y, w, h = (v * got["dpr"] for v in got["clip"])
+    sx, sy, sw, sh = got["series"]
+    # The clip and a device pixel of antialiasing on either side, no more.
+    assert x - 2 <= sx <= x and y - 2 <= sy <= y, got
+    assert x + w <= sx + sw <= x + w + 2 and y + h <= sy + sh <= y + h + 2, got
+    assert sw < W and sh < H, got
+    assert got["background"] == [0, 0, W, H] and got["modifier"] == [0, 0, W, H], got
+    assert got["background2d"] is False, got
+
+
 def test_two_windows_stay_in_sync(static_server):
     a, b = browser(1000, 650), browser(700, 500)
     try:
@@ -633,6 +659,7 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         scrolled, whole = a.execute_script(shot), b.execute_script(shot)
         if scrolled != whole:
             import base64
+            (ROOT / "artifacts").mkdir(exist_ok=True)
             for name, url in (("scrolled", scrolled), ("whole", whole)):
                 (ROOT / "artifacts" / f"scroll-{name}.png").write_bytes(base64.b64decode(url.split(",", 1)[1]))
             differing, worst, over, total, columns = a.execute_async_script(PNG_DIFF_JS, scrolled, whole, 64)

@@ -54,8 +54,10 @@ const st = window.chartwire, size = st.size;
 const W = Math.round(size.width * size.dpr), H = Math.round(size.height * size.dpr);
 const page = document.createElement('canvas'); page.width = W; page.height = H;
 const pg = page.getContext('2d'); pg.fillStyle = '#fff'; pg.fillRect(0, 0, W, H);
-for (const id of ['background', 'series', 'overlay'])
-  pg.drawImage(document.querySelector('#chart canvas[data-layer="' + id + '"]'), 0, 0);
+for (const id of ['background', 'series', 'overlay']) {   // (each canvas where it stands: its layer's box)
+  const c = document.querySelector('#chart canvas[data-layer="' + id + '"]');
+  pg.drawImage(c, Math.round(parseFloat(c.style.left) * size.dpr), Math.round(parseFloat(c.style.top) * size.dpr));
+}
 const img = new Image();
 img.onerror = () => done({error: 'image did not load: ' + src});
 img.onload = () => {

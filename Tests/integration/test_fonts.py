@@ -279,11 +279,14 @@ def test_text_in_a_charts_own_family_is_drawn_only_in_its_face():
     try:
         d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
             window.__fillTexts = [];
-            const orig = CanvasRenderingContext2D.prototype.fillText;
-            CanvasRenderingContext2D.prototype.fillText = function (text, x, y, w) {
-              window.__fillTexts.push({font: this.font, text, ready: document.fonts.check(this.font, text)});
-              return orig.apply(this, arguments);
-            };"""})
+            // (The page draws most layers into offscreen canvases: both kinds of context.)
+            for (const kind of [CanvasRenderingContext2D, OffscreenCanvasRenderingContext2D]) {
+              const orig = kind.prototype.fillText;
+              kind.prototype.fillText = function (text, x, y, w) {
+                window.__fillTexts.push({font: this.font, text, ready: document.fonts.check(this.font, text)});
+                return orig.apply(this, arguments);
+              };
+            }"""})
         d.get(f"{server.http}/s/gallery-fonts")
         wait_for(d, "return window.chartwire && window.chartwire.draws > 0", message="first frame")
         wait_for(d, "return window.__fillTexts.some(t => t.text === 'Harbour tide and temperature')", message="the title")
