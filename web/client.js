@@ -84,8 +84,8 @@
   // is then handed to its shown canvas (a "bitmaprenderer"): the browser copies a 2D
   // canvas to its compositor on every frame, changed or not, and a handed-over picture
   // never. The series layer keeps a 2D canvas: scrollDraw shifts it and draws into it.
-  // It is `desynchronized` (a low-latency canvas): measured, its frames cost the
-  // renderer a quarter less (docs/bench.md, "A page that costs little").
+  // (Not `desynchronized`: a low-latency canvas costs the renderer a quarter less a
+  // frame, but may be shown between scrollDraw's shift and its redrawn strips.)
   const offscreen = {};
   if (typeof OffscreenCanvas === "function") for (const id of LAYERS) if (id !== "series") offscreen[id] = new OffscreenCanvas(1, 1);
   // "Reconnecting to data…": the node serving the chart has lost its data (a cluster
@@ -607,7 +607,7 @@
     drawn[id] = { layer, size };
     if (was && was.size === size && !reboxed && !offscreen[id] && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
     if (reboxed) place(id, box);
-    const c = canvases[id], off = offscreen[id], ctx = off ? off.getContext("2d") : c.getContext("2d", { desynchronized: true });
+    const c = canvases[id], off = offscreen[id], ctx = (off || c).getContext("2d");
     // An empty layer (most often this viewer's own) is left out of the browser's
     // compositing, which would otherwise blend it over the whole chart on every frame;
     // transparent, not hidden: the modifier canvas still takes the pointer.
@@ -779,7 +779,7 @@
       if (top && s[0] <= top[1]) top[1] = Math.max(top[1], s[1]); else merged.push(s.slice());
     }
     if (merged.reduce((n, [a, b]) => n + b - a, 0) > cv.width / 2) return false;
-    const ctx = cv.getContext("2d", { desynchronized: true });
+    const ctx = cv.getContext("2d");
     if (move) {
       ctx.save();
       ctx.setTransform(1, 0, 0, 1, 0, 0);
