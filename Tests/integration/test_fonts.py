@@ -235,32 +235,36 @@ TITLE_REDRAWN = """
 const text = arguments[0];
 const cmd = Object.values(window.chartwire.layers).flatMap(l => l.commands).find(c => c.op === 'text' && c.text === text);
 if (!cmd) return null;
+// (A layer's canvas covers its box, and most are bitmaprenderer canvases: each is read
+// through a 2D copy, at its place in the chart.)
 for (const canvas of document.querySelectorAll('canvas')) {
-  const dpr = canvas.width / canvas.getBoundingClientRect().width;
+  const rect = canvas.getBoundingClientRect(), host = canvas.parentElement.getBoundingClientRect();
+  if (!rect.width || !canvas.width) continue;
+  const dpr = canvas.width / rect.width, ox = rect.left - host.left, oy = rect.top - host.top;
   const ref = document.createElement('canvas'); ref.width = canvas.width; ref.height = canvas.height;
   const r = ref.getContext('2d');
   r.drawImage(canvas, 0, 0);
-  r.setTransform(dpr, 0, 0, dpr, 0, 0);
+  r.setTransform(dpr, 0, 0, dpr, -ox * dpr, -oy * dpr);
   r.font = cmd.font;
   const w = r.measureText(cmd.text).width, size = parseFloat(cmd.font.match(/([0-9.]+)px/)[1]);
-  const left = cmd.align === 'center' ? cmd.x - w / 2 : cmd.align === 'right' || cmd.align === 'end' ? cmd.x - w : cmd.x;
+  const left = (cmd.align === 'center' ? cmd.x - w / 2 : cmd.align === 'right' || cmd.align === 'end' ? cmd.x - w : cmd.x) - ox;
   const x0 = Math.max(0, Math.floor((left - 4) * dpr)), x1 = Math.min(canvas.width, Math.ceil((left + w + 4) * dpr));
-  const y0 = Math.max(0, Math.floor((cmd.y - 2 * size) * dpr)), y1 = Math.min(canvas.height, Math.ceil((cmd.y + 2 * size) * dpr));
-  const before = canvas.getContext('2d').getImageData(x0, y0, x1 - x0, y1 - y0).data;
+  const y0 = Math.max(0, Math.floor((cmd.y - oy - 2 * size) * dpr)), y1 = Math.min(canvas.height, Math.ceil((cmd.y - oy + 2 * size) * dpr));
+  if (x1 <= x0 || y1 <= y0) continue;
+  const before = r.getImageData(x0, y0, x1 - x0, y1 - y0).data;
   const corner = Array.from(before.slice(0, 4));
   if (before.every((v, i) => v === corner[i % 4])) continue;       // not this canvas
   r.setTransform(1, 0, 0, 1, 0, 0);
   r.clearRect(x0, y0, x1 - x0, y1 - y0);
   r.fillStyle = `rgba(${corner[0]}, ${corner[1]}, ${corner[2]}, ${corner[3] / 255})`;
   r.fillRect(x0, y0, x1 - x0, y1 - y0);
-  r.setTransform(dpr, 0, 0, dpr, 0, 0);
+  r.setTransform(dpr, 0, 0, dpr, -ox * dpr, -oy * dpr);
   r.fillStyle = cmd.fill; r.textAlign = cmd.align; r.textBaseline = cmd.baseline;
   r.fillText(cmd.text, cmd.x, cmd.y);
   const after = r.getImageData(x0, y0, x1 - x0, y1 - y0).data;
   let ink = 0, differ = 0;
   for (let i = 0; i < after.length; i += 4) {
     const a = [0, 1, 2, 3].some(k => Math.abs(after[i + k] - corner[k]) > 40);
-    const b = [0, 1, 2, 3].some(k => Math.abs(before[i + k] - corner[k]) > 40);
     if (a) ink++;
     if ([0, 1, 2, 3].some(k => Math.abs(after[i + k] - before[i + k]) > 40)) differ++;
   }
