@@ -31,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from latency import MONITOR, ROOT, fill_monitor, browser, wait_for, pct  # noqa: E402
+from latency import MONITOR, ROOT, fill_monitor, stop_feed, browser, wait_for, pct  # noqa: E402
 from page_profile import threads_cpu  # noqa: E402
 from conftest import Server  # noqa: E402
 
@@ -100,10 +100,7 @@ def main():
                 rows[name].append(row)
                 print(f"round {r + 1} {name:>10}: " + ", ".join(f"{k} {x:.1f}" for k, x in row.items()), flush=True)
     finally:
-        if args.feed == "cwload" and feed:
-            feed.terminate()
-        elif feed:
-            feed.stop()
+        stop_feed(feed)
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"\nmedian (min-max) of {args.rounds} rounds, {args.seconds:g} s each, feed {args.feed}:")

@@ -250,6 +250,16 @@ def fill_monitor(server, feed_kind):
     return feed
 
 
+def stop_feed(feed):
+    """Stops what `fill_monitor` started (nothing when it is None)."""
+    if isinstance(feed, subprocess.Popen):
+        if feed.poll() is None:
+            feed.terminate()
+            feed.wait(10)
+    elif feed:
+        feed.stop()
+
+
 def pages(count, seconds, warmup, feed_kind, tmp):
     """Prints the table of the ten-pages benchmark (issue 28): 1 page, then `count`."""
     server = start(MONITOR, tmp)
@@ -266,11 +276,7 @@ def pages(count, seconds, warmup, feed_kind, tmp):
                 raise RuntimeError(f"the Python feed failed: {feed.error}")
             phases.append((n, rows, cpu, load))
     finally:
-        if feed_kind == "cwload" and feed and feed.poll() is None:
-            feed.terminate()
-            feed.wait(10)
-        if feed_kind == "python" and feed:
-            feed.stop()
+        stop_feed(feed)
         server.stop()
     print(f"feed: {feed_kind}; {seconds:g} s measured after {warmup:g} s of warm-up; each page its own headless Chromium")
     print(f"{'pages':>5} {'page':>6} {'draws/s':>8} {'frames/s':>9} {'age p50 ms':>11} {'age p95 ms':>11} {'browser CPU %':>14}")

@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import latency  # noqa: E402
-from latency import MONITOR, start, fill_monitor, browser, wait_for  # noqa: E402
+from latency import MONITOR, start, fill_monitor, stop_feed, browser, wait_for  # noqa: E402
 
 
 def threads_cpu(pid):
@@ -153,10 +153,7 @@ def main():
         finally:
             d.quit()
     finally:
-        if args.feed == "cwload" and feed:
-            feed.terminate()
-        elif feed:
-            feed.stop()
+        stop_feed(feed)
         server.stop()
     print(f"draws/s {page['draws']:.1f}; layer redraws/s " + ", ".join(f"{k} {v:.1f}" for k, v in page["layerDraws"].items())
           + f"; of them drawn by shifting (scrollDraw) {page['scrolls']:.1f}/s")
