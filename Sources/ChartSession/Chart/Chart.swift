@@ -1079,16 +1079,18 @@ public final class Chart {
     public func notePresented(_ layout: ChartLayout) {
         for a in layout.axes where a.labelExtent > 0 {
             guard presentationThroughDoor else {
-                presentedLabelExtents[a.id] = Self.widened(presentedLabelExtents[a.id], a.labelExtent)
+                presentedLabelExtents[a.id] = Self.union(presentedLabelExtents[a.id], a.labelExtent...a.labelExtent)
                 continue
             }
             if presentedLabelExtents[a.id]?.contains(a.labelExtent) == true { continue }
-            proposedLabels[a.id] = Self.widened(proposedLabels[a.id], a.labelExtent)
+            proposedLabels[a.id] = Self.union(proposedLabels[a.id], a.labelExtent...a.labelExtent)
         }
     }
 
-    private static func widened(_ r: ClosedRange<Double>?, _ e: Double) -> ClosedRange<Double> {
-        min(r?.lowerBound ?? .infinity, e)...max(r?.upperBound ?? 0, e)
+    /// `r` widened to take in `e` (`e` alone when there is no `r`).
+    private static func union(_ r: ClosedRange<Double>?, _ e: ClosedRange<Double>) -> ClosedRange<Double> {
+        guard let r else { return e }
+        return min(r.lowerBound, e.lowerBound)...max(r.upperBound, e.upperBound)
     }
 
     /// Whether what is drawn (`notePresented`, `noteShownLegend`) is held back as a
@@ -1118,8 +1120,7 @@ public final class Chart {
     public func applyPresented(_ p: PresentedState) -> Bool {
         var changed = false
         for l in p.labels where axisIndex(l.axis) != nil {
-            let r = presentedLabelExtents[l.axis]
-            let merged = min(r?.lowerBound ?? .infinity, l.extent.lowerBound)...max(r?.upperBound ?? 0, l.extent.upperBound)
+            let r = presentedLabelExtents[l.axis], merged = Self.union(r, l.extent)
             if merged != r { presentedLabelExtents[l.axis] = merged; changed = true }
         }
         for l in p.legends where shownLegends[l.size] != l.shown {
