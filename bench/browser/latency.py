@@ -303,9 +303,11 @@ def mouse(d, kind, x, y, **fields):
 
 
 def plot_centre(d):
-    """Waits for the page's first draw; the middle of its chart, in page coordinates."""
+    """Waits for the page's first draw; the middle of its chart, in page coordinates
+    (of the modifier canvas, the one that takes input and covers the whole chart: the
+    other layers' canvases cover only what they draw)."""
     wait_for(d, "return window.chartwire && window.chartwire.draws > 0")
-    canvas = d.find_element(By.CSS_SELECTOR, "canvas[data-layer=overlay]")
+    canvas = d.find_element(By.CSS_SELECTOR, "canvas[data-layer=modifier]")
     return d.execute_script("const r = arguments[0].getBoundingClientRect(); "
                             "return [r.left + r.width / 2, r.top + r.height / 2]", canvas)
 
@@ -352,6 +354,18 @@ def gestures(count, first, tmp, rows):
                     time.sleep(0.5)
                 # A continuous drag: each move goes as soon as the frame answering the
                 # one before it is drawn (a hand dragging steadily), 20 steps a page.
+                # From the middle of the data: the flings of the drags before may have
+                # glided the view to an end of the data, where the pan (to larger x)
+                # is clipped and answers with no frame. A double click shows it all,
+                # three wheel turns at the centre zoom in about it.
+                mouse(d, "mousePressed", *box, button="left", buttons=1, clickCount=1)
+                mouse(d, "mouseReleased", *box, button="left", buttons=0, clickCount=1)
+                mouse(d, "mousePressed", *box, button="left", buttons=1, clickCount=2)
+                mouse(d, "mouseReleased", *box, button="left", buttons=0, clickCount=2)
+                time.sleep(0.5)
+                for _ in range(3):
+                    mouse(d, "mouseWheel", *box, deltaX=0, deltaY=-120)
+                    time.sleep(0.5)
                 x, y = box[0] + 200, box[1]
                 mouse(d, "mouseMoved", x, y)
                 mouse(d, "mousePressed", x, y, button="left", buttons=1, clickCount=1)
