@@ -88,6 +88,43 @@
   // frame, but may be shown between scrollDraw's shift and its redrawn strips.)
   const offscreen = {};
   if (typeof OffscreenCanvas === "function") for (const id of LAYERS) if (id !== "series") offscreen[id] = new OffscreenCanvas(1, 1);
+  // But a layer that changes frame after frame (the background while a pan moves its
+  // labels, the overlay following a pointer) costs more that way: the whole picture is
+  // drawn at once and handed over at every change, where a 2D canvas is drawn when the
+  // browser paints (a 1600x900 background: 4 ms a frame more in headless Chromium;
+  // docs/bench.md). Such a layer is drawn into a 2D canvas beside its own ("direct",
+  // made when first needed) from the first frame answering this viewer's gesture, or
+  // its second change within 100 ms (a redraw for fonts or a new size is not a change),
+  // and goes back to a handed-over picture (drawn once
+  // more) after a second without a change.
+  const direct = {}, directCanvas = {}, lastChange = {}, settling = {};
+  function chooseCanvas(id) {
+    const now = performance.now(), busy = pendingInput !== null || now - (lastChange[id] ?? -Infinity) < 100;
+    lastChange[id] = now;
+    if (!busy) return;
+    clearTimeout(settling[id]);
+    settling[id] = setTimeout(() => settle(id), 1000);
+    if (direct[id]) return;
+    let d = directCanvas[id];
+    if (!d) {
+      d = directCanvas[id] = document.createElement("canvas");
+      d.dataset.direct = id;
+      d.style.pointerEvents = "none";
+      root.insertBefore(d, canvases[id]);   // where its layer stands (the modifier stays last)
+    }
+    direct[id] = true;
+    d.hidden = false;
+    canvases[id].style.opacity = "0";   // (the modifier's still takes the pointer)
+    place(id, boxes[id]);
+  }
+  function settle(id) {
+    direct[id] = false;
+    place(id, boxes[id]);
+    if (state.layers[id]) paint(id, state.layers[id], boxes[id]);
+    const d = directCanvas[id];
+    d.hidden = true;
+    d.width = d.height = 1;
+  }
   // "Reconnecting to data…": the node serving the chart has lost its data (a cluster
   // node without Redis, docs/cluster.md); the chart shown is the last it had. Over the
   // chart, letting every gesture through, until the server says "live" or the viewer
@@ -108,7 +145,7 @@
   const state = { session: sessionId, chart: index, connected: conn.connected, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
                   events: [],
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
-                  fontsReady: false, data: "live", layerDraws: {}, scrollDraws: 0, scrollMoves: 0, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], drawMsLog: [], size: null };
+                  fontsReady: false, data: "live", layerDraws: {}, scrollDraws: 0, scrollMoves: 0, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], inputCommitLog: [], drawMsLog: [], size: null };
   Object.assign(state, { reconnects: conn.reconnects, stale: conn.stale, bytes: conn.bytes, fontsReady });
 
   let size = measure();
@@ -136,7 +173,7 @@
     return { x: 0, y: 0, w: Math.round(size.width * size.dpr), h: Math.round(size.height * size.dpr) };
   }
   function place(id, box) {
-    const c = canvases[id], full = box.x === 0 && box.y === 0 && box.w === Math.round(size.width * size.dpr)
+    const c = direct[id] ? directCanvas[id] : canvases[id], full = box.x === 0 && box.y === 0 && box.w === Math.round(size.width * size.dpr)
       && box.h === Math.round(size.height * size.dpr);
     boxes[id] = box;
     c.style.left = box.x / size.dpr + "px";
@@ -145,7 +182,7 @@
     c.style.height = (full ? size.height : box.h / size.dpr) + "px";
     c.width = box.w;
     c.height = box.h;
-    if (offscreen[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
+    if (offscreen[id] && !direct[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
   }
 
 
@@ -244,6 +281,11 @@
     if (pendingInput !== null && lastFrameAt >= pendingInput) {
       keep(state.inputLog, now - pendingInput);
       keep(state.inputArrivalLog, lastFrameAt - pendingInput);
+      // And when the browser's frame carrying this drawing has been painted and handed
+      // to its compositor: a task queued from the next animation frame runs after it
+      // (the canvases' rasterizing included, which a 2D canvas defers to then).
+      const t = pendingInput;
+      requestAnimationFrame(() => setTimeout(() => keep(state.inputCommitLog, performance.now() - t), 0));
       pendingInput = null;
     }
     for (; unacked > 0; unacked--) { send({ type: "ack" }); state.acks++; }
@@ -606,8 +648,15 @@
     const reboxed = box.x !== at.x || box.y !== at.y || box.w !== at.w || box.h !== at.h;
     drawn[id] = { layer, size };
     if (was && was.size === size && !reboxed && !offscreen[id] && scrollDraw(id, was.layer, layer)) { state.scrollDraws++; return; }
+    if (offscreen[id] && (!was || was.layer !== layer)) chooseCanvas(id);   // (a change: not a redraw for fonts or a size)
     if (reboxed) place(id, box);
-    const c = canvases[id], off = offscreen[id], ctx = (off || c).getContext("2d");
+    paint(id, layer, box);
+  }
+
+  // Draws a layer whole on the canvas that shows it (placed at `box`).
+  function paint(id, layer, box) {
+    const c = direct[id] ? directCanvas[id] : canvases[id], off = direct[id] ? null : offscreen[id];
+    const ctx = (off || c).getContext("2d");
     // An empty layer (most often this viewer's own) is left out of the browser's
     // compositing, which would otherwise blend it over the whole chart on every frame;
     // transparent, not hidden: the modifier canvas still takes the pointer.
@@ -620,7 +669,7 @@
     ctx.lineJoin = "round";
     ctx.lineCap = "butt";
     let clipped = false;
-    for (const cmd of state.layers[id].commands) {
+    for (const cmd of layer.commands) {
       switch (cmd.op) {
         case "polyline": {
           const p = cmd.points;
@@ -1044,7 +1093,14 @@
   function sendMoveNow(msg, ev) { if (ev.buttons) sendInput(msg, ev); else send(msg); }
 
   input.addEventListener("pointerdown", (ev) => { input.setPointerCapture(ev.pointerId); pointer("down", ev); });
-  input.addEventListener("pointermove", (ev) => pointer("move", ev));
+  // Moves are taken from `pointerrawupdate` where the browser sends it (Chromium, on
+  // https or localhost): it comes as the device reports a move, while `pointermove`
+  // waits for the page's next animation frame (headless Chromium on a page that draws:
+  // 0.5 ms from the event's time stamp against 7 to 17 ms; docs/bench.md). A pointer
+  // type that has sent raw updates has its `pointermove`s ignored, so no move goes twice.
+  const rawMoves = new Set();
+  input.addEventListener("pointerrawupdate", (ev) => { rawMoves.add(ev.pointerType); pointer("move", ev); });
+  input.addEventListener("pointermove", (ev) => { if (!rawMoves.has(ev.pointerType)) pointer("move", ev); });
   input.addEventListener("pointerup", (ev) => pointer("up", ev));
   input.addEventListener("pointercancel", (ev) => pointer("cancel", ev));
   // A long press is the server's (a cursor, a rollover on touch): no context menu.

@@ -160,6 +160,77 @@ def test_wheel_zooms_and_drag_pans_and_double_click_resumes(static_server, drive
              message="full extents after double-click")
 
 
+def cdp_mouse(d, kind, x, y, **fields):
+    """A mouse event as a device's reaches the browser (DevTools input injection)."""
+    d.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **fields})
+
+
+def test_a_drags_moves_leave_as_the_device_reports_them_once_each(static_server, driver):
+    """A move is sent from `pointerrawupdate`, before the browser dispatches the same
+    move as `pointermove` (which waits for an animation frame), and only once."""
+    driver.get(f"{static_server.http}/s/static")
+    wait_for(driver, "return window.chartwire && window.chartwire.draws > 0", message="first draw")
+    driver.execute_script("""
+        window.__log = [];
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+          const m = JSON.parse(data);
+          if (m.type === 'pointer' && m.phase === 'move') window.__log.push(['sent', Math.round(m.x)]);
+          return send.call(this, data);
+        };
+        // (On the window, capturing: runs before the page's own handler on the canvas.)
+        window.addEventListener('pointermove', (ev) => window.__log.push(['pointermove', Math.round(ev.offsetX)]), true);""")
+    x, y, w, h = plot_rect(driver)
+    cx, cy = int(x + w / 2), int(y + h / 2)
+    cdp_mouse(driver, "mousePressed", cx, cy, button="left", buttons=1, clickCount=1)
+    for k in range(1, 4):
+        cdp_mouse(driver, "mouseMoved", cx - 20 * k, cy, button="left", buttons=1)
+        time.sleep(0.1)
+    cdp_mouse(driver, "mouseReleased", cx - 60, cy, button="left", buttons=0, clickCount=1)
+    time.sleep(0.2)
+    log = driver.execute_script("return window.__log")
+    sent = [e for e in log if e[0] == "sent"]
+    assert len(sent) == 3, log
+    # Each move is sent before its pointermove is dispatched.
+    for k in range(1, 4):
+        assert log.index(["sent", cx - 20 * k]) < log.index(["pointermove", cx - 20 * k]), log
+
+
+def test_a_layer_changing_frame_after_frame_is_drawn_direct_then_handed_over_again(static_server, driver):
+    """The background, redrawn by every frame of a pan, is drawn into a 2D canvas of its
+    own while that goes on, and a second after the last change back into its
+    bitmaprenderer canvas: the same picture on the screen either way."""
+    driver.get(f"{static_server.http}/s/static")
+    wait_for(driver, "return window.chartwire && window.chartwire.draws > 0", message="first draw")
+    state = """const d = document.querySelector('canvas[data-direct=background]'),
+                     b = document.querySelector('canvas[data-layer=background]');
+               return [d !== null && !d.hidden, b.style.opacity]"""
+    assert driver.execute_script(state) == [False, ""]
+    x, y, w, h = plot_rect(driver)
+    cx, cy = int(x + w / 2), int(y + h / 2)
+    # Zoomed in first: at the data's extents a pan along X is held where it is.
+    before = x_labels(driver)
+    cdp_mouse(driver, "mouseWheel", cx, cy, deltaX=0, deltaY=-300)
+    wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="the zoom's labels")
+    wait_for(driver, f"return (() => {{ {state} }})().join() === 'false,'", timeout=5, message="the zoom's layers handed over")
+    before = x_labels(driver)
+    cdp_mouse(driver, "mousePressed", cx, cy, button="left", buttons=1, clickCount=1)
+    for k in range(1, 6):
+        cdp_mouse(driver, "mouseMoved", cx - 30 * k, cy, button="left", buttons=1)
+        time.sleep(0.05)
+    cdp_mouse(driver, "mouseReleased", cx - 150, cy, button="left", buttons=0, clickCount=1)
+    wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="the pan's labels")
+    # Drawn direct: the 2D canvas shows, the handed-over one is transparent.
+    assert driver.execute_script(state) == [True, "0"]
+    wait_for(driver, "const s = window.chartwire, n = s.draws; return new Promise(r => setTimeout(() => r(s.draws === n), 300))",
+             message="the pan's last frame")
+    shot_direct = driver.get_screenshot_as_png()
+    wait_for(driver, f"return (() => {{ {state} }})().join() === 'false,'", timeout=3, message="the layer handed over again")
+    shot_after = driver.get_screenshot_as_png()
+    a, b = read_png(shot_direct), read_png(shot_after)
+    assert a == b, "the picture changed when the layer went back to its bitmaprenderer canvas"
+
+
 def test_each_canvas_covers_its_layers_box(static_server, driver):
     """The series canvas covers the plot (its layer's clip, in whole device pixels), not
     the chart; the background's covers the chart and shows a handed-over picture (a

@@ -55,7 +55,10 @@ const W = Math.round(size.width * size.dpr), H = Math.round(size.height * size.d
 const page = document.createElement('canvas'); page.width = W; page.height = H;
 const pg = page.getContext('2d'); pg.fillStyle = '#fff'; pg.fillRect(0, 0, W, H);
 for (const id of ['background', 'series', 'overlay']) {   // (each canvas where it stands: its layer's box)
-  const c = document.querySelector('#chart canvas[data-layer="' + id + '"]');
+  // (A layer that changed frame after frame, an animation's, is shown by its "direct"
+  // 2D canvas for a second after its last change.)
+  const d = document.querySelector('#chart canvas[data-direct="' + id + '"]');
+  const c = d && !d.hidden ? d : document.querySelector('#chart canvas[data-layer="' + id + '"]');
   pg.drawImage(c, Math.round(parseFloat(c.style.left) * size.dpr), Math.round(parseFloat(c.style.top) * size.dpr));
 }
 const img = new Image();

@@ -16,7 +16,10 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
   zoom or drag event in the page to the paint of the frame answering it, the first
   gesture in a fresh page included; zoom_ and pan_to_paint: the wheels and the drags
   of those apart; drag_step_to_paint: the steps of a continuous drag, each move sent
-  as soon as the frame answering the one before is drawn (20 a page).
+  as soon as the frame answering the one before is drawn (20 a page). "Paint" is the
+  end of the page's drawing; zoom_ and pan_to_commit run on to the end of the browser
+  frame that carries it (its next animation frame, then its canvases rasterized and
+  handed to the compositor: a task queued from that animation frame).
 - first_draw_ms: navigation start to the first painted frame, on the demo.
 - --only pages [--pages N]: N viewers of the live monitoring chart at once, each its own
   headless Chromium (its own browser process and renderer, as N people on N machines
@@ -336,6 +339,7 @@ def gestures(count, first, tmp, rows):
             post(conn, "/api/sessions/big/series/s/append", json_points(xs, ys))
         lat, arrival, delay = [], [], []
         zoom, pan, drag_steps = [], [], []
+        zoom_commit, pan_commit = [], []
         for page in range(max(1, count // 10)):
             d = browser(1600, 940)
             try:
@@ -377,11 +381,13 @@ def gestures(count, first, tmp, rows):
                     wait_for(d, f"return window.chartwire.inputLog.length > {before}", timeout=10, message="the frame answering a drag step")
                 mouse(d, "mouseReleased", x, y, button="left", buttons=0, clickCount=1)
                 drag_steps += d.execute_script(f"return window.chartwire.inputLog.slice({steps_from})")
-                logs = d.execute_script("const c = window.chartwire; return [c.inputLog.slice(0, 10), c.inputArrivalLog.slice(0, 10), c.inputDelayLog.slice(0, 10), c.drawMsLog]")
+                logs = d.execute_script("const c = window.chartwire; return [c.inputLog.slice(0, 10), c.inputArrivalLog.slice(0, 10), c.inputDelayLog.slice(0, 10), c.drawMsLog, (c.inputCommitLog || []).slice(0, 10)]")
                 print("draw_ms", [round(v, 1) for v in logs[3]], file=sys.stderr)
                 # One entry a gesture, in order: wheels at even places, drags at odd.
                 zoom += logs[0][0::2]
                 pan += logs[0][1::2]
+                zoom_commit += logs[4][0::2]
+                pan_commit += logs[4][1::2]
                 lat += logs[0]
                 arrival += logs[1]
                 delay += logs[2]
@@ -408,6 +414,12 @@ def gestures(count, first, tmp, rows):
         rows.append(("zoom_to_paint_p95_ms", pct(zoom, 0.95), "ms"))
         rows.append(("pan_to_paint_p50_ms", pct(pan, 0.5), "ms"))
         rows.append(("pan_to_paint_p95_ms", pct(pan, 0.95), "ms"))
+        # To the end of the browser's frame that carries the drawing (its canvases
+        # rasterized and handed to the compositor): what the figures above leave out.
+        rows.append(("zoom_to_commit_p50_ms", pct(zoom_commit, 0.5), "ms"))
+        rows.append(("zoom_to_commit_p95_ms", pct(zoom_commit, 0.95), "ms"))
+        rows.append(("pan_to_commit_p50_ms", pct(pan_commit, 0.5), "ms"))
+        rows.append(("pan_to_commit_p95_ms", pct(pan_commit, 0.95), "ms"))
         # Where that time goes: the browser handing the event to the page, and the
         # frame answering it arriving (the rest is drawing it).
         rows.append(("drag_step_to_paint_p50_ms", pct(drag_steps, 0.5), "ms"))
