@@ -55,6 +55,16 @@ func spawn(_ path: String, _ args: [String], quiet: Bool = true) throws -> Proce
     return p
 }
 
+/// Pins a running process, every thread of it, to the CPUs in `cpus` (taskset(1)'s
+/// list: "0", "1-3"). False when taskset is missing or refuses.
+@discardableResult
+func pin(_ p: Process, _ cpus: String) -> Bool {
+    guard p.isRunning, let taskset = tool("taskset"),
+          let t = try? spawn(taskset, ["-a", "-p", "-c", cpus, String(p.processIdentifier)]) else { return false }
+    t.waitUntilExit()
+    return t.terminationStatus == 0
+}
+
 /// Whether something answers TCP on 127.0.0.1:port.
 func listening(_ port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -83,8 +93,8 @@ func runCluster(binDir: String, quick: Bool) throws -> LiveFigures {
     }
     let config = dir.appendingPathComponent("cluster.json").path
     try clusterSpec.write(toFile: config, atomically: true, encoding: .utf8)
-    func cwload(_ port: Int, _ session: String, _ args: [String]) throws -> Load {
-        try Load(binDir: binDir, [args[0], "--port", String(port), "--session", session] + args.dropFirst())
+    func cwload(_ port: Int, _ session: String, _ args: [String], cpus: String? = nil) throws -> Load {
+        try Load(binDir: binDir, [args[0], "--port", String(port), "--session", session] + args.dropFirst(), cpus: cpus)
     }
 
     // Redis, as scripts/cluster starts it: every write on disk before it answers.
@@ -146,25 +156,57 @@ func runCluster(binDir: String, quick: Bool) throws -> LiveFigures {
 
     // Fan-out: the most viewers (of those tried) that each get >= 30 frames/s on node 2
     //    while the feed goes through node 1, beside the same on the single node.
-    func fanout(feedPort: Int, viewPort: Int, label: String) throws -> Double {
+    //    `cpus`: where cwload runs. `refine`: after the first count that fails, halve the
+    //    gap to the last that passed that many times.
+    func fanout(feedPort: Int, viewPort: Int, label: String, cpus: String? = nil, refine: Int = 0) throws -> Double {
         let seconds = quick ? 4.0 : 8.0, warmup = 2.0
-        var best = 0.0
-        for count in quick ? [200, 1000] : [250, 500, 1000, 1500, 2000] {
+        func passes(_ count: Int) throws -> Bool {
             let f = try cwload(feedPort, "scroll", ["feed", "--series", "s0,s1,s2,s3", "--rate", "50",
-                                                    "--duration", String(Double(count) / 500 + seconds + 3), "--warmup", String(warmup)])
+                                                    "--duration", String(Double(count) / 500 + seconds + 3), "--warmup", String(warmup)], cpus: cpus)
             let r = try cwload(viewPort, "scroll", ["viewers", "--count", String(count), "--duration", String(seconds),
-                                                    "--warmup", String(warmup + 1)]).result()
+                                                    "--warmup", String(warmup + 1)], cpus: cpus).result()
             _ = try f.result()
             let connected = number(r, "connected"), minFps = number(r, "fps", "min")
             FileHandle.standardError.write(Data("fan-out, \(label), \(count): connected \(connected), fps min \(minFps) median \(number(r, "fps", "median"))\n".utf8))
-            guard connected == Double(count), minFps >= 30 else { break }
-            best = Double(count)
+            return connected == Double(count) && minFps >= 30
         }
-        return best
+        var best = 0, failed: Int? = nil
+        for count in quick ? [200, 1000] : [250, 500, 1000, 1500, 2000] {
+            guard try passes(count) else { failed = count; break }
+            best = count
+        }
+        for _ in 0..<refine {
+            guard let high = failed, high - best > 50 else { break }
+            let mid = (best + high) / 2
+            if try passes(mid) { best = mid } else { failed = mid }
+        }
+        return Double(best)
     }
     let clusterFanout = try fanout(feedPort: nodes[0].port, viewPort: nodes[1].port, label: "cluster")
     let singleFanout = try fanout(feedPort: single.port, viewPort: single.port, label: "single node")
     figures.rows.append(("cluster_fanout_viewers_30fps_per_node", clusterFanout, ("fanout_viewers_30fps_single_node", singleFanout), "viewers"))
+    // The same with the measured node on a CPU of its own (CPU 0) and everything else
+    //    (Redis, the other nodes, cwload's viewers and feed) on the others, for both: on
+    //    this 2-core box a cluster node otherwise shares its cores with two more nodes and
+    //    Redis, which the single node does not. Bisected twice past the steps above.
+    let cpuCount = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    if cpuCount >= 2, tool("taskset") != nil {
+        let rest = cpuCount == 2 ? "1" : "1-\(cpuCount - 1)", all = "0-\(cpuCount - 1)"
+        let everyone = processes
+        func pinned(_ measured: Process, _ run: () throws -> Double) throws -> Double {
+            for p in everyone { pin(p, p === measured ? "0" : rest) }
+            defer { for p in everyone { pin(p, all) } }
+            return try run()
+        }
+        let clusterPinned = try pinned(nodes[1].process) {
+            try fanout(feedPort: nodes[0].port, viewPort: nodes[1].port, label: "cluster, pinned", cpus: rest, refine: quick ? 0 : 2)
+        }
+        let singlePinned = try pinned(single.process) {
+            try fanout(feedPort: single.port, viewPort: single.port, label: "single node, pinned", cpus: rest, refine: quick ? 0 : 2)
+        }
+        figures.rows.append(("cluster_fanout_viewers_30fps_per_node_pinned", clusterPinned,
+                             ("fanout_viewers_30fps_single_node_pinned", singlePinned), "viewers"))
+    }
 
     // 3. Catch-up: a new node started on the same Redis, from its start to the first
     //    frame of the bulk session it serves (`frame.json`, 1600x900); beside it the single

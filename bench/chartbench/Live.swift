@@ -87,9 +87,15 @@ struct BenchError: Error, CustomStringConvertible {
 final class Load {
     let process = Process()
     let out = Pipe()
-    init(binDir: String, _ args: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: binDir + "/cwload")
-        process.arguments = args
+    /// `cpus`: run it on those CPUs only (taskset(1)'s list, "1" or "1-3").
+    init(binDir: String, _ args: [String], cpus: String? = nil) throws {
+        if let cpus, let taskset = tool("taskset") {
+            process.executableURL = URL(fileURLWithPath: taskset)
+            process.arguments = ["-c", cpus, binDir + "/cwload"] + args
+        } else {
+            process.executableURL = URL(fileURLWithPath: binDir + "/cwload")
+            process.arguments = args
+        }
         process.standardOutput = out
         try process.run()
     }
