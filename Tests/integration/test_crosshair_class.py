@@ -7,7 +7,7 @@ import urllib.error
 import urllib.request
 
 from conftest import Server
-from test_websocket import connect, hello, next_frame
+from test_websocket import connect, frame_with_text, hello, next_frame
 
 SPEC = {"id": "trades", "chart": {
     "series": [{"id": "p", "data": {"x": [0, 1, 2, 3, 4], "y": [1, 2, 3, 4, 5]}}],
@@ -37,13 +37,7 @@ def test_an_unregistered_class_in_the_config_is_the_plain_crosshair_with_a_warni
         next_frame(ws)
         ws.send(json.dumps({"type": "pointer", "phase": "move", "x": 450, "y": 250, "button": 0, "buttons": 0,
                             "pointerId": 1, "pointerType": "mouse", "time": 1000}))
-        for _ in range(20):
-            frame, _ = next_frame(ws)
-            texts = [c.get("text", "") for l in frame["layers"] for c in l["commands"] if c.get("op") == "text"]
-            if any(t.startswith("y: ") for t in texts):
-                break
-        else:
-            raise AssertionError("no crosshair tooltip")
+        frame_with_text(ws, lambda t: t.startswith("y: "), 20, "a crosshair tooltip")
         # The spec keeps the name (a program registering it later gets the subclass).
         with urllib.request.urlopen(s.http + "/api/sessions/trades/spec", timeout=5) as r:
             assert json.loads(r.read())["chart"]["modifiers"][1]["class"] == "trade"

@@ -8,18 +8,25 @@ import subprocess
 import urllib.request
 
 from conftest import ROOT, server_binary
-from test_websocket import connect, hello, layer, next_frame
+from test_websocket import connect, frame_with_text, hello, layer, next_frame
+
+
+def start_example():
+    """The example on a free port: its process, and the port its first line names."""
+    binary = os.path.join(os.path.dirname(server_binary()), "embedded-example")
+    proc = subprocess.Popen([binary, "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready, _, _ = select.select([proc.stdout], [], [], 20)
+    if not ready:
+        proc.kill()
+        raise AssertionError("the example did not start")
+    line = proc.stdout.readline()
+    assert line.startswith("listening on http://127.0.0.1:"), line
+    return proc, int(line.split(":")[2].split(" ")[0])
 
 
 def test_a_swift_program_hosts_feeds_and_steers_its_own_chart():
-    binary = os.path.join(os.path.dirname(server_binary()), "embedded-example")
-    proc = subprocess.Popen([binary, "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, port = start_example()
     try:
-        ready, _, _ = select.select([proc.stdout], [], [], 20)
-        assert ready, "the example did not start"
-        line = proc.stdout.readline()
-        assert line.startswith("listening on http://127.0.0.1:"), line
-        port = int(line.split(":")[2].split(" ")[0])
 
         class Srv:
             ws = f"ws://127.0.0.1:{port}"
@@ -55,13 +62,7 @@ def test_a_swift_program_hosts_feeds_and_steers_its_own_chart():
                             "pointerId": 1, "pointerType": "mouse", "time": 1000}))
         ws.send(json.dumps({"type": "pointer", "phase": "up", "x": 450, "y": 250, "button": 0, "buttons": 0,
                             "pointerId": 1, "pointerType": "mouse", "time": 1080}))
-        for _ in range(40):
-            frame, _ = next_frame(ws)
-            texts = [c.get("text", "") for l in frame["layers"] for c in l["commands"] if c.get("op") == "text"]
-            if any(t.startswith("● ") for t in texts):
-                break
-        else:
-            raise AssertionError("the tap drew no marker")
+        frame_with_text(ws, lambda t: t.startswith("● "), 40, "the tap's marker")
         assert proc.poll() is None
     finally:
         proc.terminate()
@@ -72,13 +73,8 @@ def test_a_spec_names_the_programs_crosshair_class():
     """The example registers its crosshair subclass as "plant": a session POSTed with
     {"type": "crosshair", "class": "plant"} draws through it (values in bar); a class
     the program has not registered is refused with its path and the names it has."""
-    binary = os.path.join(os.path.dirname(server_binary()), "embedded-example")
-    proc = subprocess.Popen([binary, "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, port = start_example()
     try:
-        ready, _, _ = select.select([proc.stdout], [], [], 20)
-        assert ready, "the example did not start"
-        line = proc.stdout.readline()
-        port = int(line.split(":")[2].split(" ")[0])
 
         def post(spec):
             req = urllib.request.Request(f"http://127.0.0.1:{port}/api/sessions", data=json.dumps(spec).encode(),
@@ -106,13 +102,7 @@ def test_a_spec_names_the_programs_crosshair_class():
         next_frame(ws)
         ws.send(json.dumps({"type": "pointer", "phase": "move", "x": 450, "y": 250, "button": 0, "buttons": 0,
                             "pointerId": 1, "pointerType": "mouse", "time": 1000}))
-        for _ in range(20):
-            frame, _ = next_frame(ws)
-            texts = [c.get("text", "") for l in frame["layers"] for c in l["commands"] if c.get("op") == "text"]
-            if any(t.endswith(" bar") for t in texts):
-                break
-        else:
-            raise AssertionError("the crosshair drew no value in bar")
+        frame_with_text(ws, lambda t: t.endswith(" bar"), 20, "the crosshair's value in bar")
         assert proc.poll() is None
     finally:
         proc.terminate()

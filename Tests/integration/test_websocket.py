@@ -42,6 +42,16 @@ def next_frame(ws, timeout=5, ack=True):
     raise AssertionError("no frame arrived")
 
 
+def frame_with_text(ws, wanted, frames, what):
+    """The first of the next `frames` frames with a text command whose text passes
+    `wanted`; an AssertionError naming `what` if none has."""
+    for _ in range(frames):
+        frame, _ = next_frame(ws)
+        if any(wanted(c.get("text", "")) for l in frame["layers"] for c in l["commands"] if c.get("op") == "text"):
+            return frame
+    raise AssertionError(f"no frame with {what} in {frames}")
+
+
 def next_text(ws):
     while True:
         op, data = ws.recv_data()
