@@ -57,20 +57,27 @@ import TestSupport
         for t in axis.ticks { #expect(!b.isExcluded(t.value), "\(t.label) at \(CivilTime(seconds: t.value))") }
     }
 
+    /// A drag of `dx` pixels from the plot's middle (down, two moves, up; 300 ms apart)
+    /// on axis "t" of `session` showing `range`: the value under the pointer when it went
+    /// down, the axis' calculator after, and where the pointer came up.
+    static func drag(_ session: Session, from range: DoubleRange, by dx: Double) throws -> (grabbed: Double, after: CoordinateCalculator, endX: Double) {
+        let chart = session.chart
+        let rig = try ModifierTests.Rig([ZoomPanModifier(clipMode: .none)], chart: chart)
+        chart.setRange("t", range)
+        let plot = rig.plot
+        let startX = plot.midX, endX = plot.midX + dx
+        let grabbed = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator.value(startX)
+        rig.pointer(.down, startX, plot.midY)
+        rig.pointer(.move, startX + dx / 2, plot.midY, dt: 300)
+        rig.pointer(.move, endX, plot.midY, dt: 300)
+        rig.pointer(.up, endX, plot.midY, dt: 300)
+        return (grabbed, try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator, endX)
+    }
+
     /// A drag moves the axis by what the pointer covered in shown time: the value under
     /// the pointer when it went down is under it when it comes up, across a holiday.
     @Test func aDragPansThroughTheExclusions() throws {
-        let chart = try Self.session().chart
-        let rig = try ModifierTests.Rig([ZoomPanModifier(clipMode: .none)], chart: chart)
-        chart.setRange("t", DoubleRange(Self.date(2026, 12, 28), Self.date(2027, 1, 8)))
-        let plot = rig.plot
-        let startX = plot.midX, endX = plot.midX + 150
-        let grabbed = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator.value(startX)
-        rig.pointer(.down, startX, plot.midY)
-        rig.pointer(.move, startX + 75, plot.midY, dt: 300)
-        rig.pointer(.move, endX, plot.midY, dt: 300)
-        rig.pointer(.up, endX, plot.midY, dt: 300)
-        let calc = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator
+        let (grabbed, calc, endX) = try Self.drag(try Self.session(), from: DoubleRange(Self.date(2026, 12, 28), Self.date(2027, 1, 8)), by: 150)
         #expect(calc.range.min < Self.date(2026, 12, 28))
         #expect(abs(calc.value(endX) - grabbed) < 60, "\(CivilTime(seconds: calc.value(endX))) vs \(CivilTime(seconds: grabbed))")
     }
@@ -169,17 +176,7 @@ import TestSupport
 
     /// A drag across 24 December's early close keeps the instant under the pointer.
     @Test func aDragPansThroughAnEarlyClose() throws {
-        let chart = try Self.session(Self.earlyCloses).chart
-        let rig = try ModifierTests.Rig([ZoomPanModifier(clipMode: .none)], chart: chart)
-        chart.setRange("t", DoubleRange(Self.date(2026, 12, 28), Self.date(2026, 12, 31)))
-        let plot = rig.plot
-        let startX = plot.midX, endX = plot.midX + 200
-        let grabbed = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator.value(startX)
-        rig.pointer(.down, startX, plot.midY)
-        rig.pointer(.move, startX + 100, plot.midY, dt: 300)
-        rig.pointer(.move, endX, plot.midY, dt: 300)
-        rig.pointer(.up, endX, plot.midY, dt: 300)
-        let calc = try #require(rig.session.layout(size: Fixtures.size).axis("t")).calculator
+        let (grabbed, calc, endX) = try Self.drag(try Self.session(Self.earlyCloses), from: DoubleRange(Self.date(2026, 12, 28), Self.date(2026, 12, 31)), by: 200)
         // About five and a half trading hours back: past the three and a half of 24 December.
         #expect(calc.range.min < Self.date(2026, 12, 24, 14.5), "\(CivilTime(seconds: calc.range.min))")
         #expect(abs(calc.value(endX) - grabbed) < 60, "\(CivilTime(seconds: calc.value(endX))) vs \(CivilTime(seconds: grabbed))")
