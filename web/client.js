@@ -95,34 +95,36 @@
   // docs/bench.md). Such a layer is drawn into a 2D canvas beside its own ("direct",
   // made when first needed) from the first frame answering this viewer's gesture, or
   // its second change within 100 ms (a redraw for fonts or a new size is not a change),
-  // and goes back to a handed-over picture (drawn once
-  // more) after a second without a change.
-  const direct = {}, directCanvas = {}, lastChange = {}, settling = {};
+  // and goes back to a handed-over picture (drawn once more) after a second without a
+  // change. The direct canvas is hidden (and 1x1) while its layer is not drawn on it.
+  const directCanvas = {}, lastChange = {}, settling = {};
+  function shownCanvas(id) {
+    const d = directCanvas[id];
+    return d && !d.hidden ? d : canvases[id];
+  }
   function chooseCanvas(id) {
     const now = performance.now(), busy = pendingInput !== null || now - (lastChange[id] ?? -Infinity) < 100;
     lastChange[id] = now;
     if (!busy) return;
     clearTimeout(settling[id]);
     settling[id] = setTimeout(() => settle(id), 1000);
-    if (direct[id]) return;
     let d = directCanvas[id];
+    if (d && !d.hidden) return;
     if (!d) {
       d = directCanvas[id] = document.createElement("canvas");
       d.dataset.direct = id;
       d.style.pointerEvents = "none";
       root.insertBefore(d, canvases[id]);   // where its layer stands (the modifier stays last)
     }
-    direct[id] = true;
     d.hidden = false;
     canvases[id].style.opacity = "0";   // (the modifier's still takes the pointer)
     place(id, boxes[id]);
   }
   function settle(id) {
-    direct[id] = false;
-    place(id, boxes[id]);
-    if (state.layers[id]) paint(id, state.layers[id], boxes[id]);
     const d = directCanvas[id];
     d.hidden = true;
+    place(id, boxes[id]);
+    if (state.layers[id]) paint(id, state.layers[id], boxes[id]);
     d.width = d.height = 1;
   }
   // "Reconnecting to data…": the node serving the chart has lost its data (a cluster
@@ -173,7 +175,7 @@
     return { x: 0, y: 0, w: Math.round(size.width * size.dpr), h: Math.round(size.height * size.dpr) };
   }
   function place(id, box) {
-    const c = direct[id] ? directCanvas[id] : canvases[id], full = box.x === 0 && box.y === 0 && box.w === Math.round(size.width * size.dpr)
+    const c = shownCanvas(id), full = box.x === 0 && box.y === 0 && box.w === Math.round(size.width * size.dpr)
       && box.h === Math.round(size.height * size.dpr);
     boxes[id] = box;
     c.style.left = box.x / size.dpr + "px";
@@ -182,7 +184,7 @@
     c.style.height = (full ? size.height : box.h / size.dpr) + "px";
     c.width = box.w;
     c.height = box.h;
-    if (offscreen[id] && !direct[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
+    if (offscreen[id] && c === canvases[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
   }
 
 
@@ -655,7 +657,7 @@
 
   // Draws a layer whole on the canvas that shows it (placed at `box`).
   function paint(id, layer, box) {
-    const c = direct[id] ? directCanvas[id] : canvases[id], off = direct[id] ? null : offscreen[id];
+    const c = shownCanvas(id), off = c === canvases[id] ? offscreen[id] : null;
     const ctx = (off || c).getContext("2d");
     // An empty layer (most often this viewer's own) is left out of the browser's
     // compositing, which would otherwise blend it over the whole chart on every frame;
