@@ -96,7 +96,7 @@
   // made when first needed) from the first frame answering this viewer's gesture, or
   // its second change within 100 ms (a redraw for fonts or a new size is not a change),
   // and goes back to a handed-over picture (drawn once more) after a second without a
-  // change. The direct canvas is hidden (and 1x1) while its layer is not drawn on it.
+  // change. The direct canvas is hidden while its layer is not drawn on it.
   const directCanvas = {}, lastChange = {}, settling = {};
   function shownCanvas(id) {
     const d = directCanvas[id];
@@ -108,14 +108,9 @@
     if (!busy) return;
     clearTimeout(settling[id]);
     settling[id] = setTimeout(() => settle(id), 1000);
-    let d = directCanvas[id];
-    if (d && !d.hidden) return;
-    if (!d) {
-      d = directCanvas[id] = document.createElement("canvas");
-      d.dataset.direct = id;
-      d.style.pointerEvents = "none";
-      root.insertBefore(d, canvases[id]);   // where its layer stands (the modifier stays last)
-    }
+    const d = direct(id);
+    if (!d.hidden) return;
+    clearTimeout(releasing[id]);
     d.hidden = false;
     canvases[id].style.opacity = "0";   // (the modifier's still takes the pointer)
     place(id, boxes[id]);
@@ -125,7 +120,45 @@
     d.hidden = true;
     place(id, boxes[id]);
     if (state.layers[id]) paint(id, state.layers[id], boxes[id]);
-    d.width = d.height = 1;
+    if (!pointerOver) release(id);
+  }
+  function direct(id) {
+    let d = directCanvas[id];
+    if (!d) {
+      d = directCanvas[id] = document.createElement("canvas");
+      d.dataset.direct = id;
+      d.style.pointerEvents = "none";
+      d.hidden = true;
+      d.width = d.height = 1;
+      root.insertBefore(d, canvases[id]);   // where its layer stands (the modifier stays last)
+    }
+    return d;
+  }
+  // A direct canvas's bitmap is made when the canvas is first drawn at its size: 3-7 ms
+  // for a 1600x762 one here, which a gesture's first frame would wait for (docs/bench.md,
+  // "The first gesture, ready"). So the direct canvases are made and sized as a pointer
+  // comes over the chart (the moment before a gesture: a mouse is over the chart before
+  // it wheels or drags it, a touch before it moves), kept while they may serve, and
+  // given back (1x1) half a minute after the pointer left and their layer settled.
+  const releasing = {};
+  let pointerOver = false;
+  function ready() {
+    pointerOver = true;
+    for (const id of Object.keys(offscreen)) {
+      clearTimeout(releasing[id]);
+      const d = direct(id), box = boxes[id];
+      if (!box || !d.hidden || (d.width === box.w && d.height === box.h)) continue;
+      d.width = box.w;
+      d.height = box.h;
+      d.getContext("2d").clearRect(0, 0, 1, 1);   // (its bitmap, made now)
+    }
+  }
+  function release(id) {
+    clearTimeout(releasing[id]);
+    releasing[id] = setTimeout(() => {
+      const d = directCanvas[id];
+      if (d && d.hidden && !pointerOver) d.width = d.height = 1;
+    }, 30000);
   }
   // "Reconnecting to data…": the node serving the chart has lost its data (a cluster
   // node without Redis, docs/cluster.md); the chart shown is the last it had. Over the
@@ -182,8 +215,10 @@
     c.style.top = box.y / size.dpr + "px";
     c.style.width = (full ? size.width : box.w / size.dpr) + "px";
     c.style.height = (full ? size.height : box.h / size.dpr) + "px";
-    c.width = box.w;
-    c.height = box.h;
+    // (Set only when it changes: setting either, even to what it is, drops the bitmap,
+    // which the next drawing makes again. Every drawing clears what it draws on.)
+    if (c.width !== box.w) c.width = box.w;
+    if (c.height !== box.h) c.height = box.h;
     if (offscreen[id] && c === canvases[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
   }
 
@@ -1108,7 +1143,12 @@
   // A long press is the server's (a cursor, a rollover on touch): no context menu.
   input.addEventListener("contextmenu", (ev) => ev.preventDefault());
   // A mouse leaving the canvas with no button down: its hover ends (a rollover goes).
-  input.addEventListener("pointerleave", (ev) => { if (!ev.buttons && ev.pointerType !== "touch") pointer("cancel", ev); });
+  input.addEventListener("pointerleave", (ev) => {
+    if (!ev.buttons && ev.pointerType !== "touch") pointer("cancel", ev);
+    pointerOver = false;
+    for (const id of Object.keys(directCanvas)) if (directCanvas[id].hidden) release(id);
+  });
+  input.addEventListener("pointerover", ready);
   input.addEventListener("wheel", (ev) => {
     if (!consumes.has("wheel")) return;   // the page scrolls
     ev.preventDefault();

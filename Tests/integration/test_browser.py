@@ -233,6 +233,44 @@ def test_a_layer_changing_frame_after_frame_is_drawn_direct_then_handed_over_aga
     assert a == b, "the picture changed when the layer went back to its bitmaprenderer canvas"
 
 
+def test_a_pointer_over_the_chart_readies_the_direct_canvases_a_gesture_draws_on(static_server, driver):
+    """A direct canvas's bitmap is made when the canvas is first drawn at its size (some
+    ms for a chart's background), so it is made before a gesture needs it: a pointer
+    coming over the chart sizes each handed-over layer's direct canvas to its layer's
+    box, hidden; a pan draws on it at that size; handed back, it keeps it while the
+    pointer stays over the chart."""
+    driver.get(f"{static_server.http}/s/static")
+    wait_for(driver, "return window.chartwire && window.chartwire.draws > 0", message="first draw")
+    handed = """return ['background', 'overlay'].every(id => {
+                    const d = document.querySelector('canvas[data-direct=' + id + ']');
+                    return d === null || d.hidden; })"""
+    wait_for(driver, handed, timeout=5, message="the layers on their own canvases")
+    sizes = """return ['background', 'overlay'].map(id => {
+                   const d = document.querySelector('canvas[data-direct=' + id + ']'),
+                         c = document.querySelector('canvas[data-layer=' + id + ']');
+                   return [c.width, c.height, d && d.width, d && d.height, d && d.hidden]; })"""
+    x, y, w, h = plot_rect(driver)
+    cx, cy = int(x + w / 2), int(y + h / 2)
+    cdp_mouse(driver, "mouseMoved", cx, cy)
+    wait_for(driver, "return document.querySelectorAll('canvas[data-direct]').length >= 2", message="the direct canvases")
+    for cw, ch, dw, dh, hidden in driver.execute_script(sizes):
+        assert (dw, dh, hidden) == (cw, ch, True) and cw * ch > 1
+    cdp_mouse(driver, "mouseWheel", cx, cy, deltaX=0, deltaY=-300)   # (zoomed in: a pan at the extents is held)
+    wait_for(driver, handed, timeout=5, message="the zoom's layers handed over")
+    before = x_labels(driver)
+    cdp_mouse(driver, "mousePressed", cx, cy, button="left", buttons=1, clickCount=1)
+    for k in range(1, 4):
+        cdp_mouse(driver, "mouseMoved", cx - 30 * k, cy, button="left", buttons=1)
+        time.sleep(0.05)
+    cdp_mouse(driver, "mouseReleased", cx - 90, cy, button="left", buttons=0, clickCount=1)
+    wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="the pan's labels")
+    background = driver.execute_script(sizes)[0]
+    assert background[4] is False and background[2:4] == background[0:2]   # drawn direct, at the box's size
+    wait_for(driver, handed, timeout=3, message="the layers handed over again")
+    for cw, ch, dw, dh, hidden in driver.execute_script(sizes):
+        assert (dw, dh, hidden) == (cw, ch, True)
+
+
 def test_each_canvas_covers_its_layers_box(static_server, driver):
     """The series canvas covers the plot (its layer's clip, in whole device pixels), not
     the chart; the background's covers the chart and shows a handed-over picture (a

@@ -19,7 +19,11 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
   as soon as the frame answering the one before is drawn (20 a page). "Paint" is the
   end of the page's drawing; zoom_ and pan_to_commit run on to the end of the browser
   frame that carries it (its next animation frame, then its canvases rasterized and
-  handed to the compositor: a task queued from that animation frame).
+  handed to the compositor: a task queued from that animation frame). Each page's
+  pointer comes over the chart (a move, then 0.3 s) before its first gesture, as a
+  hand's does before it wheels or drags; the page readies its direct canvases then
+  (web/client.js). first_zoom_unhovered_to_paint: a fresh page's first wheel with no
+  pointer over the chart before it (a wheel injected there out of nowhere), 2 samples.
 - first_draw_ms: navigation start to the first painted frame, on the demo.
 - --only pages [--pages N]: N viewers of the live monitoring chart at once, each its own
   headless Chromium (its own browser process and renderer, as N people on N machines
@@ -315,6 +319,13 @@ def plot_centre(d):
                             "return [r.left + r.width / 2, r.top + r.height / 2]", canvas)
 
 
+def hover(d, at):
+    """The pointer comes over the chart at `at` and rests there a moment, as a hand's
+    does before its first gesture."""
+    mouse(d, "mouseMoved", *at)
+    time.sleep(0.3)
+
+
 def gesture(d, x, y, wheel):
     """One measured gesture at (x, y): a wheel turn zooming in, or a 40 px drag left."""
     if wheel:
@@ -340,11 +351,13 @@ def gestures(count, first, tmp, rows):
         lat, arrival, delay = [], [], []
         zoom, pan, drag_steps = [], [], []
         zoom_commit, pan_commit = [], []
+        zoom_delay, zoom_arrival = [], []
         for page in range(max(1, count // 10)):
             d = browser(1600, 940)
             try:
                 d.get(f"{server.http}/s/big")
                 box = plot_centre(d)
+                hover(d, box)
                 for g in range(10):
                     before = d.execute_script("return window.chartwire.inputLog.length")
                     # Input goes in through the DevTools protocol, as the browser receives
@@ -388,6 +401,8 @@ def gestures(count, first, tmp, rows):
                 pan += logs[0][1::2]
                 zoom_commit += logs[4][0::2]
                 pan_commit += logs[4][1::2]
+                zoom_delay += logs[2][0::2]
+                zoom_arrival += logs[1][0::2]
                 lat += logs[0]
                 arrival += logs[1]
                 delay += logs[2]
@@ -395,16 +410,22 @@ def gestures(count, first, tmp, rows):
                 d.quit()
         # The first gesture of a fresh page, one sample a fresh page (a new Chromium each):
         # wheels and drags alternating, each the page's first input after its first draw.
-        first_zoom, first_pan = [], []
-        for k in range(first):
+        first_zoom, first_pan, first_bare = [], [], []
+        for k in range(first + (2 if first else 0)):
+            bare = k >= first   # the last two: wheels with no pointer over the chart before
             d = browser(1600, 940)
             try:
                 d.get(f"{server.http}/s/big")
                 box = plot_centre(d)
                 x, y = box[0] + random.randint(-200, 200), box[1]
-                gesture(d, x, y, wheel=k % 2 == 0)
+                if not bare:
+                    hover(d, (x, y))
+                gesture(d, x, y, wheel=bare or k % 2 == 0)
                 wait_for(d, "return window.chartwire.inputLog.length > 0", timeout=10, message="the frame answering a fresh page's first gesture")
-                (first_zoom if k % 2 == 0 else first_pan).append(d.execute_script("return window.chartwire.inputLog[0]"))
+                got = d.execute_script("const c = window.chartwire; return [c.inputLog[0], c.inputArrivalLog[0], c.inputDelayLog[0]]")
+                kind = "bare wheel" if bare else "wheel" if k % 2 == 0 else "drag"
+                print(f"first {kind}: dispatch {got[2]:.1f}, arrival {got[1]:.1f}, paint {got[0]:.1f} ms", file=sys.stderr)
+                (first_bare if bare else first_zoom if k % 2 == 0 else first_pan).append(got[0])
             finally:
                 d.quit()
         rows.append(("gesture_to_paint_p50_ms_1e7", pct(lat, 0.5), "ms"))
@@ -431,10 +452,16 @@ def gestures(count, first, tmp, rows):
             rows.append(("first_pan_to_paint_p50_ms", pct(first_pan, 0.5), "ms"))
             rows.append(("first_pan_to_paint_max_ms", max(first_pan) if first_pan else float("nan"), "ms"))
             rows.append(("first_gestures_measured", len(first_zoom) + len(first_pan), ""))
+            rows.append(("first_zoom_unhovered_to_paint_p50_ms", pct(first_bare, 0.5), "ms"))
+            rows.append(("first_zoom_unhovered_to_paint_max_ms", max(first_bare), "ms"))
         rows.append(("gesture_dispatch_p50_ms", pct(delay, 0.5), "ms"))
         rows.append(("gesture_dispatch_p95_ms", pct(delay, 0.95), "ms"))
         rows.append(("gesture_to_frame_arrival_p50_ms", pct(arrival, 0.5), "ms"))
         rows.append(("gesture_to_frame_arrival_p95_ms", pct(arrival, 0.95), "ms"))
+        # The same for the wheels alone (the zoom's share of each).
+        rows.append(("zoom_dispatch_p50_ms", pct(zoom_delay, 0.5), "ms"))
+        rows.append(("zoom_to_frame_arrival_p50_ms", pct(zoom_arrival, 0.5), "ms"))
+        print("zoom (dispatch, arrival, paint)", [(round(a, 1), round(b, 1), round(c, 1)) for a, b, c in zip(zoom_delay, zoom_arrival, zoom)], file=sys.stderr)
         print("gesture_to_paint_ms", [round(v, 1) for v in lat], file=sys.stderr)
     finally:
         server.stop()
