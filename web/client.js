@@ -140,14 +140,18 @@
   // comes over the chart (the moment before a gesture: a mouse is over the chart before
   // it wheels or drags it, a touch before it moves), kept while they may serve, and
   // given back (1x1) half a minute after the pointer left and their layer settled.
+  // (Not for a layer that is empty now, most often the viewer's own: its first frame
+  // makes its bitmap, rather than every page holding one for the whole chart.)
   const releasing = {};
   let pointerOver = false;
   function ready() {
     pointerOver = true;
     for (const id of Object.keys(offscreen)) {
       clearTimeout(releasing[id]);
-      const d = direct(id), box = boxes[id];
-      if (!box || !d.hidden || (d.width === box.w && d.height === box.h)) continue;
+      const box = boxes[id], layer = state.layers[id];
+      if (!box || !layer || layer.commands.length === 0) continue;
+      const d = direct(id);
+      if (!d.hidden || (d.width === box.w && d.height === box.h)) continue;
       d.width = box.w;
       d.height = box.h;
       d.getContext("2d").clearRect(0, 0, 1, 1);   // (its bitmap, made now)
