@@ -546,6 +546,42 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
 /// then the durable monitoring server killed (SIGKILL) and started again on its data:
 /// start to the first frame of the session holding the bulk points, and the data
 /// folder's bytes per stored point.
+/// The CPU (% of a core) that `perSecond` `fdatasync`s a second cost by themselves on the
+/// disk holding `folder`: writes as SQLite's WAL takes them (a 64 kB page and its
+/// 24-byte frame header after the one before, from the start again after 16 MB, as a
+/// checkpointed WAL is reused) at that rate, each synced before the next, less the same
+/// writes at the same rate unsynced (half the time each, alternating by the second);
+/// the calling thread's user and kernel time over the wall time. The price of the
+/// promise that an answered append survives a power loss, on this machine's disk,
+/// whatever stores it.
+func syncCost(folder: String, perSecond: Double, seconds: Double) -> Double {
+    let path = folder + "/sync-probe"
+    let fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return .nan }
+    defer { close(fd); unlink(path) }
+    let frame = [UInt8](repeating: 0x5a, count: 65_536 + 24)
+    func cpu() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+    let wrap = (16 << 20) / frame.count
+    var used = [0.0, 0.0], wall = [0.0, 0.0], i = 0
+    for second in 0..<max(2, Int(seconds)) {
+        let synced = second % 2, start = Date(), c0 = cpu()
+        for k in 0..<Int(perSecond) {
+            _ = frame.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t((i % wrap) * frame.count)) }
+            i += 1
+            if synced == 1 { fdatasync(fd) }
+            let due = Double(k + 1) / perSecond - Date().timeIntervalSince(start)
+            if due > 0 { usleep(UInt32(due * 1e6)) }
+        }
+        used[synced] += cpu() - c0
+        wall[synced] += Date().timeIntervalSince(start)
+    }
+    return (used[1] / wall[1] - used[0] / wall[0]) * 100
+}
+
 func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: Double) throws -> LiveFigures {
     var figures = LiveFigures()
     let n = quick ? 4_000_000 : 10_000_000
@@ -576,8 +612,8 @@ func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
     defer { batch.server.stop() }
     let both = [memory, durable]
     let feeds = try [memory, durable, batch].map { try $0.feed(seconds).result() }
+    let viewed = try [memory, durable, batch].map { try $0.oneViewer(seconds) }
     batch.server.stop()
-    let viewed = try both.map { try $0.oneViewer(seconds) }
     let ingests = try both.map {
         try $0.load(["ingest", "--series", "b", "--points", String(n), "--batch", "1000000", "--binary"], session: "bulk").result()
     }
@@ -588,6 +624,13 @@ func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
     figures.rows.append(("append_latency_p99_ms_durable_batch", number(feeds[2], "latency_ms", "p99"),
                          ("append_latency_p99_ms", number(feeds[0], "latency_ms", "p99")), "ms"))
     figures.rows.append(("live_server_cpu_pct_1viewer_durable", viewed[1].cpu, ("live_server_cpu_pct_1viewer", viewed[0].cpu), "%"))
+    figures.rows.append(("live_server_cpu_pct_1viewer_durable_batch", viewed[2].cpu, ("live_server_cpu_pct_1viewer", viewed[0].cpu), "%"))
+    // What the syncs of `--fsync always` cost by themselves: one per request of the feed
+    // (4 series, 50 appends a second each, one at a time: 200 commits a second), made
+    // by this process on the same disk, beside what `always` costs the server more than
+    // `batch` (whose commits are the same, unsynced).
+    let syncs = syncCost(folder: dir.path, perSecond: 200, seconds: seconds)
+    figures.rows.append(("fdatasync_cpu_pct_200_per_s", syncs, ("live_cpu_pct_durable_less_batch", viewed[1].cpu - viewed[2].cpu), "%"))
     figures.rows.append(("live_bytes_per_s_1viewer_durable", viewed[1].bytes, ("live_bytes_per_s_1viewer", viewed[0].bytes), "B/s"))
     figures.rows.append(("live_frame_age_p99_ms_durable", viewed[1].ageP99, ("live_frame_age_p99_ms", viewed[0].ageP99), "ms"))
     figures.rows.append(("ingest_binary_points_per_s_durable", number(ingests[1], "points_per_s"),
