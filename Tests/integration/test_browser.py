@@ -196,6 +196,18 @@ def test_a_drags_moves_leave_as_the_device_reports_them_once_each(static_server,
         assert log.index(["sent", cx - 20 * k]) < log.index(["pointermove", cx - 20 * k]), log
 
 
+def drag_left(d, cx, cy, steps):
+    """A drag from (cx, cy) to the left, 30 px a step 50 ms apart, and the wait for the X
+    labels it moves."""
+    before = x_labels(d)
+    cdp_mouse(d, "mousePressed", cx, cy, button="left", buttons=1, clickCount=1)
+    for k in range(1, steps + 1):
+        cdp_mouse(d, "mouseMoved", cx - 30 * k, cy, button="left", buttons=1)
+        time.sleep(0.05)
+    cdp_mouse(d, "mouseReleased", cx - 30 * steps, cy, button="left", buttons=0, clickCount=1)
+    wait_for(d, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="the pan's labels")
+
+
 def test_a_layer_changing_frame_after_frame_is_drawn_direct_then_handed_over_again(static_server, driver):
     """The background, redrawn by every frame of a pan, is drawn into a 2D canvas of its
     own while that goes on, and a second after the last change back into its
@@ -215,13 +227,7 @@ def test_a_layer_changing_frame_after_frame_is_drawn_direct_then_handed_over_aga
     cdp_mouse(driver, "mouseWheel", cx, cy, deltaX=0, deltaY=-300)
     wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="the zoom's labels")
     wait_for(driver, f"return (() => {{ {state} }})().join() === 'false,'", timeout=5, message="the zoom's layers handed over")
-    before = x_labels(driver)
-    cdp_mouse(driver, "mousePressed", cx, cy, button="left", buttons=1, clickCount=1)
-    for k in range(1, 6):
-        cdp_mouse(driver, "mouseMoved", cx - 30 * k, cy, button="left", buttons=1)
-        time.sleep(0.05)
-    cdp_mouse(driver, "mouseReleased", cx - 150, cy, button="left", buttons=0, clickCount=1)
-    wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="the pan's labels")
+    drag_left(driver, cx, cy, steps=5)
     # Drawn direct: the 2D canvas shows, the handed-over one is transparent.
     assert driver.execute_script(state) == [True, "0"]
     wait_for(driver, "const s = window.chartwire, n = s.draws; return new Promise(r => setTimeout(() => r(s.draws === n), 300))",
@@ -255,15 +261,11 @@ def test_a_pointer_over_the_chart_readies_the_direct_canvases_a_gesture_draws_on
     wait_for(driver, "return document.querySelectorAll('canvas[data-direct]').length >= 2", message="the direct canvases")
     for cw, ch, dw, dh, hidden in driver.execute_script(sizes):
         assert (dw, dh, hidden) == (cw, ch, True) and cw * ch > 1
-    cdp_mouse(driver, "mouseWheel", cx, cy, deltaX=0, deltaY=-300)   # (zoomed in: a pan at the extents is held)
-    wait_for(driver, handed, timeout=5, message="the zoom's layers handed over")
     before = x_labels(driver)
-    cdp_mouse(driver, "mousePressed", cx, cy, button="left", buttons=1, clickCount=1)
-    for k in range(1, 4):
-        cdp_mouse(driver, "mouseMoved", cx - 30 * k, cy, button="left", buttons=1)
-        time.sleep(0.05)
-    cdp_mouse(driver, "mouseReleased", cx - 90, cy, button="left", buttons=0, clickCount=1)
-    wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="the pan's labels")
+    cdp_mouse(driver, "mouseWheel", cx, cy, deltaX=0, deltaY=-300)   # (zoomed in: a pan at the extents is held)
+    wait_for(driver, f"return {json.dumps(before)}.join() !== {X_LABELS_JS}.join()", message="the zoom's labels")
+    wait_for(driver, handed, timeout=5, message="the zoom's layers handed over")
+    drag_left(driver, cx, cy, steps=3)
     background = driver.execute_script(sizes)[0]
     assert background[4] is False and background[2:4] == background[0:2]   # drawn direct, at the box's size
     wait_for(driver, handed, timeout=3, message="the layers handed over again")
