@@ -330,7 +330,8 @@ private func blob(_ s: OpaquePointer, _ i: Int32) -> [UInt8] {
 
 /// Copies the WAL into the database on a thread of its own, through a connection of its
 /// own (SQLite's PASSIVE checkpoint: it never blocks the writer, which goes on
-/// appending to the WAL meanwhile). The writer's WAL hook tells it how many frames the
+/// appending to the WAL meanwhile; then a RESTART, which holds the writer back while it
+/// copies what came meanwhile, so that the WAL starts again from its beginning). The writer's WAL hook tells it how many frames the
 /// WAL holds after each commit; it checkpoints once `SQLiteStore.checkpointBytes` of
 /// them wait, or after a second without commits while some wait, so the WAL is reset
 /// and stays near that size. With `--fsync always` the checkpoint syncs the database
@@ -396,7 +397,15 @@ final class Checkpointer: @unchecked Sendable {
             }
             condition.unlock()
             var log: Int32 = 0, done: Int32 = 0
-            let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done)
+            var rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done)
+            // The WAL starts again from its beginning only when a commit begins with all of
+            // it copied, which a steady feed's commits, arriving while the copy runs, never
+            // let happen: the WAL would grow by every commit for as long as the feed goes on
+            // (a 64 kB page each: 13 MB a second for the monitoring feed). So the PASSIVE
+            // copy, which never stops a commit, is followed by a RESTART: it waits for the
+            // commit under way, holds the next one back while it copies the frames that came
+            // meanwhile (a few) and syncs, and makes that next commit start the WAL again.
+            if rc == SQLITE_OK { rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_RESTART, &log, &done) }
             condition.lock()
             if rc == SQLITE_OK { checkpointed = Int(done) } else { _ = condition.wait(until: Date().addingTimeInterval(0.1)) }
         }

@@ -182,6 +182,27 @@ import CSQLite
         #expect(try store.loadAll().first?.log.map(\.seq) == Array(1...11))
     }
 
+    /// A steady feed, its commits coming while the checkpointer copies, still lets the
+    /// WAL start again from its beginning: 3,000 commits of one 64 kB page each (190 MB
+    /// of frames) go through a WAL file that stays within three checkpoints' worth.
+    @Test func theWALStaysBoundedUnderASteadyFeed() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(folder: dir, sync: .batch)
+        store.define("a", origin: .runtime, spec: [1])
+        try store.commit()
+        func wal() -> Int { ((try? FileManager.default.attributesOfItem(atPath: store.path + "-wal")[.size] as? Int) ?? nil) ?? 0 }
+        var largest = 0
+        for k in 0..<3_000 {
+            store.append("a", kind: 4, payload: [4, UInt8(truncatingIfNeeded: k)])
+            try store.commit()
+            usleep(500)
+            if k % 25 == 0 { largest = max(largest, wal()) }
+        }
+        #expect(largest <= 3 * SQLiteStore.checkpointBytes, "the WAL reached \(largest >> 20) MB")
+        #expect(try store.loadAll().first?.log.count == 3_000)
+    }
+
     /// A data folder made before the log was `WITHOUT ROWID` (a rowid table and an index
     /// on its key) opens, reads back, and takes new entries as before.
     @Test func aLogTableMadeBeforeKeepsWorking() throws {
