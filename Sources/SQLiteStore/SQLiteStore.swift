@@ -41,6 +41,9 @@ public final class SQLiteStore: BufferedStore, SessionStore {
     private var checkpointer: Checkpointer?
     /// The WAL is checkpointed (by the checkpointer thread) once it holds this much.
     public static let checkpointBytes = 16 << 20
+    /// At most this much committed during a checkpoint's copy is copied while the next
+    /// commit waits, so that the WAL starts again (`Checkpointer`).
+    public static let restartBytes = 1 << 20
 
     /// Opens (creating when absent) the database in `folder`. Errors name the file and
     /// the fix, for the one line start-up prints.
@@ -405,7 +408,11 @@ final class Checkpointer: @unchecked Sendable {
             // copy, which never stops a commit, is followed by a RESTART: it waits for the
             // commit under way, holds the next one back while it copies the frames that came
             // meanwhile (a few) and syncs, and makes that next commit start the WAL again.
-            if rc == SQLITE_OK { rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_RESTART, &log, &done) }
+            // (Not when a large commit came meanwhile, a snapshot's chunks: the next commit
+            // would wait for their copy. The next round copies them beside the commits.)
+            if rc == SQLITE_OK && Int(log - done) * pageSize <= SQLiteStore.restartBytes {
+                rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_RESTART, &log, &done)
+            }
             condition.lock()
             if rc == SQLITE_OK { checkpointed = Int(done) } else { _ = condition.wait(until: Date().addingTimeInterval(0.1)) }
         }
