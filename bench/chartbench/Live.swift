@@ -533,19 +533,6 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
     return figures
 }
 
-/// Durable sessions (docs/persistence.md), each figure beside the same measured
-/// memory-only in this run, on two servers running side by side (one with `--data none`,
-/// one with a data folder and `--fsync always`, the default) and measured in turn:
-/// - the monitoring chart's feed alone: its append latency (also on a third server, with
-///   `--fsync batch`);
-/// - the feed with one viewer (1600x900): the server's CPU, the viewer's bytes a second,
-///   the frame ages (the live figures of `runMonitor`);
-/// - bulk binary ingest;
-/// - fan-out on the scrolling chart (on two more servers, memory-only and durable): at
-///   each viewer count, memory-only then durable, each going on while it keeps 30 frames/s;
-/// then the durable monitoring server killed (SIGKILL) and started again on its data:
-/// start to the first frame of the session holding the bulk points, and the data
-/// folder's bytes per stored point.
 /// The CPU (% of a core) that `perSecond` `fdatasync`s a second cost by themselves on the
 /// disk holding `folder`: writes as SQLite's WAL takes them (a 64 kB page and its
 /// 24-byte frame header after the one before, from the start again after 16 MB, as a
@@ -582,6 +569,20 @@ func syncCost(folder: String, perSecond: Double, seconds: Double) -> Double {
     return (used[1] / wall[1] - used[0] / wall[0]) * 100
 }
 
+/// Durable sessions (docs/persistence.md), each figure beside the same measured
+/// memory-only in this run, on two servers running side by side (one with `--data none`,
+/// one with a data folder and `--fsync always`, the default) and measured in turn:
+/// - the monitoring chart's feed alone: its append latency (also on a third server, with
+///   `--fsync batch`);
+/// - the feed with one viewer (1600x900): the server's CPU (also on the `batch` server),
+///   the viewer's bytes a second, the frame ages (the live figures of `runMonitor`);
+///   beside the `always` server's CPU less the `batch` one's, the syncs' own (`syncCost`);
+/// - bulk binary ingest;
+/// - fan-out on the scrolling chart (on two more servers, memory-only and durable): at
+///   each viewer count, memory-only then durable, each going on while it keeps 30 frames/s;
+/// then the durable monitoring server killed (SIGKILL) and started again on its data:
+/// start to the first frame of the session holding the bulk points, and the data
+/// folder's bytes per stored point.
 func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: Double) throws -> LiveFigures {
     var figures = LiveFigures()
     let n = quick ? 4_000_000 : 10_000_000
