@@ -334,10 +334,10 @@ private func blob(_ s: OpaquePointer, _ i: Int32) -> [UInt8] {
 /// Copies the WAL into the database on a thread of its own, through a connection of its
 /// own (SQLite's PASSIVE checkpoint: it never blocks the writer, which goes on
 /// appending to the WAL meanwhile; then a RESTART, which holds the writer back while it
-/// copies what came meanwhile, so that the WAL starts again from its beginning). The writer's WAL hook tells it how many frames the
-/// WAL holds after each commit; it checkpoints once `SQLiteStore.checkpointBytes` of
-/// them wait, or after a second without commits while some wait, so the WAL is reset
-/// and stays near that size. With `--fsync always` the checkpoint syncs the database
+/// copies what came meanwhile, so that the WAL starts again from its beginning). The
+/// writer's WAL hook tells it how many frames the WAL holds after each commit; it
+/// checkpoints once `SQLiteStore.checkpointBytes` of them wait, or after a second without
+/// commits while some wait, so the WAL is reset and stays near that size. With `--fsync always` the checkpoint syncs the database
 /// file here, not on the server's thread.
 final class Checkpointer: @unchecked Sendable {
     private let condition = NSCondition()
