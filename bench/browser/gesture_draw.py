@@ -18,10 +18,8 @@ then per version the median and spread of the drawing, first wheels and later on
 apart. Not a test: figures for docs/bench.md (issue 28).
 """
 import argparse
-import http.client
 import json
 import pathlib
-import random
 import shutil
 import statistics
 import sys
@@ -29,7 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from latency import BIG, ROOT, post, json_points, browser, wait_for, plot_centre, mouse, hover  # noqa: E402
+from latency import BIG, ROOT, fill_walk, browser, wait_for, plot_centre, mouse, hover  # noqa: E402
 from conftest import Server  # noqa: E402
 
 
@@ -48,15 +46,7 @@ def main():
     server = Server("--config", str(tmp / "big.json"), "--web", str(web)).start()
     got = {name: [] for name, _ in versions}
     try:
-        conn = http.client.HTTPConnection("127.0.0.1", server.port)
-        y = 0.0
-        for a in range(0, 2_000_000, 500_000):
-            xs = list(range(a, a + 500_000))
-            ys = []
-            for _ in xs:
-                y += random.uniform(-1, 1)
-                ys.append(round(y, 2))
-            post(conn, "/api/sessions/big/series/s/append", json_points(xs, ys))
+        fill_walk(server, 2_000_000)
         for page in range(args.pages):
             for name, path in (versions if page % 2 == 0 else versions[::-1]):
                 shutil.copy(path, web / "client.js")

@@ -336,18 +336,24 @@ def gesture(d, x, y, wheel):
         mouse(d, "mouseMoved", x - 40, y, button="left", buttons=1)
         mouse(d, "mouseReleased", x - 40, y, button="left", buttons=0, clickCount=1)
 
+def fill_walk(server, n):
+    """The `BIG` chart's line: n points of a random walk at x = 0, 1, 2, ..., appended
+    as JSON in batches of 500,000."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port)
+    y, batch = 0.0, 500_000
+    for a in range(0, n, batch):
+        xs = list(range(a, min(n, a + batch)))
+        ys = []
+        for _ in xs:
+            y += random.uniform(-1, 1)
+            ys.append(round(y, 2))
+        post(conn, "/api/sessions/big/series/s/append", json_points(xs, ys))
+
+
 def gestures(count, first, tmp, rows):
     server = start(BIG, tmp)
     try:
-        conn = http.client.HTTPConnection("127.0.0.1", server.port)
-        y, n, batch = 0.0, 10_000_000, 500_000
-        for a in range(0, n, batch):
-            xs = list(range(a, a + batch))
-            ys = []
-            for _ in range(batch):
-                y += random.uniform(-1, 1)
-                ys.append(round(y, 2))
-            post(conn, "/api/sessions/big/series/s/append", json_points(xs, ys))
+        fill_walk(server, 10_000_000)
         lat, arrival, delay = [], [], []
         zoom, pan, drag_steps = [], [], []
         zoom_commit, pan_commit = [], []
