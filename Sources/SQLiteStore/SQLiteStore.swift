@@ -73,9 +73,14 @@ public final class SQLiteStore: BufferedStore, SessionStore {
             throw StoreError("cannot open \(path): \(message); check the folder's permissions, or pass --data DIR")
         }
         do {
-            // Large pages for large blobs (chunks of 512 kB a column, batches of megabytes):
-            // a quarter of the per-page work of the default. Takes effect on a new database.
-            try exec("PRAGMA page_size=65536")
+            // Pages of 4 kB (SQLite's default, and the disk's block): a commit writes and
+            // syncs whole pages, and the feed's commit of one small append dirties one
+            // page. With 64 kB pages (this store's before) the monitoring feed's 200
+            // commits a second wrote 13.8 MB a second to the WAL; with 4 kB, 1.1 MB
+            // (docs/bench.md, "Durable sessions: the page size"). A chunk's 512 kB column
+            // spans 128 pages; the bulk ingest is some 13 % slower for it. Takes effect on
+            // a new database; one made before keeps its pages (docs/persistence.md).
+            try exec("PRAGMA page_size=4096")
             try exec("PRAGMA journal_mode=WAL")
             try exec("PRAGMA mmap_size=\(1 << 30)")
             // No checkpoint inside a commit: the checkpointer thread copies the WAL into
@@ -93,9 +98,9 @@ public final class SQLiteStore: BufferedStore, SessionStore {
             try exec("PRAGMA journal_size_limit=\(2 * Self.checkpointBytes)")
             // The log is keyed by (session, seq) alone (WITHOUT ROWID): an entry is one
             // b-tree insert, so the commit of a small append writes one page to the WAL,
-            // not two (the table and its key's index). With 64 kB pages and a commit per
-            // append that halves the bytes written and synced (measured: 25 to 12 MB/s of
-            // WAL for the monitoring feed, docs/bench.md). A database made before keeps
+            // not two (the table and its key's index). With a commit per append that
+            // halves the bytes written and synced (measured with 64 kB pages: 25 to 12 MB/s
+            // of WAL for the monitoring feed, docs/bench.md). A database made before keeps
             // its rowid table: the statements are the same for both.
             try exec("""
                 CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, origin TEXT NOT NULL, spec BLOB NOT NULL, position INTEGER NOT NULL);
@@ -404,7 +409,7 @@ final class Checkpointer: @unchecked Sendable {
             // The WAL starts again from its beginning only when a commit begins with all of
             // it copied, which a steady feed's commits, arriving while the copy runs, never
             // let happen: the WAL would grow by every commit for as long as the feed goes on
-            // (a 64 kB page each: 13 MB a second for the monitoring feed). So the PASSIVE
+            // (with 64 kB pages, 13 MB a second for the monitoring feed). So the PASSIVE
             // copy, which never stops a commit, is followed by a RESTART: it waits for the
             // commit under way, holds the next one back while it copies the frames that came
             // meanwhile (a few) and syncs, and makes that next commit start the WAL again.
