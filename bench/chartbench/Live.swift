@@ -64,6 +64,15 @@ struct LiveServer {
         return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Bytes the server has handed to write(2) and its kin, sockets and files alike
+    /// (`wchar` of /proc/PID/io).
+    var writtenBytes: Double {
+        guard let io = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/io", encoding: .utf8),
+              let line = io.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }),
+              let n = Double(line.split(separator: " ").dropFirst().first ?? "") else { return .nan }
+        return n
+    }
+
     var residentMB: Double {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
@@ -185,13 +194,19 @@ final class Scenario {
         return out
     }
 
-    /// Server CPU (% of one core) over the measured interval of a run that starts now.
+    /// Server CPU (% of one core) over the measured interval of a run that starts now;
+    /// `written` becomes the bytes a second the server wrote meanwhile.
     func cpu(during body: () throws -> Void) rethrows -> Double {
         Thread.sleep(forTimeInterval: warmup)
-        let c0 = server.cpuSeconds, t0 = Date()
+        let c0 = server.cpuSeconds, w0 = server.writtenBytes, t0 = Date()
         try body()
-        return (server.cpuSeconds - c0) / Date().timeIntervalSince(t0) * 100
+        let seconds = Date().timeIntervalSince(t0)
+        written = (server.writtenBytes - w0) / seconds
+        return (server.cpuSeconds - c0) / seconds * 100
     }
+
+    /// Bytes a second the server wrote (sockets and files) during the last `cpu(during:)`.
+    var written = Double.nan
 }
 
 /// The live groups: `monitor` (the monitoring chart, bulk ingest, gestures), `fanout`
@@ -534,11 +549,12 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
 }
 
 /// The CPU (% of a core) that `perSecond` `fdatasync`s a second cost by themselves on the
-/// disk holding `folder`: writes as SQLite's WAL takes them (a 64 kB page and its
-/// 24-byte frame header after the one before, from the start again after 16 MB, as a
-/// checkpointed WAL is reused) at that rate, each synced before the next, less the same
-/// writes at the same rate unsynced (half the time each, alternating by the second);
-/// the calling thread's user and kernel time over the wall time. The price of the
+/// disk holding `folder`: writes as SQLite's WAL takes them (a 4 kB page, the store's
+/// page size, and its 24-byte frame header after the one before, from the start again
+/// after 16 MB, as a checkpointed WAL is reused) at that rate, each synced before the
+/// next, less the same writes at the same rate unsynced (half the time each,
+/// alternating by the second); the calling thread's user and kernel time over the wall
+/// time. The price of the
 /// promise that an answered append survives a power loss, on this machine's disk,
 /// whatever stores it.
 func syncCost(folder: String, perSecond: Double, seconds: Double) -> Double {
@@ -546,7 +562,7 @@ func syncCost(folder: String, perSecond: Double, seconds: Double) -> Double {
     let fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return .nan }
     defer { close(fd); unlink(path) }
-    let frame = [UInt8](repeating: 0x5a, count: 65_536 + 24)
+    let frame = [UInt8](repeating: 0x5a, count: 4_096 + 24)
     func cpu() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
@@ -632,6 +648,12 @@ func runDurable(binDir: String, dir: URL, quick: Bool, seconds: Double, warmup: 
     // `batch` (whose commits are the same, unsynced).
     let syncs = syncCost(folder: dir.path, perSecond: 200, seconds: seconds)
     figures.rows.append(("fdatasync_cpu_pct_200_per_s", syncs, ("live_cpu_pct_durable_less_batch", viewed[1].cpu - viewed[2].cpu), "%"))
+    // What the store writes to its files (SQLite's WAL and, at checkpoints, the
+    // database) while the feed runs, less what the memory-only server writes the same
+    // way (none: its sockets are written with send(2), which wchar does not count);
+    // beside the x and y of the points fed, 16 bytes a point.
+    figures.rows.append(("store_written_bytes_per_s_durable", viewed[1].written - viewed[0].written,
+                         ("fed_xy_float64_bytes_per_s", 16 * viewed[1].fedPoints), "B/s"))
     figures.rows.append(("live_bytes_per_s_1viewer_durable", viewed[1].bytes, ("live_bytes_per_s_1viewer", viewed[0].bytes), "B/s"))
     figures.rows.append(("live_frame_age_p99_ms_durable", viewed[1].ageP99, ("live_frame_age_p99_ms", viewed[0].ageP99), "ms"))
     figures.rows.append(("ingest_binary_points_per_s_durable", number(ingests[1], "points_per_s"),
@@ -679,15 +701,16 @@ extension Scenario {
     /// The feed with one viewer (1600x900) of `session`: the server's CPU over the
     /// measured interval, the viewer's frame bytes and frames a second, and the
     /// session's frame ages (`/api/stats`).
-    func oneViewer(_ seconds: Double, session: String = "monitor") throws -> (cpu: Double, bytes: Double, fps: Double, ageP99: Double, ageP50: Double) {
+    func oneViewer(_ seconds: Double, session: String = "monitor") throws -> (cpu: Double, bytes: Double, fps: Double, ageP99: Double, ageP50: Double, written: Double, fedPoints: Double) {
         let f = try feed(seconds, session: session)
         let v = try load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
                           "--duration", String(seconds), "--warmup", String(warmup)], session: session)
-        var r: JSONValue = .null
-        let c = try cpu { r = try v.result(); _ = try f.result() }
+        var r: JSONValue = .null, fed: JSONValue = .null
+        let c = try cpu { r = try v.result(); fed = try f.result() }
         let stats = try load(["get", "--series", "/api/stats"]).result()
         let s = stats["sessions"]?.arrayValue?.first { $0["id"]?.stringValue == session }
-        return (c, number(r, "bytes_per_s"), number(r, "fps", "mean"), number(s, "frameAgeP99Ms"), number(s, "frameAgeP50Ms"))
+        return (c, number(r, "bytes_per_s"), number(r, "fps", "mean"), number(s, "frameAgeP99Ms"), number(s, "frameAgeP50Ms"), written,
+                number(fed, "points") / seconds)
     }
 
     /// `count` viewers (cwload's default size) while the feed runs: how many connected,
