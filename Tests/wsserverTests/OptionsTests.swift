@@ -134,6 +134,8 @@ import ChartSession
         #expect(AccessPolicy.hostName("LocalHost:8080") == "localhost")
         #expect(AccessPolicy.hostName("[::1]:80") == "[::1]")
         #expect(AccessPolicy.hostName("example.com.") == "example.com")
+        #expect(AccessPolicy.hostName(" \tExample.COM:443\t ") == "example.com" && AccessPolicy.hostName(" \t ") == nil)
+        #expect(AccessPolicy.trimmingOWS("\t é x \t") == "é x" && AccessPolicy.trimmingOWS("a") == "a" && AccessPolicy.trimmingOWS("") == "")
         #expect(AccessPolicy.hostName("a:b") == nil && AccessPolicy.hostName("a b") == nil && AccessPolicy.hostName("") == nil)
         let loop = try policy([])
         #expect(loop.hostAllowed("127.0.0.1:8080") && loop.hostAllowed("localhost") && loop.hostAllowed("[::1]:8080"))
