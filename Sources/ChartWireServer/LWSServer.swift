@@ -154,6 +154,7 @@ final class LWSServer {
         }
         if let note = resources.webFonts.familyNote { log(.info, "fonts", note) }
         for warning in resources.hookWarnings { log(.warn, "hooks", warning) }
+        if let note = resources.storeNote { log(.info, "store", note) }
     }
 
     struct ListenError: Error, CustomStringConvertible {

@@ -35,6 +35,8 @@ struct ServerResources {
     /// Sessions whose spec names a Swift hook this program has not registered (a
     /// crosshair class): they start with the plain one.
     var hookWarnings: [String] = []
+    /// A note on the data folder's database for the log (pages made larger than 4 kB).
+    var storeNote: String? = nil
 
     static func load(_ options: Options) throws(StartupError) -> ServerResources {
         // Before any spec is read: generators' default capacity comes from the limits.
@@ -109,6 +111,7 @@ struct ServerResources {
             hub.add(spec.makeSession(measurer: measurer, defaultTheme: options.theme))
         }
         var durability: Durability? = nil
+        var storeNote: String? = nil
         if let address = redis {
             // A cluster node: Redis holds the sessions (docs/cluster.md).
             let counts = options.redisCounts(file: server)
@@ -126,6 +129,7 @@ struct ServerResources {
         } else if let dir = options.dataDir {
             let store: SQLiteStore
             do { store = try SQLiteStore(folder: dir, sync: options.fsync) } catch { throw StartupError(message: "--data: \(error.message)") }
+            storeNote = store.pageSizeNote
             let d = Durability(store: store)
             try d.restore(into: hub, configured: hub.sessions) { spec in
                 spec.makeSession(measurer: measurer, defaultTheme: options.theme)
@@ -161,7 +165,7 @@ struct ServerResources {
         return ServerResources(measurer: measurer, regularFont: fonts.regular, boldFont: fonts.bold, webDir: webDir,
                                webFonts: webFonts, fontWarnings: fonts.missing + fontFamilyWarnings, hub: hub, controlToken: controlToken,
                                durability: durability, allowOrigins: server.allowOrigins, server: server, glyphFonts: GlyphFonts(fonts: fonts),
-                               hookWarnings: hookWarnings)
+                               hookWarnings: hookWarnings, storeNote: storeNote)
     }
 
     /// Adds the tokens of a file `{"viewerTokens": [...], "controllerTokens": [...]}`.

@@ -44,6 +44,17 @@ public final class SQLiteStore: BufferedStore, SessionStore {
     /// At most this much committed during a checkpoint's copy is copied while the next
     /// commit waits, so that the WAL starts again (`Checkpointer`).
     public static let restartBytes = 1 << 20
+    /// The database's page size: 4096 for one made now, 65536 for one made before
+    /// 2026-11-28 (docs/persistence.md, "Page size").
+    public private(set) var pageSize = 4096
+    /// One line for the server's log when the database has pages larger than 4 kB: what
+    /// that costs and how to convert it. Nil otherwise.
+    public var pageSizeNote: String? {
+        guard pageSize > 4096 else { return nil }
+        return "\(path) has \(pageSize >> 10) kB pages (made before 2026-11-28): each small commit writes \(pageSize >> 10) kB "
+            + "to the WAL, not 4; stop the server and run: sqlite3 \(path) 'PRAGMA journal_mode=DELETE; PRAGMA page_size=4096; VACUUM; "
+            + "PRAGMA journal_mode=WAL;' (docs/persistence.md, \"Page size\")"
+    }
 
     /// Opens (creating when absent) the database in `folder`. Errors name the file and
     /// the fix, for the one line start-up prints.
@@ -114,9 +125,10 @@ public final class SQLiteStore: BufferedStore, SessionStore {
         } catch {
             throw StoreError("\(path) is damaged or not a ChartWire database (\(error.message)); move it aside (or restore a backup) and start again, or pass --data none")
         }
-        var pageSize = 4096
-        try? query("PRAGMA page_size") { s in pageSize = Int(sqlite3_column_int64(s, 0)) }
-        checkpointer = Checkpointer(path: path, sync: sync, pageSize: pageSize)
+        var size = 4096
+        try? query("PRAGMA page_size") { s in size = Int(sqlite3_column_int64(s, 0)) }
+        pageSize = size
+        checkpointer = Checkpointer(path: path, sync: sync, pageSize: size)
         if let checkpointer {
             sqlite3_wal_hook(db, walHook, Unmanaged.passUnretained(checkpointer).toOpaque())
         }

@@ -189,7 +189,7 @@ import CSQLite
             try store.commit()
         }
         // A new database has 4 kB pages: the disk's block, not 64 kB, for each commit.
-        #expect(pageSize(store.path) == 4_096)
+        #expect(pageSize(store.path) == 4_096 && store.pageSize == 4_096 && store.pageSizeNote == nil)
         let frame = pageSize(store.path) + 24
         #expect(wal() - before == 10 * frame, "10 commits grew the WAL by \(wal() - before) bytes, \(Double(wal() - before) / Double(frame)) frames")
         #expect(try store.loadAll().first?.log.map(\.seq) == Array(1...11))
@@ -237,6 +237,9 @@ import CSQLite
         sqlite3_close(db)
         do {
             let store = try SQLiteStore(folder: dir, sync: .always)
+            // Its 64 kB pages are kept, and the server's log is told how to convert them.
+            #expect(store.pageSize == 65_536 && pageSize(store.path) == 65_536)
+            #expect(store.pageSizeNote?.contains("64 kB pages") == true && store.pageSizeNote?.contains("PRAGMA page_size=4096; VACUUM") == true)
             #expect(try store.loadAll().first?.log.map(\.payload) == [[4, 1], [4, 2]])
             store.append("a", kind: 4, payload: [4, 3])
             try store.commit()

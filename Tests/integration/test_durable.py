@@ -301,6 +301,65 @@ def test_a_damaged_data_folder_stops_start_up_with_one_line(tmp_path):
     assert "chartwire.sqlite" in p.stderr and "move it aside" in p.stderr and p.stderr.count("\n") == 1
 
 
+def test_a_database_with_64_kB_pages_is_named_in_the_log_and_converts(tmp_path):
+    """A data folder made before 2026-11-28 has 64 kB pages: the server keeps its
+    sessions, and its log says what the pages cost and how to convert them; after the
+    conversion docs/persistence.md gives (run here through Python's sqlite3), the
+    database has 4 kB pages, the sessions are there, and the log says nothing more."""
+    import sqlite3
+    import subprocess
+    import types
+    from conftest import ROOT, server_binary
+    data_dir = tmp_path / "data"
+    db = data_dir / "chartwire.sqlite"
+
+    def run_server():
+        """Starts the server on the folder, with its log (no --quiet): where it
+        listens, and the process."""
+        p = subprocess.Popen([server_binary(), "--no-demo", "--port", "0", "--data", str(data_dir)], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            port = int(p.stdout.readline().strip().rsplit(":", 1)[1])
+        except Exception:
+            p.kill()
+            raise
+        return types.SimpleNamespace(http=f"http://127.0.0.1:{port}"), p
+
+    def stop(p):
+        p.terminate()
+        _, err = p.communicate(timeout=20)
+        return err
+
+    def page_size():
+        with sqlite3.connect(db) as c:
+            return c.execute("PRAGMA page_size").fetchone()[0]
+
+    def convert(size):
+        c = sqlite3.connect(db, isolation_level=None)
+        for sql in ["PRAGMA journal_mode=DELETE", f"PRAGMA page_size={size}", "VACUUM", "PRAGMA journal_mode=WAL"]:
+            c.execute(sql)
+        c.close()
+
+    server, p = run_server()
+    assert call(server, "POST", "/api/sessions", {**SESSION, "id": "pages"})[0] == 201
+    assert request(server, "POST", "/api/sessions/pages/series/j/append", json.dumps({"x": [1, 2, 3], "y": [4, 5, 6]}).encode())[0] == 200
+    assert "kB pages" not in stop(p)
+    assert page_size() == 4096
+    convert(65536)   # as a database made before
+    assert page_size() == 65536
+
+    server, p = run_server()
+    assert json.loads(request(server, "GET", "/api/sessions/pages/spec?data=1")[1])["chart"]["series"][0]["data"]["y"] == [4, 5, 6]
+    err = stop(p)
+    assert "64 kB pages" in err and "PRAGMA page_size=4096; VACUUM" in err and "docs/persistence.md" in err
+
+    convert(4096)    # the documented command
+    assert page_size() == 4096
+    server, p = run_server()
+    assert json.loads(request(server, "GET", "/api/sessions/pages/spec?data=1")[1])["chart"]["series"][0]["data"]["y"] == [4, 5, 6]
+    assert "kB pages" not in stop(p)
+
+
 def test_a_page_open_across_a_restart_shows_the_same_chart(tmp_path, artifacts):
     """A viewer's page zoomed (shared view) and fed; the server is killed and restarted
     on the same port: the page reconnects by itself and draws the same chart."""
