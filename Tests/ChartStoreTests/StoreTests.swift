@@ -13,13 +13,12 @@ import CSQLite
 
     /// The page size of the database at `path`, read through a connection of its own.
     func pageSize(_ path: String) -> Int {
-        var db: OpaquePointer?, statement: OpaquePointer?, size = 0
+        var db: OpaquePointer?, statement: OpaquePointer?
         defer { sqlite3_finalize(statement); sqlite3_close(db) }
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
               sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &statement, nil) == SQLITE_OK,
               sqlite3_step(statement) == SQLITE_ROW else { return 0 }
-        size = Int(sqlite3_column_int64(statement, 0))
-        return size
+        return Int(sqlite3_column_int64(statement, 0))
     }
 
     /// Drives a store through every write, then reads it back as a restart would.
