@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a live page's draw goes: one headless Chromium on the monitoring chart.
 
-  python3 bench/browser/page_profile.py [--seconds S] [--feed cwload|python]
+  python3 bench/browser/page_profile.py [--seconds S] [--feed cwload|python] [--size WxH]
 
 The server and feed are those of `latency.py --only pages` (history by `cwload ingest`,
 then `cwload feed --rate 50`, or the Python feed of `--only live`). Prints, over the
@@ -110,6 +110,7 @@ def main():
     ap.add_argument("--raster", action="store_true", help="also time the series layer's stroke, rasterised, in variants")
     ap.add_argument("--style", default="", help="an experiment: CSS applied to canvases, as layer:property=value,...")
     ap.add_argument("--feed", choices=["cwload", "python"], default="cwload")
+    ap.add_argument("--size", default="1600x940", help="the browser window, WxH (the chart is the page's size less its title)")
     args = ap.parse_args()
     tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
     tmp.mkdir(exist_ok=True)
@@ -117,7 +118,7 @@ def main():
     feed = None
     try:
         feed = fill_monitor(server, args.feed)
-        d = browser(1600, 940)
+        d = browser(*(int(v) for v in args.size.split("x")))
         try:
             d.get(f"{server.http}/s/monitor")
             wait_for(d, "return window.chartwire && window.chartwire.draws > 0", timeout=60)
