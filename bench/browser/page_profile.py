@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a live page's draw goes: one headless Chromium on the monitoring chart.
 
-  python3 bench/browser/page_profile.py [--seconds S] [--feed cwload|python] [--size WxH]
+  python3 bench/browser/page_profile.py [--seconds S] [--feed cwload|python] [--size WxH] [--follow S]
 
 The server and feed are those of `latency.py --only pages` (history by `cwload ingest`,
 then `cwload feed --rate 50`, or the Python feed of `--only live`). Prints, over the
@@ -14,6 +14,7 @@ Not a test: figures for docs/bench.md (issue 28).
 """
 import argparse
 import collections
+import copy
 import os
 import pathlib
 import re
@@ -111,10 +112,15 @@ def main():
     ap.add_argument("--style", default="", help="an experiment: CSS applied to canvases, as layer:property=value,...")
     ap.add_argument("--feed", choices=["cwload", "python"], default="cwload")
     ap.add_argument("--size", default="1600x940", help="the browser window, WxH (the chart is the page's size less its title)")
+    ap.add_argument("--follow", type=float, default=0, metavar="S",
+                    help="the chart's x axis follows the newest S seconds (a scrolling window) instead of showing all")
     args = ap.parse_args()
     tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
     tmp.mkdir(exist_ok=True)
-    server = start(MONITOR, tmp)
+    spec = copy.deepcopy(MONITOR)
+    if args.follow:
+        spec["sessions"][0]["chart"]["xAxes"][0].update({"mode": "follow", "window": args.follow})
+    server = start(spec, tmp)
     feed = None
     try:
         feed = fill_monitor(server, args.feed)
@@ -132,7 +138,7 @@ def main():
             d.execute_cdp_cmd("Profiler.enable", {})
             d.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": 200})
             m0 = {m["name"]: m["value"] for m in d.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
-            d.execute_script("const c = window.chartwire; window.__d0 = c.draws; window.__s0 = c.scrollDraws || 0; window.__l0 = Object.assign({}, c.layerDraws || {});"
+            d.execute_script("const c = window.chartwire; window.__d0 = c.draws; window.__s0 = c.scrollDraws || 0; window.__m0 = c.scrollMoves || 0; window.__l0 = Object.assign({}, c.layerDraws || {});"
                              "c.drawMsLog.length = 0; c.drawLog.length = 0; window.__t0 = performance.now();")
             c0, t0 = threads_cpu(d.service.process.pid), time.time()
             d.execute_cdp_cmd("Profiler.start", {})
@@ -148,7 +154,7 @@ def main():
                 const bg = c.layers.background.commands, bgops = {};
                 for (const k of bg) bgops[k.op] = (bgops[k.op] || 0) + 1;
                 const widths = s.commands.filter(k => k.op === 'columns').map(k => k.width);
-                return {draws: (c.draws - window.__d0) / ms * 1000, layerDraws: ld, scrolls: ((c.scrollDraws || 0) - window.__s0) / ms * 1000, ops, entries, cols, canv, bgops, widths,
+                return {draws: (c.draws - window.__d0) / ms * 1000, layerDraws: ld, scrolls: ((c.scrollDraws || 0) - window.__s0) / ms * 1000, moves: ((c.scrollMoves || 0) - window.__m0) / ms * 1000, ops, entries, cols, canv, bgops, widths,
                         drawMs: c.drawMsLog.slice().sort((a, b) => a - b), ages: c.drawLog.slice().sort((a, b) => a - b)};""")
             trials = d.execute_script(RASTER_JS) if args.raster else {}
         finally:
@@ -157,7 +163,7 @@ def main():
         stop_feed(feed)
         server.stop()
     print(f"draws/s {page['draws']:.1f}; layer redraws/s " + ", ".join(f"{k} {v:.1f}" for k, v in page["layerDraws"].items())
-          + f"; of them drawn by shifting (scrollDraw) {page['scrolls']:.1f}/s")
+          + f"; of them drawn by shifting (scrollDraw) {page['scrolls']:.1f}/s, the canvas shifted in {page['moves']:.1f}/s")
     print(f"canvases: {page['canv']}")
     print(f"series layer: {page['ops']}, {page['cols']} columns lines, {page['entries']} entries in all, widths {page['widths']}")
     print(f"background layer: {page['bgops']}")
