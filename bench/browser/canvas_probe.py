@@ -2,7 +2,7 @@
 """What Chromium costs a frame for a canvas like the live chart's series layer, drawn
 on the page's main thread or in a worker (an OffscreenCanvas), with no ChartWire in it.
 
-  python3 bench/browser/canvas_probe.py [--seconds S] [--rounds N] [--rate FPS]
+  python3 bench/browser/canvas_probe.py [--seconds S] [--rounds N] [--rate FPS] [--ways W,...]
 
 A page (served by this script) holds a 1600x762 background canvas, drawn once, and
 over it a 1499x672 canvas that takes a frame `--rate` times a second: four 1.5 px
@@ -14,7 +14,11 @@ strips are. Four ways, in turn, each in a fresh headless Chromium (1600x940):
   (`transferControlToOffscreen`): its frames reach the compositor without the main
   thread's frame;
 - main-shift, worker-shift: the same, after shifting the whole canvas left by one
-  pixel (a self `drawImage`), as a scrolling chart's frame is.
+  pixel (a self `drawImage`), as a scrolling chart's frame is;
+- scroll, pingpong (`--ways`): that shift made otherwise, on the main thread: a canvas
+  twice the width moved by a CSS transform in a clipping box (its pixels copied back to
+  its start once it runs out), or the shown canvas copied shifted into a second one,
+  which is drawn on and shown instead.
 
 Prints each way's CPU (% of a core) over the measured window, by process and thread
 (page_profile.py's split), and the rounds' medians. Not a test: a probe for
@@ -64,7 +68,50 @@ function frame() {
 }
 function start(canvas) { ctx = canvas.getContext("2d"); W = canvas.width; H = canvas.height; setInterval(frame, 1000 / RATE); }
 `;
-if (mode === "worker") {
+if (mode === "scroll" || mode === "pingpong") {
+  // The main thread, the shift made otherwise: "scroll" moves a canvas twice the width
+  // inside a clipping box by a CSS transform (the compositor moves it; the pixels are
+  // copied back to its start once it runs out); "pingpong" copies the shown canvas
+  // shifted into a second one, draws there and shows that one instead.
+  const W = 1499, H = 672, s = document.getElementById("s");
+  const box = document.createElement("div");
+  box.style.cssText = "position:absolute;left:80px;top:20px;width:1499px;height:672px;overflow:hidden";
+  s.remove();
+  document.body.appendChild(box);
+  const cs = [0, 1].map(() => { const c = document.createElement("canvas"); c.width = mode === "scroll" ? 2 * W : W; c.height = H;
+                                c.style.cssText = "position:absolute;left:0;top:0"; box.appendChild(c); return c; });
+  const y = [300, 320, 340, 360], colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"];
+  let off = 0, shown = 0;
+  cs[1].style.visibility = "hidden";
+  function strip(ctx, right) {
+    ctx.clearRect(right - 40, 0, 40, H);
+    ctx.lineWidth = 1.5;
+    for (let k = 0; k < 4; k++) {
+      ctx.strokeStyle = colors[k]; ctx.beginPath();
+      let v = y[k]; ctx.moveTo(right - 40, v);
+      for (let x = right - 40; x <= right; x++) { v = Math.max(10, Math.min(H - 10, v + (Math.random() - 0.5) * 6)); ctx.lineTo(x, v); }
+      y[k] = v; ctx.stroke();
+    }
+  }
+  setInterval(() => {
+    if (mode === "scroll") {
+      const c = cs[0], ctx = c.getContext("2d");
+      off++;
+      if (off + W > c.width) {
+        ctx.save(); ctx.globalCompositeOperation = "copy"; ctx.drawImage(c, off, 0, W, H, 0, 0, W, H); ctx.restore();
+        off = 0;
+      }
+      strip(ctx, off + W);
+      c.style.transform = `translateX(${-off}px)`;
+    } else {
+      const from = cs[shown], to = cs[1 - shown], ctx = to.getContext("2d");
+      ctx.save(); ctx.globalCompositeOperation = "copy"; ctx.drawImage(from, -1, 0); ctx.restore();
+      strip(ctx, W);
+      to.style.visibility = "visible"; from.style.visibility = "hidden";
+      shown = 1 - shown;
+    }
+  }, 1000 / ${RATE});
+} else if (mode === "worker") {
   const off = document.getElementById("s").transferControlToOffscreen();
   const w = new Worker(URL.createObjectURL(new Blob([code + "onmessage = (e) => start(e.data);"], { type: "text/javascript" })));
   w.postMessage(off, [off]);
@@ -80,6 +127,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--rate", type=float, default=24, help="frames a second (the live chart draws about 24 at 1600x900)")
+    ap.add_argument("--ways", default="main,worker,main-shift,worker-shift", help="which of main, worker, main-shift, worker-shift, scroll, pingpong")
     args = ap.parse_args()
     page = PAGE.replace("${RATE}", repr(args.rate)).encode()
 
@@ -96,7 +144,7 @@ def main():
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
-    ways = ["main", "worker", "main-shift", "worker-shift"]
+    ways = args.ways.split(",")
     results = {w: [] for w in ways}
     for r in range(args.rounds):
         for way in ways:
