@@ -860,22 +860,28 @@
     dirty.push([-Infinity, clip.x + edge], [clip.x + clip.w - edge, Infinity]);
     // Strips in device pixels, widened by how far a stroke reaches, merged.
     // (In the canvas' own device pixels: its box starts at box.x of the chart.)
-    const cv = canvases[id], box = boxes[id], reach = width / 2 + 2 / dpr;
-    const strips = dirty.map(([a, b]) => [Math.max(0, Math.floor((a - reach) * dpr) - box.x), Math.min(cv.width, Math.ceil((b + reach) * dpr) - box.x)])
+    // A frame that moves the lines is drawn on the series canvas not shown (its twin,
+    // `canvas[data-direct=series]`, made at the first move): the shown one is copied
+    // into it, shifted, its strips drawn, and it is shown instead. A canvas copying
+    // itself pays for a copy of its whole picture first: 3-4 ms a frame for the plot
+    // of a 1600x900 chart, under 1 ms into another (docs/bench.md, "A live page costs
+    // by the frame, not by the pixel").
+    const shown = shownCanvas(id), box = boxes[id], reach = width / 2 + 2 / dpr;
+    const strips = dirty.map(([a, b]) => [Math.max(0, Math.floor((a - reach) * dpr) - box.x), Math.min(shown.width, Math.ceil((b + reach) * dpr) - box.x)])
       .filter(([a, b]) => b > a).sort((p, q) => p[0] - q[0]);
     const merged = [];
     for (const s of strips) {
       const top = merged[merged.length - 1];
       if (top && s[0] <= top[1]) top[1] = Math.max(top[1], s[1]); else merged.push(s.slice());
     }
-    if (merged.reduce((n, [a, b]) => n + b - a, 0) > cv.width / 2) return false;
-    const ctx = cv.getContext("2d");
+    if (merged.reduce((n, [a, b]) => n + b - a, 0) > shown.width / 2) return false;
+    const cv = move ? twin(id, shown) : shown, ctx = cv.getContext("2d");
     if (move) {
       ctx.save();
       ctx.setTransform(1, 0, 0, 1, 0, 0);
       ctx.globalAlpha = 1;
       ctx.globalCompositeOperation = "copy";
-      ctx.drawImage(cv, move, 0);
+      ctx.drawImage(shown, move, 0);
       ctx.restore();
       state.scrollMoves++;
     }
@@ -929,7 +935,26 @@
       ctx.drawImage(scratch, a - sa, 0, b - a, cv.height, a, 0, b - a, cv.height);
       ctx.restore();
     }
+    if (cv !== shown) show(id, cv);
     return true;
+  }
+
+  // The canvas of `id` not shown, placed and sized as `shown` (its bitmap kept when it
+  // already has that size): the layer's canvas or its direct one.
+  function twin(id, shown) {
+    const d = direct(id), t = shown === d ? canvases[id] : d;
+    for (const k of ["left", "top", "width", "height"]) t.style[k] = shown.style[k];
+    if (t.width !== shown.width) t.width = shown.width;
+    if (t.height !== shown.height) t.height = shown.height;
+    return t;
+  }
+  // Shows `c`, the layer's canvas or its direct one, in place of the other.
+  function show(id, c) {
+    const d = directCanvas[id];
+    clearTimeout(releasing[id]);
+    c.style.opacity = "";
+    d.hidden = c !== d;
+    if (c === d) canvases[id].style.opacity = "0";
   }
 
   // Markers (docs/protocol.md, "markers"): one marker is drawn once into a sprite at
