@@ -11,6 +11,11 @@ import CSQLite
         return dir
     }
 
+    /// The size of the file at `path`, nil when there is none.
+    func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int
+    }
+
     /// The page size of the database at `path`, read through a connection of its own.
     func pageSize(_ path: String) -> Int {
         var db: OpaquePointer?, statement: OpaquePointer?
@@ -135,9 +140,7 @@ import CSQLite
     @Test func checkpointsRunBesideTheCommits() throws {
         let dir = folder(), crashed = folder()
         defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: crashed) }
-        func size(_ name: String) -> Int {
-            ((try? FileManager.default.attributesOfItem(atPath: dir + "/" + name)[.size] as? Int) ?? nil) ?? 0
-        }
+        func size(_ name: String) -> Int { fileSize(dir + "/" + name) ?? 0 }
         func waitFor(_ what: () -> Bool) -> Bool {
             for _ in 0..<100 where !what() { usleep(50_000) }
             return what()
@@ -160,11 +163,11 @@ import CSQLite
                 try FileManager.default.copyItem(atPath: dir + "/" + f, toPath: crashed + "/" + f)
             }
         }
-        let walLeft = ((try? FileManager.default.attributesOfItem(atPath: crashed + "/" + SQLiteStore.fileName + "-wal")[.size] as? Int) ?? nil) ?? 0
+        let walLeft = fileSize(crashed + "/" + SQLiteStore.fileName + "-wal") ?? 0
         #expect(walLeft > 0)
         let reopened = try SQLiteStore(folder: crashed, sync: .off)
         #expect(waitFor {
-            (((try? FileManager.default.attributesOfItem(atPath: crashed + "/" + SQLiteStore.fileName + "-wal")[.size] as? Int) ?? nil) ?? -1) == 0
+            fileSize(crashed + "/" + SQLiteStore.fileName + "-wal") == 0
         }, "the WAL left by the last run is folded and truncated at start-up")
         #expect(try reopened.loadAll().first?.snapshot?.chunks.count == 25)
     }
@@ -181,7 +184,7 @@ import CSQLite
         usleep(200_000)   // (the checkpointer's start-up fold of the WAL is done)
         store.append("a", kind: 4, payload: [4, 0])   // (a WAL folded meanwhile gets its header)
         try store.commit()
-        func wal() -> Int { ((try? FileManager.default.attributesOfItem(atPath: store.path + "-wal")[.size] as? Int) ?? nil) ?? 0 }
+        func wal() -> Int { fileSize(store.path + "-wal") ?? 0 }
         let before = wal()
         for k in 1...10 {
             store.append("a", kind: 4, payload: [4, UInt8(k)])
@@ -204,7 +207,7 @@ import CSQLite
         let store = try SQLiteStore(folder: dir, sync: .batch)
         store.define("a", origin: .runtime, spec: [1])
         try store.commit()
-        func wal() -> Int { ((try? FileManager.default.attributesOfItem(atPath: store.path + "-wal")[.size] as? Int) ?? nil) ?? 0 }
+        func wal() -> Int { fileSize(store.path + "-wal") ?? 0 }
         var largest = 0
         for k in 1...3_000 {
             store.append("a", kind: 4, payload: [UInt8](repeating: UInt8(truncatingIfNeeded: k), count: 60_000))
