@@ -66,18 +66,16 @@ struct LiveServer {
 
     /// Bytes the server has handed to write(2) and its kin, sockets and files alike
     /// (`wchar` of /proc/PID/io).
-    var writtenBytes: Double {
-        guard let io = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/io", encoding: .utf8),
-              let line = io.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }),
-              let n = Double(line.split(separator: " ").dropFirst().first ?? "") else { return .nan }
-        return n
-    }
+    var writtenBytes: Double { procValue("io", "wchar:") }
 
-    var residentMB: Double {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return .nan }
-        return kb / 1024
+    var residentMB: Double { procValue("status", "VmRSS:") / 1024 }
+
+    /// The number after `key` on its line of /proc/PID/`file` (NaN when absent).
+    private func procValue(_ file: String, _ key: String) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/\(file)", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
+              let n = Double(line.dropFirst(key.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") else { return .nan }
+        return n
     }
 
     func stop() {
@@ -194,19 +192,19 @@ final class Scenario {
         return out
     }
 
-    /// Server CPU (% of one core) over the measured interval of a run that starts now;
-    /// `written` becomes the bytes a second the server wrote meanwhile.
+    /// Server CPU (% of one core) over the measured interval of a run that starts now.
     func cpu(during body: () throws -> Void) rethrows -> Double {
+        try usage(during: body).cpu
+    }
+
+    /// The same, and the bytes a second the server wrote meanwhile (sockets and files).
+    func usage(during body: () throws -> Void) rethrows -> (cpu: Double, written: Double) {
         Thread.sleep(forTimeInterval: warmup)
         let c0 = server.cpuSeconds, w0 = server.writtenBytes, t0 = Date()
         try body()
         let seconds = Date().timeIntervalSince(t0)
-        written = (server.writtenBytes - w0) / seconds
-        return (server.cpuSeconds - c0) / seconds * 100
+        return ((server.cpuSeconds - c0) / seconds * 100, (server.writtenBytes - w0) / seconds)
     }
-
-    /// Bytes a second the server wrote (sockets and files) during the last `cpu(during:)`.
-    var written = Double.nan
 }
 
 /// The live groups: `monitor` (the monitoring chart, bulk ingest, gestures), `fanout`
@@ -554,9 +552,8 @@ func runIndependent(_ sc: Scenario, quick: Bool) throws -> LiveFigures {
 /// after 16 MB, as a checkpointed WAL is reused) at that rate, each synced before the
 /// next, less the same writes at the same rate unsynced (half the time each,
 /// alternating by the second); the calling thread's user and kernel time over the wall
-/// time. The price of the
-/// promise that an answered append survives a power loss, on this machine's disk,
-/// whatever stores it.
+/// time. The price of the promise that an answered append survives a power loss, on
+/// this machine's disk, whatever stores it.
 func syncCost(folder: String, perSecond: Double, seconds: Double) -> Double {
     let path = folder + "/sync-probe"
     let fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -706,11 +703,11 @@ extension Scenario {
         let v = try load(["viewers", "--count", "1", "--width", "1600", "--height", "900",
                           "--duration", String(seconds), "--warmup", String(warmup)], session: session)
         var r: JSONValue = .null, fed: JSONValue = .null
-        let c = try cpu { r = try v.result(); fed = try f.result() }
+        let use = try usage { r = try v.result(); fed = try f.result() }
         let stats = try load(["get", "--series", "/api/stats"]).result()
         let s = stats["sessions"]?.arrayValue?.first { $0["id"]?.stringValue == session }
-        return (c, number(r, "bytes_per_s"), number(r, "fps", "mean"), number(s, "frameAgeP99Ms"), number(s, "frameAgeP50Ms"), written,
-                number(fed, "points") / seconds)
+        return (use.cpu, number(r, "bytes_per_s"), number(r, "fps", "mean"), number(s, "frameAgeP99Ms"), number(s, "frameAgeP50Ms"),
+                use.written, number(fed, "points") / seconds)
     }
 
     /// `count` viewers (cwload's default size) while the feed runs: how many connected,
