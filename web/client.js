@@ -110,9 +110,7 @@
     settling[id] = setTimeout(() => settle(id), 1000);
     const d = direct(id);
     if (!d.hidden) return;
-    clearTimeout(releasing[id]);
-    d.hidden = false;
-    canvases[id].style.opacity = "0";   // (the modifier's still takes the pointer)
+    show(id, d);
     place(id, boxes[id]);
   }
   function settle(id) {
@@ -212,9 +210,15 @@
     return { x: 0, y: 0, w: Math.round(size.width * size.dpr), h: Math.round(size.height * size.dpr) };
   }
   function place(id, box) {
-    const c = shownCanvas(id), full = box.x === 0 && box.y === 0 && box.w === Math.round(size.width * size.dpr)
-      && box.h === Math.round(size.height * size.dpr);
+    const c = shownCanvas(id);
     boxes[id] = box;
+    fit(c, box);
+    if (offscreen[id] && c === canvases[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
+  }
+  // Places and sizes canvas `c` at `box`.
+  function fit(c, box) {
+    const full = box.x === 0 && box.y === 0 && box.w === Math.round(size.width * size.dpr)
+      && box.h === Math.round(size.height * size.dpr);
     c.style.left = box.x / size.dpr + "px";
     c.style.top = box.y / size.dpr + "px";
     c.style.width = (full ? size.width : box.w / size.dpr) + "px";
@@ -223,7 +227,6 @@
     // which the next drawing makes again. Every drawing clears what it draws on.)
     if (c.width !== box.w) c.width = box.w;
     if (c.height !== box.h) c.height = box.h;
-    if (offscreen[id] && c === canvases[id]) { offscreen[id].width = box.w; offscreen[id].height = box.h; }
   }
 
 
@@ -939,16 +942,15 @@
     return true;
   }
 
-  // The canvas of `id` not shown, placed and sized as `shown` (its bitmap kept when it
-  // already has that size): the layer's canvas or its direct one.
+  // The canvas of `id` not shown, placed and sized as `shown` is, at its layer's box
+  // (its bitmap kept when it already has that size): the layer's canvas or its direct one.
   function twin(id, shown) {
     const d = direct(id), t = shown === d ? canvases[id] : d;
-    for (const k of ["left", "top", "width", "height"]) t.style[k] = shown.style[k];
-    if (t.width !== shown.width) t.width = shown.width;
-    if (t.height !== shown.height) t.height = shown.height;
+    fit(t, boxes[id]);
     return t;
   }
-  // Shows `c`, the layer's canvas or its direct one, in place of the other.
+  // Shows `c`, the layer's canvas or its direct one, in place of the other (the layer's
+  // is made transparent, not hidden: the modifier's still takes the pointer).
   function show(id, c) {
     const d = directCanvas[id];
     clearTimeout(releasing[id]);
