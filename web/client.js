@@ -839,8 +839,11 @@
     for (const m of layer.moved) {
       const a = old.commands[m.from], b = cmds[m.at];
       if (!a || !a.pen || a.pen.length !== a.entries.length || m.keepCount === 0) return false;
+      // (A whole number of device pixels, to a thousandth: x0 comes as a float32 and, for
+      // x in seconds since the epoch, moves by some 1e-5 px between frames; no pixel of
+      // a stroke changes by a level for that.)
       const d = ((b.x0 - a.x0) - m.shift * a.dx) * dpr;
-      if (Math.abs(d - Math.round(d)) > 1e-6 || (move !== null && Math.round(d) !== move)) return false;
+      if (Math.abs(d - Math.round(d)) > 1e-3 || (move !== null && Math.round(d) !== move)) return false;
       move = Math.round(d);
       geometry.set(b, columnStretches(b));   // (and b.pen)
       width = Math.max(width, b.width);

@@ -731,6 +731,10 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
     srv = Server("--config", str(config)).start()
     rng = __import__("random").Random(7)
     walks = [0.0, 0.0, 0.0]
+    # x in seconds since the epoch, as a monitoring feed sends it: at 1.76e9 a double
+    # holds a time to 2.4e-7 s, so the columns' x0 moves by some 1e-5 device pixels
+    # from frame to frame besides their whole-pixel scroll.
+    t0 = 1_764_000_000.0
 
     def append(xs):
         for i in range(3):
@@ -745,11 +749,11 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
     a = browser(1000, 650, scale)
     b = None
     try:
-        append([k * 0.02 for k in range(20000)])
+        append([t0 + k * 0.02 for k in range(20000)])
         a.get(f"{srv.http}/s/scroll")
         wait_for(a, "return window.chartwire && window.chartwire.draws > 0", message="first drawn frame")
         for step in range(60):
-            append([(20000 + step * 10 + k) * 0.02 for k in range(10)])
+            append([t0 + (20000 + step * 10 + k) * 0.02 for k in range(10)])
             time.sleep(0.03)
         wait_for(a, "const s = window.chartwire; return s.acks === s.frames", message="all frames drawn")
         time.sleep(0.5)
@@ -757,9 +761,11 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
                                  " moves: s.scrollMoves,"
                                  " errors: s.errors, version: s.layers.series.version}")
         assert state["errors"] == []
-        # Most data frames were drawn by shifting (the first draw, and any frame whose
-        # patch did not allow it, were whole).
-        assert state["scroll"] >= 20 and state["scroll"] >= state["series"] // 2, state
+        # The data frames were drawn by shifting: whole, only the first draw and a frame
+        # whose patch did not follow the one drawn (a page that fell behind). A move of
+        # x0 by 1e-5 px (x near 1.76e9) is a whole-pixel move: the page drew a third of
+        # a following chart's frames whole for it, at 20 ms each for a 1600x900 chart.
+        assert state["scroll"] >= 20 and state["series"] - state["scroll"] <= 4, state
         assert (state["moves"] >= 10) if x_axis["mode"] == "follow" else (state["moves"] == 0), state
         # A frame that moved the lines was drawn on the series canvas' twin, which was
         # then shown in place of the other: one of the two is shown. Without a move
@@ -792,9 +798,11 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
             # A strip's path is a part of the line, and Skia may antialias a short path
             # otherwise than the whole line: a stroke's edge pixels may differ in
             # coverage by some levels (up to 7 of 255 at a ratio of 1 and 23 at 2 in
-            # probes, in under 0.01 % of the pixels), nothing more (a stroke one pixel
-            # off differs by up to 255 in thousands of pixels).
-            assert over == 0 and differing < total / 2000, \
+            # probes), nothing more (a stroke one pixel off differs by up to 255 in
+            # thousands of pixels). The seams add up over the frames drawn by strips
+            # alone since the last whole drawing: after these 60 frames, 285-356 pixels
+            # of some 400,000 at a ratio of 2 (0.07-0.09 %), none by more than 7 levels.
+            assert over == 0 and differing < total / 500, \
                 f"{differing} of {total} pixels differ, {over} by more than 64 (up to {worst}), in columns {columns}"
     finally:
         a.quit()

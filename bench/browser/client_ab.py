@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two or more versions of web/client.js on the same live chart, in alternating rounds.
 
-  python3 bench/browser/client_ab.py [--rounds N] [--seconds S] [--feed python|cwload] NAME=CLIENT.js ...
+  python3 bench/browser/client_ab.py [--rounds N] [--seconds S] [--feed python|cwload] [--follow S] NAME=CLIENT.js ...
 
   e.g. git show main:web/client.js > /tmp/before.js
        python3 bench/browser/client_ab.py --rounds 4 before=/tmp/before.js after=web/client.js
@@ -17,10 +17,13 @@ random ranges, and a whole drawing costs tens of ms), the script's draw ms (p50)
 newest point's age (p50, p95), and the CPU of the page's renderer process, its main
 thread, the GPU process (the software compositor) and its whole Chromium tree, in % of a
 core; the renderer's CPU ms a draw. Then each version's medians with their spread.
+`--follow S`: the chart's x axis follows the newest S seconds (a scrolling window), as
+in `page_profile.py --follow`.
 
 Not a test: figures for docs/bench.md (issue 28).
 """
 import argparse
+import copy
 import json
 import os
 import pathlib
@@ -75,6 +78,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--feed", choices=["python", "cwload"], default="python")
+    ap.add_argument("--follow", type=float, default=0, metavar="S",
+                    help="the chart's x axis follows the newest S seconds (a scrolling window) instead of showing all")
     ap.add_argument("versions", nargs="+", metavar="NAME=CLIENT.js")
     args = ap.parse_args()
     versions = []
@@ -87,7 +92,10 @@ def main():
     web = tmp / "web"
     shutil.copytree(ROOT / "web", web)
     spec = tmp / "monitor.json"
-    spec.write_text(json.dumps(MONITOR))
+    monitor = copy.deepcopy(MONITOR)
+    if args.follow:
+        monitor["sessions"][0]["chart"]["xAxes"][0].update({"mode": "follow", "window": args.follow})
+    spec.write_text(json.dumps(monitor))
     os.environ.setdefault("CHARTWIRE_BIN", str(ROOT / ".build" / "release" / "wsserver"))
     server = Server("--config", str(spec), "--web", str(web)).start()
     feed, rows = None, {name: [] for name, _ in versions}
@@ -103,7 +111,8 @@ def main():
         stop_feed(feed)
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"\nmedian (min-max) of {args.rounds} rounds, {args.seconds:g} s each, feed {args.feed}:")
+    window = f", x following the newest {args.follow:g} s" if args.follow else ""
+    print(f"\nmedian (min-max) of {args.rounds} rounds, {args.seconds:g} s each, feed {args.feed}{window}:")
     for k in next(iter(rows.values()))[0]:
         print(f"  {k:<17}" + "  ".join(f"{name} {statistics.median(r[k] for r in rs):6.1f} ({min(r[k] for r in rs):.1f}-{max(r[k] for r in rs):.1f})"
                                        for name, rs in rows.items()))
