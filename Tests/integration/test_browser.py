@@ -800,8 +800,9 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
             # stroke's edge pixels may differ in coverage by some levels, nothing more
             # (a stroke one pixel off differs by up to 255 in thousands of pixels). The
             # seams add up over the frames drawn by strips alone since the last whole
-            # drawing: after these 60 frames, in probes, 414-719 of 394,796 pixels at a
-            # ratio of 1 (up to 23 levels) and 1,210 of 1,579,184 at 2 (up to 30).
+            # drawing (itself drawn in strips of 128 device pixels): after these 60
+            # frames, in probes, 365-873 of 394,796 pixels at a ratio of 1 (up to 30
+            # levels) and 1,901 of 1,579,184 at 2 (up to 33).
             assert over == 0 and differing < total / 200, \
                 f"{differing} of {total} pixels differ, {over} by more than 64 (up to {worst}), in columns {columns}"
     finally:

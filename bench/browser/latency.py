@@ -29,7 +29,8 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
   headless Chromium (its own browser process and renderer, as N people on N machines
   would be, all on this box), history from `cwload ingest`, fed by `cwload feed` as
   chartbench feeds it (--feed python: the feed of --only live): one row per page
-  (draws/s, frames/s, newest-point age p50/p95, its Chromium process tree's CPU), the
+  (draws/s, frames/s, newest-point age p50/p95, its Chromium process tree's CPU, and its
+  series frames drawn whole a second, not shifted by scrollDraw), the
   worst and median page, the server's CPU; beside the same with 1 page, measured first
   in the same run on the same server and feed. The last line: issue 28's goal met or not.
 
@@ -186,7 +187,8 @@ def pages_run(server, count, seconds, warmup):
         time.sleep(warmup)
         for d in drivers:
             d.execute_script("const c = window.chartwire; c.drawLog.length = 0; window.__d0 = c.draws;"
-                             "window.__f0 = c.frames; window.__t0 = performance.now();")
+                             "window.__f0 = c.frames; window.__t0 = performance.now();"
+                             "window.__w0 = (c.layerDraws.series || 0) - c.scrollDraws;")
         b0 = [tree_cpu_seconds(d.service.process.pid) for d in drivers]
         c0, t0, l0 = cpu_seconds(server.proc.pid), time.time(), os.getloadavg()[0]
         time.sleep(seconds)
@@ -195,12 +197,13 @@ def pages_run(server, count, seconds, warmup):
         elapsed = time.time() - t0
         out = []
         for d, c0b, c1b in zip(drivers, b0, b1):
-            ages, draws, frames, ms = d.execute_script(
+            ages, draws, frames, ms, whole = d.execute_script(
                 "const c = window.chartwire; return [c.drawLog, c.draws - window.__d0, c.frames - window.__f0,"
-                " performance.now() - window.__t0]")
+                " performance.now() - window.__t0, (c.layerDraws.series || 0) - c.scrollDraws - window.__w0]")
             if draws == 0:
                 raise RuntimeError("a page drew nothing in the measured window")
             out.append({"draws_per_s": draws / (ms / 1000), "frames_per_s": frames / (ms / 1000),
+                        "whole_per_s": whole / (ms / 1000),
                         "age_p50": pct(ages, 0.5), "age_p95": pct(ages, 0.95),
                         "browser_cpu": (c1b - c0b) / elapsed * 100})
         return out, cpu, (l0, os.getloadavg()[0])
@@ -286,11 +289,11 @@ def pages(count, seconds, warmup, feed_kind, tmp):
         stop_feed(feed)
         server.stop()
     print(f"feed: {feed_kind}; {seconds:g} s measured after {warmup:g} s of warm-up; each page its own headless Chromium")
-    print(f"{'pages':>5} {'page':>6} {'draws/s':>8} {'frames/s':>9} {'age p50 ms':>11} {'age p95 ms':>11} {'browser CPU %':>14}")
-    print("-" * 71)
+    print(f"{'pages':>5} {'page':>6} {'draws/s':>8} {'frames/s':>9} {'age p50 ms':>11} {'age p95 ms':>11} {'browser CPU %':>14} {'whole/s':>8}")
+    print("-" * 80)
     for n, rows, cpu, load in phases:
         for k, r in enumerate(rows):
-            print(f"{n:>5} {k + 1:>6} {r['draws_per_s']:>8.1f} {r['frames_per_s']:>9.1f} {r['age_p50']:>11.1f} {r['age_p95']:>11.1f} {r['browser_cpu']:>14.1f}")
+            print(f"{n:>5} {k + 1:>6} {r['draws_per_s']:>8.1f} {r['frames_per_s']:>9.1f} {r['age_p50']:>11.1f} {r['age_p95']:>11.1f} {r['browser_cpu']:>14.1f} {r['whole_per_s']:>8.1f}")
         if n > 1:
             # worst: the fewest draws and frames, the oldest ages; median: of the pages.
             med = lambda key: pct([r[key] for r in rows], 0.5)  # noqa: E731
