@@ -696,16 +696,17 @@
     paint(id, layer, box);
   }
 
-  // Whether a layer holds plain lines (no dash, step or area) and clips, and a line.
+  // How many lines a layer of plain lines (no dash, step or area) and clips holds; 0
+  // for any other layer.
   function plainLines(cmds) {
     let lines = 0;
     for (const c of cmds) {
       if (c.op === "columns") {
-        if (c.step || c.area || (c.dash && c.dash.length)) return false;
+        if (c.step || c.area || (c.dash && c.dash.length)) return 0;
         lines++;
-      } else if (c.op !== "clip" && c.op !== "unclip") return false;
+      } else if (c.op !== "clip" && c.op !== "unclip") return 0;
     }
-    return lines > 0;
+    return lines;
   }
 
   // Draws a layer whole on the canvas that shows it (placed at `box`).
@@ -717,14 +718,12 @@
     // transparent, not hidden: the modifier canvas still takes the pointer.
     const shown = layer.commands.length > 0 ? "" : "0";
     if (c.style.opacity !== shown) c.style.opacity = shown;
-    ctx.globalAlpha = 1;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, c.width, c.height);
     // A layer of plain lines (the series of a line chart) is drawn in vertical strips
-    // of 128 device pixels, as scrollDraw draws what changed: Skia fills the outline
-    // of thousands of overlapping column strokes in half the time that way (47 against
-    // 23 ms for the live monitoring chart at 1600x900 in software; docs/bench.md).
-    if (!off && plainLines(layer.commands)) {
+    // of 128 device pixels that cover the canvas (each cleared first), as scrollDraw
+    // draws what changed: Skia fills the outline of thousands of overlapping column
+    // strokes in half the time that way (47 against 23 ms for the live monitoring
+    // chart at 1600x900 in software; docs/bench.md).
+    if (!off && plainLines(layer.commands) > 0) {
       const geometry = new Map(), strips = [];
       let width = 0;
       for (const cmd of layer.commands) if (cmd.op === "columns") width = Math.max(width, cmd.width);
@@ -732,6 +731,9 @@
       drawStrips(ctx, layer.commands, strips, geometry, box, width / 2 + 2 / size.dpr);
       return;
     }
+    ctx.globalAlpha = 1;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, c.width, c.height);
     ctx.setTransform(size.dpr, 0, 0, size.dpr, -box.x, -box.y);
     ctx.lineJoin = "round";
     ctx.lineCap = "butt";
@@ -848,15 +850,8 @@
   function scrollDraw(id, old, layer) {
     if (!layer.moved || layer.base !== old.version) return false;
     const cmds = layer.commands, dpr = size.dpr;
-    let lines = 0, clip = null;
-    for (const c of cmds) {
-      if (c.op === "columns") {
-        if (c.step || c.area || (c.dash && c.dash.length) || !old.commands) return false;
-        lines++;
-      } else if (c.op === "clip") clip = c;
-      else if (c.op !== "unclip") return false;
-    }
-    if (layer.moved.length === 0 || !clip) return false;
+    const lines = plainLines(cmds), clip = cmds.findLast((c) => c.op === "clip");
+    if (lines === 0 || !old.commands || layer.moved.length === 0 || !clip) return false;
     let move = null, width = 0;
     const dirty = [], geometry = new Map();
     for (const m of layer.moved) {
