@@ -23,7 +23,6 @@ in `page_profile.py --follow`.
 Not a test: figures for docs/bench.md (issue 28).
 """
 import argparse
-import copy
 import json
 import os
 import pathlib
@@ -34,7 +33,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from latency import MONITOR, ROOT, fill_monitor, stop_feed, browser, wait_for, pct  # noqa: E402
+from latency import monitor_spec, ROOT, fill_monitor, stop_feed, browser, wait_for, pct  # noqa: E402
 from page_profile import threads_cpu  # noqa: E402
 from conftest import Server  # noqa: E402
 
@@ -92,10 +91,7 @@ def main():
     web = tmp / "web"
     shutil.copytree(ROOT / "web", web)
     spec = tmp / "monitor.json"
-    monitor = copy.deepcopy(MONITOR)
-    if args.follow:
-        monitor["sessions"][0]["chart"]["xAxes"][0].update({"mode": "follow", "window": args.follow})
-    spec.write_text(json.dumps(monitor))
+    spec.write_text(json.dumps(monitor_spec(args.follow)))
     os.environ.setdefault("CHARTWIRE_BIN", str(ROOT / ".build" / "release" / "wsserver"))
     server = Server("--config", str(spec), "--web", str(web)).start()
     feed, rows = None, {name: [] for name, _ in versions}

@@ -37,6 +37,7 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
 Not a test: a table of figures for docs/bench.md and the issue notes.
 """
 import argparse
+import copy
 import http.client
 import json
 import os
@@ -79,6 +80,16 @@ MONITOR = {"sessions": [{"id": "monitor", "title": "Monitor", "chart": {
     "yAxes": [{"id": "v", "alignment": "left", "title": "Value", "mode": "visible"}],
     "series": [{"id": f"s{i}", "name": f"Signal {i}", "capacity": 250000} for i in range(4)],
     "legend": {"position": "topLeft"}}}]}
+
+
+def monitor_spec(follow=0):
+    """MONITOR, its x axis following the newest `follow` seconds (a scrolling window)
+    when that is not 0, as `page_profile.py --follow` and `client_ab.py --follow` ask."""
+    spec = copy.deepcopy(MONITOR)
+    if follow:
+        spec["sessions"][0]["chart"]["xAxes"][0].update({"mode": "follow", "window": follow})
+    return spec
+
 
 BIG = {"sessions": [{"id": "big", "title": "10^7 points", "chart": {
     "xAxes": [{"id": "x", "alignment": "bottom", "mode": "extents"}],

@@ -14,7 +14,6 @@ Not a test: figures for docs/bench.md (issue 28).
 """
 import argparse
 import collections
-import copy
 import os
 import pathlib
 import re
@@ -23,7 +22,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import latency  # noqa: E402
-from latency import MONITOR, start, fill_monitor, stop_feed, browser, wait_for  # noqa: E402
+from latency import monitor_spec, start, fill_monitor, stop_feed, browser, wait_for  # noqa: E402
 
 
 def threads_cpu(pid):
@@ -117,10 +116,7 @@ def main():
     args = ap.parse_args()
     tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
     tmp.mkdir(exist_ok=True)
-    spec = copy.deepcopy(MONITOR)
-    if args.follow:
-        spec["sessions"][0]["chart"]["xAxes"][0].update({"mode": "follow", "window": args.follow})
-    server = start(spec, tmp)
+    server = start(monitor_spec(args.follow), tmp)
     feed = None
     try:
         feed = fill_monitor(server, args.feed)
@@ -150,7 +146,7 @@ def main():
                 const ops = {}; let entries = 0, cols = 0;
                 for (const k of s.commands) { ops[k.op] = (ops[k.op] || 0) + 1; if (k.op === 'columns') { cols++; entries += k.entries.length; } }
                 const ld = {}; for (const k in (c.layerDraws || {})) ld[k] = (c.layerDraws[k] - (window.__l0[k] || 0)) / ms * 1000;
-                const canv = [...document.querySelectorAll('canvas')].map(e => e.dataset.layer + ' ' + e.width + 'x' + e.height);
+                const canv = [...document.querySelectorAll('canvas')].map(e => (e.dataset.layer || 'direct ' + e.dataset.direct) + ' ' + e.width + 'x' + e.height);
                 const bg = c.layers.background.commands, bgops = {};
                 for (const k of bg) bgops[k.op] = (bgops[k.op] || 0) + 1;
                 const widths = s.commands.filter(k => k.op === 'columns').map(k => k.width);
