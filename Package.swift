@@ -96,7 +96,7 @@ let package = Package(
         // snapshots, data chunks), with an in-memory store for tests. No C, no I/O.
         .target(name: "ChartStore"),
         // The embedded default store: SQLite in WAL mode in the data folder.
-        .target(name: "SQLiteStore", dependencies: ["ChartStore", "CSQLite"]),
+        .target(name: "SQLiteStore", dependencies: ["ChartStore", "CSQLite", "CZlib"]),
         // The cluster's store: every node's sessions in one Redis (docs/cluster.md).
         .target(name: "RedisStore", dependencies: ["ChartStore", "CHiredis"]),
 

@@ -127,6 +127,17 @@ class Durability: SessionJournal {
         }
     }
 
+    /// At a clean stop: the embedded store folds its append log into the database, so
+    /// the database alone holds everything (a backup of it, or a build before the
+    /// append log, finds it all). A failure only leaves the entries in the append log,
+    /// where the next start finds them.
+    func close() {
+        guard let sqlite = store as? SQLiteStore else { return }
+        do { try sqlite.foldAppendLog() } catch {
+            FileHandle.standardError.write(Data("wsserver: \(error.message) (the append log keeps its entries for the next start)\n".utf8))
+        }
+    }
+
     /// Snapshots the sessions whose logs grew past the limits.
     func maintain(_ hub: SessionHub) {
         for s in hub.sessions where origins[s.id] != nil {

@@ -304,6 +304,7 @@ final class LWSServer {
             }
         }
         durability?.commitIfPending()
+        durability?.close()
         // A cluster node's snapshot still being written is let finish (it would be
         // written again by the next node to snapshot the session, from further back).
         (durability as? ClusterDurability)?.snapshotWriter.waitUntilIdle(seconds: 5)

@@ -13,8 +13,12 @@ import Foundation
 /// - `chunks(session, series, first, x, v0...v3)`: the snapshot's points as float64
 ///   column chunks of up to `chunkPoints` points, never a row per point.
 ///
-/// `commit` writes every buffered write in one transaction; `synchronous` (the `--fsync`
-/// mode) decides when SQLite syncs it to disk.
+/// - `meta(key, value)`: the append log's epochs (`log_folded`, `log_epoch`).
+///
+/// A commit made of appends only is written to the append log (`AppendLog`, the file
+/// `chartwire.log`) and synced there with `--fsync always`. Any other commit writes
+/// every buffered write in one transaction, the append log's entries first (the fold),
+/// and `synchronous` (the `--fsync` mode) decides when SQLite syncs it to disk.
 public final class SQLiteStore: BufferedStore, SessionStore {
     public enum Sync: String, CaseIterable, Sendable {
         /// `synchronous=FULL`: the WAL is synced at every commit. Survives a process
@@ -39,6 +43,9 @@ public final class SQLiteStore: BufferedStore, SessionStore {
     private var lockFD: Int32 = -1
     private var statements: [String: OpaquePointer] = [:]
     private var checkpointer: Checkpointer?
+    /// The file that takes the commits made of appends only (`AppendLog`).
+    private var appendLog: AppendLog?
+    private let sync: Sync
     /// The WAL is checkpointed (by the checkpointer thread) once it holds this much.
     public static let checkpointBytes = 16 << 20
     /// At most this much committed during a checkpoint's copy is copied while the next
@@ -60,6 +67,7 @@ public final class SQLiteStore: BufferedStore, SessionStore {
     /// the fix, for the one line start-up prints.
     public init(folder: String, sync: Sync) throws(StoreError) {
         path = folder + "/" + Self.fileName
+        self.sync = sync
         super.init()
         var isDir: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDir) {
@@ -121,10 +129,12 @@ public final class SQLiteStore: BufferedStore, SessionStore {
                 CREATE TABLE IF NOT EXISTS chunks(session TEXT NOT NULL, series TEXT NOT NULL, first INTEGER NOT NULL,
                                                   x BLOB NOT NULL, v0 BLOB, v1 BLOB, v2 BLOB, v3 BLOB,
                                                   PRIMARY KEY(session, series, first));
+                CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
                 """)
         } catch {
             throw StoreError("\(path) is damaged or not a ChartWire database (\(error.message)); move it aside (or restore a backup) and start again, or pass --data none")
         }
+        try openAppendLog(folder: folder)
         var size = 4096
         try? query("PRAGMA page_size") { s in size = Int(sqlite3_column_int64(s, 0)) }
         pageSize = size
@@ -139,6 +149,56 @@ public final class SQLiteStore: BufferedStore, SessionStore {
         for s in statements.values { sqlite3_finalize(s) }
         sqlite3_close_v2(db)
         if lockFD >= 0 { close(lockFD) }
+    }
+
+    /// Opens the append log and folds what a previous run left in it into the `log`
+    /// table, then hands out the next epoch (`AppendLog`): every epoch is written by one
+    /// process, from the file's start.
+    private func openAppendLog(folder: String) throws(StoreError) {
+        let log = try AppendLog(folder: folder)
+        do {
+            var folded: Int64 = 0, handed: Int64 = 0
+            try query("SELECT key, value FROM meta WHERE key IN ('log_folded', 'log_epoch')") { s in
+                if text(s, 0) == "log_folded" { folded = sqlite3_column_int64(s, 1) } else { handed = sqlite3_column_int64(s, 1) }
+            }
+            let found = log.recover(folded: UInt64(folded))
+            let last = max(handed, Int64(found.epoch), folded)
+            try withFullSync { () throws(SQLError) in
+                try exec("BEGIN IMMEDIATE")
+                for e in found.entries {
+                    // (A session removed or snapshotted past the entry since: nothing to add.)
+                    try runBlobs("""
+                        INSERT OR IGNORE INTO log(session, seq, kind, payload) SELECT ?1, ?2, ?3, ?4
+                        WHERE EXISTS(SELECT 1 FROM sessions WHERE id=?1) AND ?2 > coalesce((SELECT seq FROM snapshots WHERE session=?1), 0)
+                        """, [.text(e.session), .int(e.seq), .int(Int64(e.kind))], blobs: [e.payload])
+                }
+                try noteEpochs(folded: last)
+                try exec("COMMIT")
+            }
+            log.start(epoch: UInt64(last + 1))
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw StoreError("\(path) is damaged or not a ChartWire database (\(error.message)); move it aside (or restore a backup) and start again, or pass --data none")
+        }
+        appendLog = log
+    }
+
+    /// Records, in the transaction under way, that every epoch up to `folded` is in the
+    /// database and that `folded + 1` is handed out.
+    private func noteEpochs(folded: Int64) throws(SQLError) {
+        try run("INSERT OR REPLACE INTO meta(key, value) VALUES('log_folded', ?1)", folded)
+        try run("INSERT OR REPLACE INTO meta(key, value) VALUES('log_epoch', ?1)", folded + 1)
+    }
+
+    /// Runs `body` with the connection's commits synced (`synchronous=FULL`), whatever
+    /// the `--fsync` mode, except `off`. A fold's commit is synced before the append log
+    /// starts again over the entries it folded: with `batch`, an OS crash could
+    /// otherwise lose the fold but keep later entries, a gap in the log.
+    private func withFullSync(if folding: Bool = true, _ body: () throws(SQLError) -> Void) throws(SQLError) {
+        let switched = folding && sync == .batch
+        if switched { try exec("PRAGMA synchronous=FULL") }
+        defer { if switched { _ = sqlite3_exec(db, "PRAGMA synchronous=\(sync.pragma)", nil, nil, nil) } }
+        try body()
     }
 
     // MARK: Reading
@@ -168,6 +228,11 @@ public final class SQLiteStore: BufferedStore, SessionStore {
                 if let snap = sessions[i].snapshot, seq <= snap.seq { return }
                 sessions[i].log.append(StoredEntry(seq: seq, kind: UInt8(truncatingIfNeeded: sqlite3_column_int(s, 2)), payload: blob(s, 3)))
             }
+            // The entries the append log holds, not folded yet, come after.
+            for case let .append(id, seq, kind, payload) in appendLog?.held ?? [] {
+                guard let i = index[id], seq > max(sessions[i].log.last?.seq ?? 0, sessions[i].snapshot?.seq ?? 0) else { continue }
+                sessions[i].log.append(StoredEntry(seq: seq, kind: kind, payload: payload))
+            }
             noteLoaded(sessions)
             return sessions
         } catch {
@@ -177,9 +242,31 @@ public final class SQLiteStore: BufferedStore, SessionStore {
 
     // MARK: Writing
 
+    /// Writes the entries the append log holds into the database (with whatever is
+    /// buffered), as the next commit other than appends would.
+    public func foldAppendLog() throws(StoreError) {
+        try commit(folding: true)
+    }
+
     public func commit() throws(StoreError) {
-        guard !pending.isEmpty else { return }
-        let writes = pending
+        try commit(folding: false)
+    }
+
+    private func commit(folding: Bool) throws(StoreError) {
+        guard !pending.isEmpty || folding && appendLog?.held.isEmpty == false else { return }
+        // Appends only (the feeds' small inputs): written to the append log, one write
+        // and (with `--fsync always`) one sync, no SQLite transaction.
+        if !folding, let appendLog, pending.allSatisfy({ if case .append = $0 { true } else { false } }) {
+            let record = appendLog.encode(pending)
+            if appendLog.fits(record.count) {
+                try appendLog.write(record, entries: pending, sync: syncsAppendLog())
+                pending = []
+                return
+            }
+        }
+        // Anything else, or a full log: one transaction with the log's entries first.
+        let held = appendLog?.held ?? []
+        let writes = held + pending
         pending = []
         // A log entry followed in this commit by a snapshot (or a redefinition, or the
         // removal) of its session is deleted by it in this same transaction: it is not
@@ -192,54 +279,77 @@ public final class SQLiteStore: BufferedStore, SessionStore {
             }
         }
         do {
-            try exec("BEGIN IMMEDIATE")
-            for (i, w) in writes.enumerated() where !skip[i] {
-                switch w {
-                case let .define(id, origin, spec):
-                    try run("DELETE FROM log WHERE session=?1", id)
-                    try run("DELETE FROM snapshots WHERE session=?1", id)
-                    try run("DELETE FROM chunks WHERE session=?1", id)
-                    try run("""
-                        INSERT INTO sessions(id, origin, spec, position) VALUES(?1, ?2, ?3, (SELECT coalesce(max(position), 0) + 1 FROM sessions))
-                        ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, spec=excluded.spec
-                        """, id, origin.rawValue, spec)
-                case let .append(id, seq, kind, payload):
-                    try runBlobs("INSERT INTO log(session, seq, kind, payload) VALUES(?1, ?2, ?3, ?4)",
-                                 [.text(id), .int(seq), .int(Int64(kind))], blobs: [payload])
-                case let .remove(id):
-                    for table in ["log", "snapshots", "chunks"] { try run("DELETE FROM \(table) WHERE session=?1", id) }
-                    try run("DELETE FROM sessions WHERE id=?1", id)
-                case let .snapshot(id, seq, state, writes):
-                    for series in writes.clear { try run("DELETE FROM chunks WHERE session=?1 AND series=?2", id, series) }
-                    // A FIFO series' evicted points leave the disk with the chunks that held them.
-                    for (series, key) in writes.evict.sorted(by: { $0.key < $1.key }) {
-                        try run("DELETE FROM chunks WHERE session=?1 AND series=?2 AND first + length(x) / 8 <= ?3", id, series, Int64(key))
-                    }
-                    for c in writes.add {
-                        var args: [SQLValue] = [.text(id), .text(c.series), .int(Int64(c.first))]
-                        for k in c.columns.count..<5 { args.append(.null) }
-                        // Named in the order bound: the columns left null, then the blobs.
-                        let names = ["x", "v0", "v1", "v2", "v3"]
-                        let sql = "INSERT OR REPLACE INTO chunks(session, series, first, "
-                            + (names.dropFirst(c.columns.count) + names.prefix(c.columns.count)).joined(separator: ", ")
-                            + ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-                        try runBlobs(sql, args, blobs: c.columns)
-                    }
-                    try run("INSERT INTO snapshots(session, seq, state) VALUES(?1, ?2, ?3) ON CONFLICT(session) DO UPDATE SET seq=excluded.seq, state=excluded.state",
-                            id, seq, state)
-                    try run("DELETE FROM log WHERE session=?1 AND seq<=?2", id, seq)
-                }
+            try withFullSync(if: !held.isEmpty) { () throws(SQLError) in
+                try exec("BEGIN IMMEDIATE")
+                for (i, w) in writes.enumerated() where !skip[i] { try write(w) }
+                if let appendLog, !held.isEmpty { try noteEpochs(folded: Int64(appendLog.epoch)) }
+                try exec("COMMIT")
             }
-            try exec("COMMIT")
         } catch {
             _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
             throw StoreError("\(path): \(error.message)")
         }
+        if let appendLog, !held.isEmpty { appendLog.start(epoch: appendLog.epoch + 1) }
     }
 
-    /// Bytes of the database and its WAL on disk.
+    /// Whether this commit's records in the append log are synced: each with `--fsync
+    /// always`; with `batch`, one a second at most (as SQLite's WAL is synced at its
+    /// checkpoints), so an OS crash loses about the last second's appends at most.
+    private func syncsAppendLog() -> Bool {
+        switch sync {
+        case .always: return true
+        case .off: return false
+        case .batch:
+            let now = ProcessInfo.processInfo.systemUptime
+            guard now - lastLogSync >= 1 else { return false }
+            lastLogSync = now
+            return true
+        }
+    }
+    private var lastLogSync = 0.0
+
+    /// One buffered write, in the transaction under way.
+    private func write(_ w: StoreWrite) throws(SQLError) {
+        switch w {
+        case let .define(id, origin, spec):
+            try run("DELETE FROM log WHERE session=?1", id)
+            try run("DELETE FROM snapshots WHERE session=?1", id)
+            try run("DELETE FROM chunks WHERE session=?1", id)
+            try run("""
+                INSERT INTO sessions(id, origin, spec, position) VALUES(?1, ?2, ?3, (SELECT coalesce(max(position), 0) + 1 FROM sessions))
+                ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, spec=excluded.spec
+                """, id, origin.rawValue, spec)
+        case let .append(id, seq, kind, payload):
+            try runBlobs("INSERT INTO log(session, seq, kind, payload) VALUES(?1, ?2, ?3, ?4)",
+                         [.text(id), .int(seq), .int(Int64(kind))], blobs: [payload])
+        case let .remove(id):
+            for table in ["log", "snapshots", "chunks"] { try run("DELETE FROM \(table) WHERE session=?1", id) }
+            try run("DELETE FROM sessions WHERE id=?1", id)
+        case let .snapshot(id, seq, state, writes):
+            for series in writes.clear { try run("DELETE FROM chunks WHERE session=?1 AND series=?2", id, series) }
+            // A FIFO series' evicted points leave the disk with the chunks that held them.
+            for (series, key) in writes.evict.sorted(by: { $0.key < $1.key }) {
+                try run("DELETE FROM chunks WHERE session=?1 AND series=?2 AND first + length(x) / 8 <= ?3", id, series, Int64(key))
+            }
+            for c in writes.add {
+                var args: [SQLValue] = [.text(id), .text(c.series), .int(Int64(c.first))]
+                for k in c.columns.count..<5 { args.append(.null) }
+                // Named in the order bound: the columns left null, then the blobs.
+                let names = ["x", "v0", "v1", "v2", "v3"]
+                let sql = "INSERT OR REPLACE INTO chunks(session, series, first, "
+                    + (names.dropFirst(c.columns.count) + names.prefix(c.columns.count)).joined(separator: ", ")
+                    + ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                try runBlobs(sql, args, blobs: c.columns)
+            }
+            try run("INSERT INTO snapshots(session, seq, state) VALUES(?1, ?2, ?3) ON CONFLICT(session) DO UPDATE SET seq=excluded.seq, state=excluded.state",
+                    id, seq, state)
+            try run("DELETE FROM log WHERE session=?1 AND seq<=?2", id, seq)
+        }
+    }
+
+    /// Bytes of the database, its WAL and the append log on disk.
     public var fileBytes: Int {
-        [path, path + "-wal"].reduce(0) { total, p in
+        [path, path + "-wal", appendLog?.path ?? ""].reduce(0) { total, p in
             total + ((try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0)
         }
     }
