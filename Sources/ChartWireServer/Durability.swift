@@ -39,7 +39,13 @@ class Durability: SessionJournal {
     init(store: any SessionStore) {
         self.store = store
         snapshotsLargeInputs = store is SQLiteStore || store is MemoryStore
+        commitsCheaply = (store as? SQLiteStore).map { !$0.syncsEachCommit } ?? false
     }
+
+    /// Whether a commit is a write without a sync (`--fsync batch` or `off`): an answer
+    /// then commits and goes at once, rather than waiting for the end of its loop turn
+    /// to share a sync with the turn's other changes.
+    let commitsCheaply: Bool
 
     /// Writes wait for a commit (a change, or a snapshot due before it).
     var hasPending: Bool { store.hasPending || !dueSnapshots.isEmpty }

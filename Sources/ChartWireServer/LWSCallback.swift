@@ -561,12 +561,19 @@ extension LWSServer {
             ex.response = response
             if prepared == nil { addCORS(wsi, ex) }
             if ex.method == "POST" || response.status >= 400 { logRequest(wsi, ex, response) }
-            // A change is answered after it is committed, at the end of this loop turn, in
-            // one transaction with every change that arrived in the turn (group commit).
+            // A change is answered after it is committed. When a commit syncs (`--fsync
+            // always`, a cluster's Redis), at the end of this loop turn, in one commit with
+            // every change that arrived in the turn (group commit). When it does not
+            // (`batch`, `off`: a write to the append log), here, and the answer goes at
+            // once, without a turn of the loop waiting for the socket to be writable.
             if let durability, durability.hasPending {
-                ex.held = true
-                heldAnswers.append(wsi)
-                return 0
+                if durability.commitsCheaply {
+                    durability.commitIfPending()
+                } else {
+                    ex.held = true
+                    heldAnswers.append(wsi)
+                    return 0
+                }
             }
         }
 

@@ -292,6 +292,9 @@ public final class SQLiteStore: BufferedStore, SessionStore {
         if let appendLog, !held.isEmpty { appendLog.start(epoch: appendLog.epoch + 1) }
     }
 
+    /// Whether a commit of appends is synced before it returns (`--fsync always`).
+    public var syncsEachCommit: Bool { sync == .always }
+
     /// Whether this commit's records in the append log are synced: each with `--fsync
     /// always`; with `batch`, one a second at most (as SQLite's WAL is synced at its
     /// checkpoints), so an OS crash loses about the last second's appends at most.
