@@ -119,6 +119,43 @@ import ChartStore
         #expect(try SQLiteStore(folder: copy, sync: .always).loadAll().first?.log.map(\.payload) == [[1], [2], [3]])
     }
 
+    /// Damaged files (bytes changed, cut, or garbage written over them) read back as a
+    /// whole number of the commits written, from the first: never a commit in part,
+    /// never one out of order, never a crash.
+    @Test func aDamagedFileReadsAsAPrefixOfItsCommits() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let log = try AppendLog(folder: dir)
+        log.start(epoch: 3)
+        var rng = SystemRandomNumberGenerator()
+        var commits: [[AppendLog.Recovered]] = [], bytes: [UInt8] = []
+        for c in 0..<40 {
+            let entries = (0..<Int.random(in: 1...4, using: &rng)).map { k in
+                AppendLog.Recovered(session: ["a", "bb", "séance"][k % 3], seq: Int64(c * 10 + k), kind: UInt8(k),
+                                    payload: (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            }
+            commits.append(entries)
+            bytes += log.encode(entries.map { .append($0.session, seq: $0.seq, kind: $0.kind, payload: $0.payload) })
+        }
+        let prefixes = (0...commits.count).map { Array(commits.prefix($0).joined()) }
+        #expect(AppendLog.parse(bytes[...], folded: 2).entries == prefixes.last)
+        for round in 0..<3_000 {
+            var damaged = bytes
+            switch round % 3 {
+            case 0:
+                for _ in 0..<Int.random(in: 1...3, using: &rng) { damaged[Int.random(in: 0..<damaged.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng) }
+            case 1:
+                damaged = Array(damaged.prefix(Int.random(in: 0..<damaged.count, using: &rng)))
+            default:
+                let at = Int.random(in: 0..<damaged.count, using: &rng)
+                for i in at..<min(damaged.count, at + Int.random(in: 1...600, using: &rng)) { damaged[i] = UInt8.random(in: 0...255, using: &rng) }
+            }
+            let read = AppendLog.parse(damaged[...], folded: 2).entries
+            #expect(prefixes.contains(read), "round \(round): \(read.count) entries, not a prefix of whole commits")
+        }
+    }
+
     /// Reading the file: whole commits only, of one epoch later than the folded one.
     @Test func readingStopsAtATornCommitAndAtAnotherEpoch() throws {
         let dir = folder()
