@@ -121,7 +121,7 @@ struct Options: Equatable {
                           restart or a crash loses nothing acknowledged
                           (default ./chartwire-data; none: memory only)
           --fsync MODE    always: every commit synced to disk (survives power loss);
-                          batch: synced at checkpoints (survives a process crash);
+                          batch: synced about once a second (survives a process crash);
                           off: never synced (default always; docs/persistence.md)
           --trusted-proxy ADDR
                           believe X-Forwarded-For from this address (a reverse proxy;

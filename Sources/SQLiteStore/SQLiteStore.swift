@@ -21,11 +21,12 @@ import Foundation
 /// and `synchronous` (the `--fsync` mode) decides when SQLite syncs it to disk.
 public final class SQLiteStore: BufferedStore, SessionStore {
     public enum Sync: String, CaseIterable, Sendable {
-        /// `synchronous=FULL`: the WAL is synced at every commit. Survives a process
-        /// crash, an OS crash and a power loss.
+        /// `synchronous=FULL`: the WAL, or the append log, is synced at every commit.
+        /// Survives a process crash, an OS crash and a power loss.
         case always
-        /// `synchronous=NORMAL`: synced at checkpoints only. Survives a process crash; an
-        /// OS crash or power loss may lose the last commits (never corrupts).
+        /// `synchronous=NORMAL`: synced at checkpoints (and a fold's commit), the append
+        /// log about once a second. Survives a process crash; an OS crash or power loss
+        /// may lose the last commits (never corrupts).
         case batch
         /// `synchronous=OFF`: never synced. Survives a process crash only; an OS crash or
         /// power loss may lose commits or damage the database.
