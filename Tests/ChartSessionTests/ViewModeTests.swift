@@ -166,6 +166,23 @@ import TestSupport
         }
     }
 
+    /// Appends a point and publishes until the render thread took views, which it
+    /// cannot while another test's session has it (the transport then renders them all
+    /// itself): the viewers whose views it holds.
+    /// (Each try appends at the next whole x, `x` counting them: a point that moved no
+    /// pixel of a view would leave its viewer owed no frame.)
+    func publishWithTheRenderThread(_ s: Session, _ ids: [ViewerID], x: inout Double, at now: Double) throws -> [ViewerID] {
+        for attempt in 0..<200 {
+            if attempt > 0 { ids.forEach { drain(s, $0) }; usleep(5_000) }
+            x += 1
+            _ = try s.append(seriesId: "a", xs: [x], ys: [4])
+            s.publish(now: now + Double(attempt) / 256)
+            let rendering = ids.filter { s.isRendering($0) }
+            if !rendering.isEmpty { return rendering }
+        }
+        return []
+    }
+
     /// A publication hands some views to a render thread and returns: their viewers are
     /// marked rendering (no frame asked of them would be ready), and once the thread is
     /// done `takeReadyViewers` names exactly them, each then owed its frame. A viewer's
@@ -183,15 +200,14 @@ import TestSupport
             drain(s, v)
             return v
         }
-        // On a loaded machine the render thread may be done before `publish` returns
-        // (nothing is left rendering to collect): publish again, a few times at most.
-        var rendering = Set<ViewerID>()
-        for attempt in 0..<8 where rendering.isEmpty {
-            if attempt > 0 { ids.forEach { drain(s, $0) } }
-            _ = try s.append(seriesId: "a", xs: [10 + Double(attempt) / 16], ys: [4])
-            s.publish(now: 1 + Double(attempt) / 16)
-            rendering = Set(ids.filter { s.isRendering($0) })
-        }
+        // The render thread is held back until `publish` has returned: otherwise, on a
+        // fast machine or with the transport's thread descheduled, it could be done
+        // first and leave nothing rendering to collect.
+        let release = DispatchSemaphore(value: 0)
+        s.renderThreadHold = { release.wait() }
+        var x = 9.0
+        let rendering = Set(try publishWithTheRenderThread(s, ids, x: &x, at: 1))
+        release.signal()
         #expect(!rendering.isEmpty && rendering.count < ids.count, "the render thread took some views (\(rendering.count))")
         var ready = Set<ViewerID>()
         for _ in 0..<10_000 where s.hasRenderingWork {
@@ -202,10 +218,12 @@ import TestSupport
         #expect(ids.allSatisfy { !s.isRendering($0) && s.wantsFrame($0) })
 
         // A gesture while a view renders: the session waits for the view, then applies it.
-        _ = try s.append(seriesId: "a", xs: [11], ys: [5])
         ids.forEach { drain(s, $0) }
-        s.publish(now: 2)
-        guard let busy = ids.first(where: { s.isRendering($0) }) else { return }
+        let again = DispatchSemaphore(value: 0)
+        s.renderThreadHold = { again.wait() }
+        let busy = try #require(try publishWithTheRenderThread(s, ids, x: &x, at: 2).first)
+        // (Let go a little after the wheel arrives, which waits for the view meanwhile.)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { again.signal() }
         let before = try #require(s.surface(s.viewers[busy]!).chart.visibleRange("x"))
         _ = s.receive(.wheel(WheelEvent(x: 300, y: 150, deltaY: -120)), from: busy)
         #expect(!s.isRendering(busy))

@@ -734,7 +734,9 @@ public final class Session {
         let model = lanes > 1 ? chart.makeView(modifiers: []) : chart
         // (Unchecked: the views it takes are left alone by the transport's thread until
         // `finishRendering`; what else it reads are copies or the chart's snapshot.)
+        let held = renderThreadHold
         let job = Unchecked {
+            held?()
             var n = 0
             while let i = queue.takeBack() {
                 render(items[i], from: model)
@@ -767,6 +769,11 @@ public final class Session {
     /// before going back to sending; a render thread draws the rest meanwhile. (A
     /// variable for tests, which need views still rendering when `publish` returns.)
     var transportShare = 0.45
+
+    /// Run by the render thread before it takes its first view (nil: nothing). For
+    /// tests, which hold the thread back so that views are still rendering when
+    /// `publish` returns, however fast the machine or loaded its other core.
+    var renderThreadHold: (@Sendable () -> Void)?
 
     /// A view to render, with what its viewers need.
     private struct ViewWork {
