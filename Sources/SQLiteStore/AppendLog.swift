@@ -97,7 +97,7 @@ final class AppendLog {
             let crc = readLE(bytes, at + 4, UInt32.self)
             let body = at + headerBytes
             guard length >= fixedBodyBytes, length <= bytes.endIndex - body,
-                  crc == bytes[body..<body + length].withUnsafeBufferPointer({ UInt32(crc32(0, $0.baseAddress, uInt($0.count))) })
+                  crc == checksum(bytes[body..<body + length])
             else { break }
             let e = readLE(bytes, body, UInt64.self)
             if epoch == 0 {
@@ -146,14 +146,19 @@ final class AppendLog {
             body.append(kind)
             body += payload
             Self.appendLE(&out, UInt32(body.count))
-            Self.appendLE(&out, body.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) })
+            Self.appendLE(&out, Self.checksum(body[...]))
             out += body
         }
         return out
     }
 
     private static func appendLE<T: FixedWidthInteger>(_ out: inout [UInt8], _ v: T) {
-        for i in 0..<MemoryLayout<T>.size { out.append(UInt8(truncatingIfNeeded: v >> (8 * i))) }
+        withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) }
+    }
+
+    /// A record body's CRC-32 (zlib's).
+    private static func checksum(_ body: ArraySlice<UInt8>) -> UInt32 {
+        body.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
     }
 
     /// Whether `bytes` more fit in the file.

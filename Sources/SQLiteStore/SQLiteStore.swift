@@ -353,7 +353,7 @@ public final class SQLiteStore: BufferedStore, SessionStore {
 
     /// Bytes of the database, its WAL and the append log on disk.
     public var fileBytes: Int {
-        [path, path + "-wal", appendLog?.path ?? ""].reduce(0) { total, p in
+        ([path, path + "-wal"] + [appendLog?.path].compactMap { $0 }).reduce(0) { total, p in
             total + ((try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0)
         }
     }

@@ -21,6 +21,18 @@ import ChartStore
         }
     }
 
+    /// A store in `dir` holding session "a", fed `payloads`, a commit each.
+    func fed(_ dir: String, sync: SQLiteStore.Sync, _ payloads: [[UInt8]]) throws -> SQLiteStore {
+        let store = try SQLiteStore(folder: dir, sync: sync)
+        store.define("a", origin: .runtime, spec: [1])
+        try store.commit()
+        for p in payloads {
+            store.append("a", kind: 4, payload: p)
+            try store.commit()
+        }
+        return store
+    }
+
     func append(_ id: String, _ seq: Int64, _ payload: [UInt8]) -> StoreWrite {
         .append(id, seq: seq, kind: 4, payload: payload)
     }
@@ -45,7 +57,7 @@ import ChartStore
             }
             #expect(fileSize(store.path + "-wal") == wal, "appends wrote to the WAL")
             #expect(fileSize(dir + "/" + AppendLog.fileName) == AppendLog.capacity, "the file keeps its size")
-            try crashCopy(dir, to: crashed)
+            try withExtendedLifetime(store) { try crashCopy(dir, to: crashed) }
         }
         for _ in 0..<2 {   // the second opening finds the entries folded, not twice
             let loaded = try SQLiteStore(folder: crashed, sync: .always).loadAll()
@@ -60,19 +72,13 @@ import ChartStore
         let dir = folder(), crashed = folder()
         defer { for d in [dir, crashed] { try? FileManager.default.removeItem(atPath: d) } }
         do {
-            let store = try SQLiteStore(folder: dir, sync: .batch)
-            store.define("a", origin: .runtime, spec: [1])
-            try store.commit()
-            for k in 1...5 {
-                store.append("a", kind: 4, payload: [UInt8](repeating: UInt8(k), count: 100))
-                try store.commit()
-            }
+            let store = try fed(dir, sync: .batch, (1...5).map { [UInt8](repeating: UInt8($0), count: 100) })
             store.define("b", origin: .runtime, spec: [2])   // folds a's 5 entries
             try store.commit()
             store.append("a", kind: 4, payload: [UInt8](repeating: 6, count: 100))   // as long: the stale records align
             store.append("b", kind: 4, payload: [1])
             try store.commit()
-            try crashCopy(dir, to: crashed)
+            try withExtendedLifetime(store) { try crashCopy(dir, to: crashed) }
         }
         let loaded = try SQLiteStore(folder: crashed, sync: .batch).loadAll()
         #expect(loaded.map(\.id) == ["a", "b"])
@@ -86,14 +92,8 @@ import ChartStore
         defer { for d in [dir, crashed] { try? FileManager.default.removeItem(atPath: d) } }
         let n = 3 * AppendLog.capacity / 50_000
         do {
-            let store = try SQLiteStore(folder: dir, sync: .off)
-            store.define("a", origin: .runtime, spec: [1])
-            try store.commit()
-            for k in 1...n {
-                store.append("a", kind: 4, payload: [UInt8](repeating: UInt8(truncatingIfNeeded: k), count: 50_000))
-                try store.commit()
-            }
-            try crashCopy(dir, to: crashed)
+            let store = try fed(dir, sync: .off, (1...n).map { [UInt8](repeating: UInt8(truncatingIfNeeded: $0), count: 50_000) })
+            try withExtendedLifetime(store) { try crashCopy(dir, to: crashed) }   // (open, as a crash leaves it)
         }
         let log = try SQLiteStore(folder: crashed, sync: .off).loadAll().first?.log ?? []
         #expect(log.map(\.seq) == (1...n).map(Int64.init))
@@ -105,15 +105,9 @@ import ChartStore
         let dir = folder(), copy = folder()
         defer { for d in [dir, copy] { try? FileManager.default.removeItem(atPath: d) } }
         do {
-            let store = try SQLiteStore(folder: dir, sync: .always)
-            store.define("a", origin: .runtime, spec: [1])
-            try store.commit()
-            for k in 1...3 {
-                store.append("a", kind: 4, payload: [UInt8(k)])
-                try store.commit()
-            }
+            let store = try fed(dir, sync: .always, [[1], [2], [3]])
             try store.foldAppendLog()
-            try crashCopy(dir, to: copy)
+            try withExtendedLifetime(store) { try crashCopy(dir, to: copy) }
             try FileManager.default.removeItem(atPath: copy + "/" + AppendLog.fileName)
         }
         #expect(try SQLiteStore(folder: copy, sync: .always).loadAll().first?.log.map(\.payload) == [[1], [2], [3]])
