@@ -15,6 +15,9 @@ strips are. Four ways, in turn, each in a fresh headless Chromium (1600x940):
   thread's frame;
 - main-shift, worker-shift: the same, after shifting the whole canvas left by one
   pixel (a self `drawImage`), as a scrolling chart's frame is;
+- desync, desync-shift (`--ways`): the main thread's drawing into a 2D canvas made
+  with `desynchronized: true` (a low-latency canvas, whose frames Chromium may send
+  to the compositor without the page's own frame);
 - scroll, pingpong (`--ways`): that shift made otherwise, on the main thread: a canvas
   twice the width moved by a CSS transform in a clipping box (its pixels copied back to
   its start once it runs out), or the shown canvas copied shifted into a second one,
@@ -47,7 +50,7 @@ bg.fillStyle = "#f4f4f4"; bg.fillRect(0, 0, 1600, 762);
 bg.fillStyle = "#ccc";
 for (let i = 0; i < 20; i++) bg.fillRect(80 + i * 75, 20, 1, 672);
 const code = `
-const SHIFT = ${shift === "shift"}, RATE = ${RATE};
+const SHIFT = ${shift === "shift"}, RATE = ${RATE}, DESYNC = ${mode === "desync"};
 const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"], y = [300, 320, 340, 360];
 let ctx, W, H;
 function frame() {
@@ -66,7 +69,7 @@ function frame() {
     ctx.stroke();
   }
 }
-function start(canvas) { ctx = canvas.getContext("2d"); W = canvas.width; H = canvas.height; setInterval(frame, 1000 / RATE); }
+function start(canvas) { ctx = canvas.getContext("2d", DESYNC ? { desynchronized: true } : undefined); W = canvas.width; H = canvas.height; setInterval(frame, 1000 / RATE); }
 `;
 if (mode === "scroll" || mode === "pingpong") {
   // The main thread, the shift made otherwise: "scroll" moves a canvas twice the width
@@ -127,7 +130,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--rate", type=float, default=24, help="frames a second (the live chart draws about 24 at 1600x900)")
-    ap.add_argument("--ways", default="main,worker,main-shift,worker-shift", help="which of main, worker, main-shift, worker-shift, scroll, pingpong")
+    ap.add_argument("--ways", default="main,worker,main-shift,worker-shift", help="which of main, worker, main-shift, worker-shift, scroll, pingpong, desync, desync-shift")
     args = ap.parse_args()
     page = PAGE.replace("${RATE}", repr(args.rate)).encode()
 
