@@ -84,8 +84,6 @@
   // is then handed to its shown canvas (a "bitmaprenderer"): the browser copies a 2D
   // canvas to its compositor on every frame, changed or not, and a handed-over picture
   // never. The series layer keeps a 2D canvas: scrollDraw shifts it and draws into it.
-  // (Not `desynchronized`: a low-latency canvas costs the renderer a quarter less a
-  // frame, but may be shown between scrollDraw's shift and its redrawn strips.)
   const offscreen = {};
   if (typeof OffscreenCanvas === "function") for (const id of LAYERS) if (id !== "series") offscreen[id] = new OffscreenCanvas(1, 1);
   // But a layer that changes frame after frame (the background while a pan moves its
@@ -182,7 +180,7 @@
   const state = { session: sessionId, chart: index, connected: conn.connected, frames: 0, draws: 0, acks: 0, patches: 0, fontRedraws: 0, layers: {}, welcome: null,
                   events: [],
                   errors: [], reconnects: 0, stale: 0, bytes: 0, dataTime: 0, firstDrawAt: 0, lastDrawAt: 0,
-                  fontsReady: false, data: "live", layerDraws: {}, scrollDraws: 0, scrollMoves: 0, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], inputCommitLog: [], drawMsLog: [], size: null };
+                  fontsReady: false, data: "live", layerDraws: {}, scrollDraws: 0, scrollMoves: 0, tileDraws: 0, drawLog: [], inputLog: [], inputArrivalLog: [], inputDelayLog: [], inputCommitLog: [], drawMsLog: [], size: null };
   Object.assign(state, { reconnects: conn.reconnects, stale: conn.stale, bytes: conn.bytes, fontsReady });
 
   let size = measure();
@@ -711,6 +709,14 @@
 
   // Draws a layer whole on the canvas that shows it (placed at `box`).
   function paint(id, layer, box) {
+    const lines = offscreen[id] ? 0 : plainLines(layer.commands);
+    // (On the series' tiles while they are shown: see tilesOn.)
+    if (id === "series" && lines > 0 && tiles.on) {
+      tilesOn(null);
+      wholeInStrips(layer.commands, box, (strips, geometry, reach) => drawOnTiles(layer.commands, strips, geometry, box, reach));
+      return;
+    }
+    if (id === "series") tilesOff();
     const c = shownCanvas(id), off = c === canvases[id] ? offscreen[id] : null;
     const ctx = (off || c).getContext("2d");
     // An empty layer (most often this viewer's own) is left out of the browser's
@@ -718,17 +724,8 @@
     // transparent, not hidden: the modifier canvas still takes the pointer.
     const shown = layer.commands.length > 0 ? "" : "0";
     if (c.style.opacity !== shown) c.style.opacity = shown;
-    // A layer of plain lines (the series of a line chart) is drawn in vertical strips
-    // of 128 device pixels that cover the canvas (each cleared first), as scrollDraw
-    // draws what changed: Skia fills the outline of thousands of overlapping column
-    // strokes in half the time that way (47 against 23 ms for the live monitoring
-    // chart at 1600x900 in software; docs/bench.md).
-    if (!off && plainLines(layer.commands) > 0) {
-      const geometry = new Map(), strips = [];
-      let width = 0;
-      for (const cmd of layer.commands) if (cmd.op === "columns") width = Math.max(width, cmd.width);
-      for (let a = 0; a < c.width; a += 128) strips.push([a, Math.min(c.width, a + 128)]);
-      drawStrips(ctx, layer.commands, strips, geometry, box, width / 2 + 2 / size.dpr);
+    if (lines > 0) {
+      wholeInStrips(layer.commands, box, (strips, geometry, reach) => drawStrips(ctx, layer.commands, strips, geometry, box, reach));
       return;
     }
     ctx.globalAlpha = 1;
@@ -837,6 +834,19 @@
     if (off) c.getContext("bitmaprenderer").transferFromImageBitmap(off.transferToImageBitmap());
   }
 
+  // A layer of plain lines (the series of a line chart) is drawn whole in vertical
+  // strips of 128 device pixels that cover its box (each cleared first), as scrollDraw
+  // draws what changed: Skia fills the outline of thousands of overlapping column
+  // strokes in half the time that way (47 against 23 ms for the live monitoring chart
+  // at 1600x900 in software; docs/bench.md). `drawn(strips, geometry, reach)` draws them.
+  function wholeInStrips(cmds, box, drawn) {
+    const strips = [];
+    let width = 0;
+    for (const cmd of cmds) if (cmd.op === "columns") width = Math.max(width, cmd.width);
+    for (let a = 0; a < box.w; a += 128) strips.push([a, Math.min(box.w, a + 128)]);
+    drawn(strips, new Map(), width / 2 + 2 / size.dpr);
+  }
+
   // ---- a scrolled layer, drawn in proportion to what changed -----------------------
 
   // A patch that moved every line of a layer of plain lines (a chart scrolling) by the
@@ -879,9 +889,11 @@
     }
     // A line the patch kept as it was stands still: then nothing may move.
     if (lines !== layer.moved.length && move !== 0) return false;
-    // The plot's edges: what the shift carries out of the plot, or leaves uncovered.
+    // The plot's edges: what the shift carries out of the plot, or leaves uncovered
+    // (nothing, when nothing moves: then a live chart's frame touches its newest end
+    // alone, most often).
     const edge = (Math.abs(move) + 1) / dpr;
-    dirty.push([-Infinity, clip.x + edge], [clip.x + clip.w - edge, Infinity]);
+    if (move) dirty.push([-Infinity, clip.x + edge], [clip.x + clip.w - edge, Infinity]);
     // Strips in device pixels, widened by how far a stroke reaches, merged.
     // (In the canvas' own device pixels: its box starts at box.x of the chart.)
     // A frame that moves the lines is drawn on the series canvas not shown (its twin,
@@ -899,19 +911,102 @@
       if (top && s[0] <= top[1]) top[1] = Math.max(top[1], s[1]); else merged.push(s.slice());
     }
     if (merged.reduce((n, [a, b]) => n + b - a, 0) > shown.width / 2) return false;
+    if (!move && id === "series" && tilesServe()) {
+      tilesOn(shown);
+      drawOnTiles(cmds, merged, geometry, box, reach);
+      return true;
+    }
     const cv = move ? twin(id, shown) : shown, ctx = cv.getContext("2d");
     if (move) {
       ctx.save();
       ctx.setTransform(1, 0, 0, 1, 0, 0);
       ctx.globalAlpha = 1;
       ctx.globalCompositeOperation = "copy";
-      ctx.drawImage(shown, move, 0);
+      if (tiles.on) {
+        // (The picture is in the tiles: each copied to its place, shifted.)
+        ctx.clearRect(0, 0, cv.width, cv.height);
+        ctx.globalCompositeOperation = "source-over";
+        for (const t of tiles.list) ctx.drawImage(t.c, t.ox + move, 0);
+      } else ctx.drawImage(shown, move, 0);
       ctx.restore();
       state.scrollMoves++;
+      if (id === "series") tiles.movedAt = performance.now();
     }
     drawStrips(ctx, cmds, merged, geometry, box, reach);
-    if (cv !== shown) show(id, cv);
+    if (cv !== shown) { tilesOff(); show(id, cv); }
     return true;
+  }
+
+  // A frame the series layer draws in place (the columns stayed; its strips changed,
+  // most often a live chart's newest end) is drawn on tiles: canvases side by side
+  // over the layer's box, each TILE device pixels wide, of which only those its strips
+  // touch are drawn. They are low-latency ("desynchronized") 2D canvases: the browser
+  // sends each one drawn to its compositor as the task that drew it ends, without the
+  // page's own frame (style, paint, commit) around it, and sends and composites it
+  // whole, at a cost that follows its area. For strips drawn 24 times a second, in %
+  // of a core (`bench/browser/canvas_probe.py`, docs/bench.md): a 1499 px 2D canvas,
+  // renderer 9.3, GPU process 9.9; the same low-latency, 4.4 and 9.1; a 200 px one,
+  // 3.1 and 4.1. (Not the layer's own canvases: a scrolling chart's frame shifts the
+  // picture into the twin canvas and shows it, which the page's frame does anyway.)
+  // The tiles start at a frame drawn in place, taking the picture from the shown
+  // canvas, unless the layer shifted in the last half second (a scrolling chart's
+  // frames alternate between shifts and frames in place, and would copy the picture
+  // back and forth). While they are shown, whole drawings go to them too; a shift, or
+  // a layer that is not plain lines, goes back to the canvases (a shift copies the
+  // tiles into the twin) and hides them. Each drawing is whole within one task, so
+  // none is seen half done; a tile shown or hidden follows at the page's next frame.
+  const TILE = 256;
+  const tiles = { list: [], box: null, on: false, movedAt: -Infinity };
+  function tilesServe() {
+    return tiles.on || performance.now() - tiles.movedAt > 500;
+  }
+  // Shows the tiles, laid over the layer's box, holding the picture of `shown` (null:
+  // none, for a drawing that covers them all).
+  function tilesOn(shown) {
+    const box = boxes.series;
+    if (tiles.on && tiles.box === box) return;
+    const n = Math.ceil(box.w / TILE);
+    while (tiles.list.length > n) tiles.list.pop().c.remove();
+    for (let i = 0; i < n; i++) {
+      let t = tiles.list[i];
+      if (!t) {
+        const c = document.createElement("canvas");
+        c.dataset.tile = String(i);
+        c.style.pointerEvents = "none";
+        c.getContext("2d", { desynchronized: true });
+        root.insertBefore(c, canvases.series);
+        t = tiles.list[i] = { c, ox: i * TILE };
+      }
+      fit(t.c, { x: box.x + t.ox, y: box.y, w: Math.min(TILE, box.w - t.ox), h: box.h });
+      if (shown) {
+        const ctx = t.c.getContext("2d");
+        ctx.save();
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        ctx.globalAlpha = 1;
+        ctx.globalCompositeOperation = "copy";
+        ctx.drawImage(shown, -t.ox, 0);
+        ctx.restore();
+      }
+      t.c.hidden = false;
+    }
+    // (Transparent, as an empty layer's: the canvases keep their place and size.)
+    shownCanvas("series").style.opacity = "0";
+    tiles.box = box;
+    tiles.on = true;
+  }
+  // Draws strips [a, b) of the layer's box (device pixels, sorted) on the tiles they touch.
+  function drawOnTiles(cmds, strips, geometry, box, reach) {
+    for (const t of tiles.list) {
+      const mine = strips.map(([a, b]) => [Math.max(a, t.ox) - t.ox, Math.min(b, t.ox + t.c.width) - t.ox]).filter(([a, b]) => b > a);
+      if (mine.length === 0) continue;
+      drawStrips(t.c.getContext("2d"), cmds, mine, geometry, { x: box.x + t.ox, y: box.y, w: t.c.width, h: box.h }, reach);
+      state.tileDraws++;
+    }
+  }
+  function tilesOff() {
+    if (!tiles.on) return;
+    for (const t of tiles.list) t.c.hidden = true;
+    tiles.on = false;
   }
 
   // Clears and draws each strip [a, b) of device pixels of a layer of plain lines in
@@ -923,7 +1018,7 @@
   // most 20 levels of 255 against 30; the copies cost the page 0.9 ms a draw,
   // docs/bench.md.)
   function drawStrips(ctx, cmds, strips, geometry, box, reach) {
-    const dpr = size.dpr, height = ctx.canvas.height, width = ctx.canvas.width;
+    const dpr = size.dpr, height = ctx.canvas.height;
     for (const [a, b] of strips) {
       ctx.save();
       ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -935,8 +1030,10 @@
       ctx.setTransform(dpr, 0, 0, dpr, -box.x, -box.y);
       ctx.lineJoin = "round";
       ctx.lineCap = "butt";
-      // Segments that reach the drawn stretch, in CSS pixels.
-      const lo = (Math.max(0, a - 16) + box.x) / dpr - reach, hi = (Math.min(width, b + 16) + box.x) / dpr + reach;
+      // Segments that reach the drawn stretch, in CSS pixels. (Past the canvas' edges
+      // too: a line going on beyond the plot, or onto the next tile, joins there as
+      // it does drawn whole.)
+      const lo = (a - 16 + box.x) / dpr - reach, hi = (b + 16 + box.x) / dpr + reach;
       let clips = 0;
       for (const c of cmds) {
         if (c.op === "clip") { ctx.save(); clips++; ctx.beginPath(); ctx.rect(c.x, c.y, c.w, c.h); ctx.clip(); }

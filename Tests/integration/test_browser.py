@@ -773,10 +773,22 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         twin = a.execute_script("const d = document.querySelector('canvas[data-direct=series]'),"
                                 " c = document.querySelector('canvas[data-layer=series]');"
                                 " return d && [d.hidden, c.style.opacity, d.width === c.width && d.height === c.height]")
+        # Frames drawn in place (X on its extents) went to the tiles: low-latency
+        # canvases side by side over the plot, each drawn only where the frame changed
+        # something (a frame changes the newest end: one tile, two when the oldest end
+        # changed too), and shown in place of the canvases. A following chart, which
+        # shifts every frame, does not use them.
+        tiles = a.execute_script("const t = [...document.querySelectorAll('canvas[data-tile]')];"
+                                 " return {n: t.length, shown: t.filter((e) => !e.hidden).length, draws: window.chartwire.tileDraws,"
+                                 " lowLatency: t.every((e) => e.getContext('2d').getContextAttributes().desynchronized),"
+                                 " opacity: document.querySelector('canvas[data-layer=series]').style.opacity}")
         if x_axis["mode"] == "follow":
             assert twin is not None and (twin[0] != (twin[1] == "0")) and twin[2], twin
+            assert tiles["shown"] == 0 and tiles["draws"] == 0, tiles
         else:
             assert twin is None, twin
+            assert tiles["n"] >= 3 and tiles["shown"] == tiles["n"] and tiles["lowLatency"] and tiles["opacity"] == "0", tiles
+            assert 0 < tiles["draws"] <= 2 * state["scroll"], (tiles, state)
         b = browser(1000, 650, scale)
         b.get(f"{srv.http}/s/scroll")
         # (A page's first draw may come before its series layer: wait for that layer, at
@@ -784,27 +796,112 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         wait_for(b, "const s = window.chartwire; return s && s.draws > 0 && s.layers.series"
                     f" && s.layers.series.version === {int(state['version'])}", message="second page's series layer")
         assert b.execute_script("return window.chartwire.scrollDraws") == 0
-        # (The series canvas shown: a frame that moved the lines is drawn on its twin,
-        # canvas[data-direct=series], and shown in its place.)
-        shot = ("const d = document.querySelector('canvas[data-direct=series]');"
-                " return (d && !d.hidden ? d : document.querySelector('canvas[data-layer=series]')).toDataURL('image/png')")
-        scrolled, whole = a.execute_script(shot), b.execute_script(shot)
-        if scrolled != whole:
-            import base64
-            (ROOT / "artifacts").mkdir(exist_ok=True)
-            for name, url in (("scrolled", scrolled), ("whole", whole)):
-                (ROOT / "artifacts" / f"scroll-{name}.png").write_bytes(base64.b64decode(url.split(",", 1)[1]))
-            differing, worst, over, total, columns = a.execute_async_script(PNG_DIFF_JS, scrolled, whole, 64)
-            # A strip's path is a part of the line, drawn inside a clip at the strip's
-            # edges, and Skia may antialias it otherwise than the whole line: a
-            # stroke's edge pixels may differ in coverage by some levels, nothing more
-            # (a stroke one pixel off differs by up to 255 in thousands of pixels). The
-            # seams add up over the frames drawn by strips alone since the last whole
-            # drawing (itself drawn in strips of 128 device pixels): after these 60
-            # frames, in probes, 365-873 of 394,796 pixels at a ratio of 1 (up to 30
-            # levels) and 1,901 of 1,579,184 at 2 (up to 33).
-            assert over == 0 and differing < total / 200, \
-                f"{differing} of {total} pixels differ, {over} by more than 64 (up to {worst}), in columns {columns}"
+        assert_series_pictures_alike(a, b, "scroll")
+    finally:
+        a.quit()
+        if b:
+            b.quit()
+        srv.stop()
+
+
+# The series layer's picture as shown, as a PNG data URL: its canvas, or the twin
+# (canvas[data-direct=series]) a frame that moved the lines is drawn on and shown in its
+# place, or the tiles (canvas[data-tile]) frames drawn in place go to, side by side over it.
+SERIES_PICTURE_JS = """const d = document.querySelector('canvas[data-direct=series]'),
+  c = d && !d.hidden ? d : document.querySelector('canvas[data-layer=series]'),
+  tiles = [...document.querySelectorAll('canvas[data-tile]')].filter((t) => !t.hidden);
+if (!tiles.length) return c.toDataURL('image/png');
+const out = document.createElement('canvas'), dpr = window.chartwire.size.dpr;
+out.width = c.width; out.height = c.height;
+for (const t of tiles) out.getContext('2d').drawImage(t, Math.round((parseFloat(t.style.left) - parseFloat(c.style.left)) * dpr),
+  Math.round((parseFloat(t.style.top) - parseFloat(c.style.top)) * dpr));
+return out.toDataURL('image/png');"""
+
+
+def assert_series_pictures_alike(a, b, name):
+    """Page a's series picture, drawn frame after frame by strips, is page b's, drawn
+    whole, but for antialiasing at the strips' seams."""
+    drawn, whole = a.execute_script(SERIES_PICTURE_JS), b.execute_script(SERIES_PICTURE_JS)
+    if drawn == whole:
+        return
+    import base64
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    for kind, url in (("drawn", drawn), ("whole", whole)):
+        (ROOT / "artifacts" / f"{name}-{kind}.png").write_bytes(base64.b64decode(url.split(",", 1)[1]))
+    differing, worst, over, total, columns = a.execute_async_script(PNG_DIFF_JS, drawn, whole, 64)
+    # A strip's path is a part of the line, drawn inside a clip at the strip's
+    # edges, and Skia may antialias it otherwise than the whole line: a
+    # stroke's edge pixels may differ in coverage by some levels, nothing more
+    # (a stroke one pixel off differs by up to 255 in thousands of pixels). The
+    # seams add up over the frames drawn by strips alone since the last whole
+    # drawing (itself drawn in strips of 128 device pixels): after the 60
+    # frames of the test above, in probes, 365-873 of 394,796 pixels at a ratio of 1
+    # (up to 30 levels) and 1,901 of 1,579,184 at 2 (up to 33).
+    assert over == 0 and differing < total / 200, \
+        f"{differing} of {total} pixels differ, {over} by more than 64 (up to {worst}), in columns {columns}"
+
+
+def test_a_line_drawn_on_tiles_then_shifted_is_drawn_as_a_whole_redraw_would(tmp_path):
+    """A following chart fed slowly (new points in its newest device-pixel column: frames
+    drawn in place, on the tiles), then on past several columns (a frame that shifts the
+    picture, taken from the tiles into the twin canvas): its series pixels are those of
+    a page that drew the same layer whole."""
+    spec = {"sessions": [{"id": "tiles", "title": "Tiles", "chart": {
+        "xAxes": [{"id": "t", "alignment": "bottom", "mode": "follow", "window": 100}],
+        "yAxes": [{"id": "v", "alignment": "left", "mode": "fixed", "range": [-60, 60]}],
+        "series": [{"id": f"s{i}", "name": f"S{i}", "capacity": 20000} for i in range(3)]}}]}
+    config = tmp_path / "tiles.json"
+    config.write_text(json.dumps(spec))
+    srv = Server("--config", str(config)).start()
+    rng = __import__("random").Random(11)
+    walks, last = [0.0, 0.0, 0.0], [0.0]
+
+    def append(xs):
+        for i in range(3):
+            ys = []
+            for _ in xs:
+                walks[i] = max(-50.0, min(50.0, walks[i] + rng.uniform(-1, 1)))
+                ys.append(round(walks[i], 3))
+            urllib.request.urlopen(urllib.request.Request(
+                f"{srv.http}/api/sessions/tiles/series/s{i}/append", method="POST",
+                data=json.dumps({"x": xs, "y": ys}).encode())).read()
+        last[0] = xs[-1]
+
+    def settled(d):
+        wait_for(d, "const s = window.chartwire; return s.acks === s.frames", message="all frames drawn")
+
+    a = browser(1000, 650)
+    b = None
+    try:
+        append([k * 0.05 for k in range(4000)])
+        a.get(f"{srv.http}/s/tiles")
+        wait_for(a, "return window.chartwire && window.chartwire.draws > 0", message="first drawn frame")
+        figures = "const s = window.chartwire; return {tiles: s.tileDraws, moves: s.scrollMoves, scroll: s.scrollDraws," \
+                  " shown: [...document.querySelectorAll('canvas[data-tile]')].filter((t) => !t.hidden).length, errors: s.errors}"
+        # A hundredth of a column each (100 s over some 900 px): in place, unless they
+        # cross into the next column (then the picture shifts, and the tiles wait half
+        # a second: tried again).
+        for _ in range(4):
+            time.sleep(0.7)
+            for _ in range(10):
+                append([last[0] + 0.001])
+                time.sleep(0.05)
+            settled(a)
+            before = a.execute_script(figures)
+            if before["shown"] > 0:
+                break
+        assert before["errors"] == [] and before["tiles"] > 0 and before["shown"] > 0, before
+        # On by 3 s, some 27 columns: the picture shifts, from the tiles.
+        append([last[0] + 0.5 * k for k in range(1, 7)])
+        settled(a)
+        moved = a.execute_script(figures)
+        assert moved["moves"] > before["moves"] and moved["shown"] == 0, moved
+        version = a.execute_script("return window.chartwire.layers.series.version")
+        b = browser(1000, 650)
+        b.get(f"{srv.http}/s/tiles")
+        wait_for(b, "const s = window.chartwire; return s && s.draws > 0 && s.layers.series"
+                    f" && s.layers.series.version === {int(version)}", message="second page's series layer")
+        assert_series_pictures_alike(a, b, "tiles-shifted")
     finally:
         a.quit()
         if b:

@@ -56,10 +56,14 @@ const page = document.createElement('canvas'); page.width = W; page.height = H;
 const pg = page.getContext('2d'); pg.fillStyle = '#fff'; pg.fillRect(0, 0, W, H);
 for (const id of ['background', 'series', 'overlay']) {   // (each canvas where it stands: its layer's box)
   // (A layer that changed frame after frame, an animation's, is shown by its "direct"
-  // 2D canvas for a second after its last change.)
+  // 2D canvas for a second after its last change; a series layer drawn in place, by
+  // its tiles.)
   const d = document.querySelector('#chart canvas[data-direct="' + id + '"]');
+  const tiles = id === 'series' ? [...document.querySelectorAll('#chart canvas[data-tile]')].filter((t) => !t.hidden) : [];
   const c = d && !d.hidden ? d : document.querySelector('#chart canvas[data-layer="' + id + '"]');
-  pg.drawImage(c, Math.round(parseFloat(c.style.left) * size.dpr), Math.round(parseFloat(c.style.top) * size.dpr));
+  for (const e of tiles.length ? tiles : [c]) {
+    pg.drawImage(e, Math.round(parseFloat(e.style.left) * size.dpr), Math.round(parseFloat(e.style.top) * size.dpr));
+  }
 }
 const img = new Image();
 img.onerror = () => done({error: 'image did not load: ' + src});
