@@ -714,14 +714,15 @@ Promise.all([load(a), load(b)]).then(([x, y]) => {
 
 
 @pytest.mark.parametrize("x_axis, scale", [({"mode": "extents"}, 1), ({"mode": "follow", "window": 100}, 1),
-                                          ({"mode": "follow", "window": 100}, 2)])
+                                          ({"mode": "follow", "window": 100}, 2), ({"mode": "follow", "window": 2}, 1)])
 def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path, x_axis, scale):
     """A live chart (a FIFO window; X on its extents, where the columns stay and the
     ends change, or following the data, where they move): the page shifts the series
     canvas by the columns' move and draws only the strips that changed (scrollDraws,
     scrollMoves count them). After many such frames its series pixels are those of a
     page that drew the same layer whole, a second page opened on the settled chart
-    (also at a device pixel ratio of 2, where a column is half a CSS pixel)."""
+    (also at a device pixel ratio of 2, where a column is half a CSS pixel, and with a
+    2 s window, where points stand some 10 px apart: lines across empty columns)."""
     spec = {"sessions": [{"id": "scroll", "title": "Scroll", "chart": {
         "xAxes": [dict({"id": "t", "alignment": "bottom"}, **x_axis)],
         "yAxes": [{"id": "v", "alignment": "left", "mode": "visible"}],
