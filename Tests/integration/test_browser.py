@@ -790,12 +790,7 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
             assert twin is None, twin
             assert tiles["n"] >= 3 and tiles["shown"] == tiles["n"] and tiles["lowLatency"] and tiles["opacity"] == "0", tiles
             assert 0 < tiles["draws"] <= 2 * state["scroll"], (tiles, state)
-        b = browser(1000, 650, scale)
-        b.get(f"{srv.http}/s/scroll")
-        # (A page's first draw may come before its series layer: wait for that layer, at
-        # the version the first page settled on.)
-        wait_for(b, "const s = window.chartwire; return s && s.draws > 0 && s.layers.series"
-                    f" && s.layers.series.version === {int(state['version'])}", message="second page's series layer")
+        b = page_at_version(f"{srv.http}/s/scroll", state["version"], scale)
         assert b.execute_script("return window.chartwire.scrollDraws") == 0
         assert_series_pictures_alike(a, b, "scroll")
     finally:
@@ -803,6 +798,21 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         if b:
             b.quit()
         srv.stop()
+
+
+def page_at_version(url, version, scale=1):
+    """A second page (1000x650) on a chart, once it holds the series layer at `version`
+    (the one the first page settled on): it drew that layer whole."""
+    b = browser(1000, 650, scale)
+    try:
+        # (A page's first draw may come before its series layer: wait for that layer.)
+        b.get(url)
+        wait_for(b, "const s = window.chartwire; return s && s.draws > 0 && s.layers.series"
+                    f" && s.layers.series.version === {int(version)}", message="second page's series layer")
+    except BaseException:
+        b.quit()
+        raise
+    return b
 
 
 # The series layer's picture as shown, as a PNG data URL: its canvas, or the twin
@@ -897,11 +907,7 @@ def test_a_line_drawn_on_tiles_then_shifted_is_drawn_as_a_whole_redraw_would(tmp
         settled(a)
         moved = a.execute_script(figures)
         assert moved["moves"] > before["moves"] and moved["shown"] == 0, moved
-        version = a.execute_script("return window.chartwire.layers.series.version")
-        b = browser(1000, 650)
-        b.get(f"{srv.http}/s/tiles")
-        wait_for(b, "const s = window.chartwire; return s && s.draws > 0 && s.layers.series"
-                    f" && s.layers.series.version === {int(version)}", message="second page's series layer")
+        b = page_at_version(f"{srv.http}/s/tiles", a.execute_script("return window.chartwire.layers.series.version"))
         assert_series_pictures_alike(a, b, "tiles-shifted")
     finally:
         a.quit()
