@@ -800,10 +800,10 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         srv.stop()
 
 
-def page_at_version(url, version, scale=1):
-    """A second page (1000x650) on a chart, once it holds the series layer at `version`
-    (the one the first page settled on): it drew that layer whole."""
-    b = browser(1000, 650, scale)
+def page_at_version(url, version, scale=1, width=1000, height=650):
+    """A second page on a chart, once it holds the series layer at `version` (the one
+    the first page settled on): it drew that layer whole."""
+    b = browser(width, height, scale)
     try:
         # (A page's first draw may come before its series layer: wait for that layer.)
         b.get(url)
@@ -813,6 +813,68 @@ def page_at_version(url, version, scale=1):
         b.quit()
         raise
     return b
+
+
+def test_a_chart_on_tiles_resized_lays_its_tiles_again(tmp_path):
+    """A live chart showing its whole window (a FIFO, X on its extents) draws its frames
+    in place on the tiles; resized, its tiles are laid again over the new plot (as many
+    as its width takes, side by side from its left edge), and the picture they show is
+    that of a page opened at the new size."""
+    spec = {"sessions": [{"id": "fifo", "title": "FIFO", "chart": {
+        "xAxes": [{"id": "t", "alignment": "bottom", "mode": "extents"}],
+        "yAxes": [{"id": "v", "alignment": "left", "mode": "fixed", "range": [-60, 60]}],
+        "series": [{"id": "s", "name": "S", "capacity": 5000}]}}]}
+    config = tmp_path / "fifo.json"
+    config.write_text(json.dumps(spec))
+    srv = Server("--config", str(config)).start()
+    rng = __import__("random").Random(5)
+    walk, n = [0.0], [0]
+
+    def append(count):
+        ys = []
+        for _ in range(count):
+            walk[0] = max(-50.0, min(50.0, walk[0] + rng.uniform(-1, 1)))
+            ys.append(round(walk[0], 3))
+        xs = [(n[0] + k) * 0.1 for k in range(count)]
+        n[0] += count
+        urllib.request.urlopen(urllib.request.Request(
+            f"{srv.http}/api/sessions/fifo/series/s/append", method="POST",
+            data=json.dumps({"x": xs, "y": ys}).encode())).read()
+
+    tiles = ("const t = [...document.querySelectorAll('canvas[data-tile]')], s = document.querySelector('canvas[data-layer=series]');"
+             " return {n: t.length, shown: t.filter((e) => !e.hidden).map((e) => [parseFloat(e.style.left), parseFloat(e.style.top), e.width, e.height]),"
+             " series: [parseFloat(s.style.left), parseFloat(s.style.top), s.width, s.height], draws: window.chartwire.tileDraws}")
+    a = browser(1200, 700)
+    b = None
+    try:
+        append(5000)
+        a.get(f"{srv.http}/s/fifo")
+        wait_for(a, "return window.chartwire && window.chartwire.draws > 0", message="first drawn frame")
+        for _ in range(6):
+            append(1)
+            time.sleep(0.05)
+        wait_for(a, "return window.chartwire.tileDraws > 0", message="a frame drawn on the tiles")
+        a.set_window_size(700, 500)
+        wait_for(a, "return window.chartwire.size.width <= 700", message="the page resized")
+        for _ in range(6):
+            append(1)
+            time.sleep(0.05)
+        wait_for(a, "const s = window.chartwire; return s.acks === s.frames", message="all frames drawn")
+        time.sleep(0.3)
+        got = a.execute_script(tiles)
+        x, y, w, h = got["series"]
+        assert got["n"] == (w + 255) // 256 and len(got["shown"]) == got["n"], got
+        assert [t[0] for t in got["shown"]] == [x + 256 * i for i in range(got["n"])], got
+        assert all(t[1] == y and t[3] == h for t in got["shown"]) and sum(t[2] for t in got["shown"]) == w, got
+        b = page_at_version(f"{srv.http}/s/fifo", a.execute_script("return window.chartwire.layers.series.version"),
+                            width=700, height=500)
+        assert a.execute_script("return window.chartwire.size") == b.execute_script("return window.chartwire.size")
+        assert_series_pictures_alike(a, b, "tiles-resized")
+    finally:
+        a.quit()
+        if b:
+            b.quit()
+        srv.stop()
 
 
 # The series layer's picture as shown, as a PNG data URL: its canvas, or the twin
