@@ -713,7 +713,7 @@
     // (On the series' tiles while they are shown: see tilesOn.)
     if (id === "series" && lines > 0 && tiles.on) {
       tilesOn(null);
-      wholeInStrips(layer.commands, box, (strips, geometry, reach) => drawOnTiles(layer.commands, strips, geometry, box, reach));
+      drawOnTiles(layer.commands, wholeStrips(layer.commands, box), new Map(), box, lineReach(layer.commands));
       return;
     }
     if (id === "series") tilesOff();
@@ -725,7 +725,7 @@
     const shown = layer.commands.length > 0 ? "" : "0";
     if (c.style.opacity !== shown) c.style.opacity = shown;
     if (lines > 0) {
-      wholeInStrips(layer.commands, box, (strips, geometry, reach) => drawStrips(ctx, layer.commands, strips, geometry, box, reach));
+      drawStrips(ctx, layer.commands, wholeStrips(layer.commands, box), new Map(), box, lineReach(layer.commands));
       return;
     }
     ctx.globalAlpha = 1;
@@ -838,13 +838,17 @@
   // strips of 128 device pixels that cover its box (each cleared first), as scrollDraw
   // draws what changed: Skia fills the outline of thousands of overlapping column
   // strokes in half the time that way (47 against 23 ms for the live monitoring chart
-  // at 1600x900 in software; docs/bench.md). `drawn(strips, geometry, reach)` draws them.
-  function wholeInStrips(cmds, box, drawn) {
+  // at 1600x900 in software; docs/bench.md).
+  function wholeStrips(cmds, box) {
     const strips = [];
+    for (let a = 0; a < box.w; a += 128) strips.push([a, Math.min(box.w, a + 128)]);
+    return strips;
+  }
+  // How far the layer's strokes reach past their lines, in CSS pixels.
+  function lineReach(cmds) {
     let width = 0;
     for (const cmd of cmds) if (cmd.op === "columns") width = Math.max(width, cmd.width);
-    for (let a = 0; a < box.w; a += 128) strips.push([a, Math.min(box.w, a + 128)]);
-    drawn(strips, new Map(), width / 2 + 2 / size.dpr);
+    return width / 2 + 2 / size.dpr;
   }
 
   // ---- a scrolled layer, drawn in proportion to what changed -----------------------
@@ -918,17 +922,8 @@
     }
     const cv = move ? twin(id, shown) : shown, ctx = cv.getContext("2d");
     if (move) {
-      ctx.save();
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      ctx.globalAlpha = 1;
-      ctx.globalCompositeOperation = "copy";
-      if (tiles.on) {
-        // (The picture is in the tiles: each copied to its place, shifted.)
-        ctx.clearRect(0, 0, cv.width, cv.height);
-        ctx.globalCompositeOperation = "source-over";
-        for (const t of tiles.list) ctx.drawImage(t.c, t.ox + move, 0);
-      } else ctx.drawImage(shown, move, 0);
-      ctx.restore();
+      // (From the tiles when the picture is there: each to its place, shifted.)
+      copyPicture(ctx, tiles.on ? tiles.list.map((t) => [t.c, t.ox + move]) : [[shown, move]]);
       state.scrollMoves++;
       if (id === "series") tiles.movedAt = performance.now();
     }
@@ -978,15 +973,7 @@
         t = tiles.list[i] = { c, ox: i * TILE };
       }
       fit(t.c, { x: box.x + t.ox, y: box.y, w: Math.min(TILE, box.w - t.ox), h: box.h });
-      if (shown) {
-        const ctx = t.c.getContext("2d");
-        ctx.save();
-        ctx.setTransform(1, 0, 0, 1, 0, 0);
-        ctx.globalAlpha = 1;
-        ctx.globalCompositeOperation = "copy";
-        ctx.drawImage(shown, -t.ox, 0);
-        ctx.restore();
-      }
+      if (shown) copyPicture(t.c.getContext("2d"), [[shown, -t.ox]]);
       t.c.hidden = false;
     }
     // (Transparent, as an empty layer's: the canvases keep their place and size.)
@@ -1007,6 +994,19 @@
     if (!tiles.on) return;
     for (const t of tiles.list) t.c.hidden = true;
     tiles.on = false;
+  }
+  // Replaces the picture on `ctx`'s canvas by those of `from`, [canvas, x] each, drawn
+  // at x (in device pixels; the first clears everything it does not cover).
+  function copyPicture(ctx, from) {
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.globalAlpha = 1;
+    ctx.globalCompositeOperation = "copy";
+    for (const [c, x] of from) {
+      ctx.drawImage(c, x, 0);
+      ctx.globalCompositeOperation = "source-over";
+    }
+    ctx.restore();
   }
 
   // Clears and draws each strip [a, b) of device pixels of a layer of plain lines in
