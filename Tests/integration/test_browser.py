@@ -1,6 +1,7 @@
 """The real client page in headless Chromium: what a person sees and does."""
 import json
 import os
+import random
 import time
 import urllib.parse
 import urllib.request
@@ -614,9 +615,7 @@ def test_two_windows_on_an_independent_session_zoom_separately(tmp_path):
     spec["sessions"][0]["viewMode"] = "independent"
     # b pans from home, past the data's end: unclipped (the default clipAtExtents stops it).
     spec["sessions"][0]["chart"]["modifiers"][0]["clipMode"] = "none"
-    config = tmp_path / "independent.json"
-    config.write_text(json.dumps(spec))
-    srv = Server("--config", str(config)).start()
+    srv = spec_server(tmp_path, spec)
     a, b = browser(1000, 650), browser(800, 560)
     try:
         for d in (a, b):
@@ -727,36 +726,22 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         "xAxes": [dict({"id": "t", "alignment": "bottom"}, **x_axis)],
         "yAxes": [{"id": "v", "alignment": "left", "mode": "visible"}],
         "series": [{"id": f"s{i}", "name": f"S{i}", "capacity": 20000} for i in range(3)]}}]}
-    config = tmp_path / "scroll.json"
-    config.write_text(json.dumps(spec))
-    srv = Server("--config", str(config)).start()
-    rng = __import__("random").Random(7)
-    walks = [0.0, 0.0, 0.0]
+    srv = spec_server(tmp_path, spec)
+    feed = WalkFeed(srv, "scroll", [f"s{i}" for i in range(3)], seed=7)
     # x in seconds since the epoch, as a monitoring feed sends it: at 1.76e9 a double
     # holds a time to 2.4e-7 s, so the columns' x0 moves by some 1e-5 device pixels
     # from frame to frame besides their whole-pixel scroll.
     t0 = 1_764_000_000.0
-
-    def append(xs):
-        for i in range(3):
-            ys = []
-            for _ in xs:
-                walks[i] += rng.uniform(-1, 1)
-                ys.append(round(walks[i], 3))
-            urllib.request.urlopen(urllib.request.Request(
-                f"{srv.http}/api/sessions/scroll/series/s{i}/append", method="POST",
-                data=json.dumps({"x": xs, "y": ys}).encode())).read()
-
     a = browser(1000, 650, scale)
     b = None
     try:
-        append([t0 + k * 0.02 for k in range(20000)])
+        feed.append([t0 + k * 0.02 for k in range(20000)])
         a.get(f"{srv.http}/s/scroll")
         wait_for(a, "return window.chartwire && window.chartwire.draws > 0", message="first drawn frame")
         for step in range(60):
-            append([t0 + (20000 + step * 10 + k) * 0.02 for k in range(10)])
+            feed.append([t0 + (20000 + step * 10 + k) * 0.02 for k in range(10)])
             time.sleep(0.03)
-        wait_for(a, "const s = window.chartwire; return s.acks === s.frames", message="all frames drawn")
+        all_drawn(a)
         time.sleep(0.5)
         state = a.execute_script("const s = window.chartwire; return {scroll: s.scrollDraws, series: s.layerDraws.series,"
                                  " moves: s.scrollMoves,"
@@ -800,6 +785,41 @@ def test_a_scrolling_line_is_shifted_and_drawn_as_a_whole_redraw_would(tmp_path,
         srv.stop()
 
 
+def spec_server(tmp_path, spec):
+    """A server started on `spec` (a config of sessions), written into `tmp_path`."""
+    config = tmp_path / (spec["sessions"][0]["id"] + ".json")
+    config.write_text(json.dumps(spec))
+    return Server("--config", str(config)).start()
+
+
+class WalkFeed:
+    """Random walks fed to a session's series over HTTP, one walk a series: each x
+    appended takes every walk's next step (each within +-`bound` when given)."""
+
+    def __init__(self, srv, session, series, seed, bound=None):
+        self.url = f"{srv.http}/api/sessions/{session}/series/"
+        self.series, self.bound = series, bound
+        self.rng, self.walks = random.Random(seed), [0.0] * len(series)
+        self.points, self.last = 0, None   # xs appended so far, and the last of them
+
+    def append(self, xs):
+        for i, sid in enumerate(self.series):
+            ys = []
+            for _ in xs:
+                w = self.walks[i] + self.rng.uniform(-1, 1)
+                self.walks[i] = w if self.bound is None else max(-self.bound, min(self.bound, w))
+                ys.append(round(self.walks[i], 3))
+            urllib.request.urlopen(urllib.request.Request(self.url + sid + "/append", method="POST",
+                                                          data=json.dumps({"x": xs, "y": ys}).encode())).read()
+        self.points += len(xs)
+        self.last = xs[-1]
+
+
+def all_drawn(d):
+    """Waits until page `d` has drawn (and acknowledged) every frame it was sent."""
+    wait_for(d, "const s = window.chartwire; return s.acks === s.frames", message="all frames drawn")
+
+
 def page_at_version(url, version, scale=1, width=1000, height=650):
     """A second page on a chart, once it holds the series layer at `version` (the one
     the first page settled on): it drew that layer whole."""
@@ -824,22 +844,11 @@ def test_a_chart_on_tiles_resized_lays_its_tiles_again(tmp_path):
         "xAxes": [{"id": "t", "alignment": "bottom", "mode": "extents"}],
         "yAxes": [{"id": "v", "alignment": "left", "mode": "fixed", "range": [-60, 60]}],
         "series": [{"id": "s", "name": "S", "capacity": 5000}]}}]}
-    config = tmp_path / "fifo.json"
-    config.write_text(json.dumps(spec))
-    srv = Server("--config", str(config)).start()
-    rng = __import__("random").Random(5)
-    walk, n = [0.0], [0]
+    srv = spec_server(tmp_path, spec)
+    feed = WalkFeed(srv, "fifo", ["s"], seed=5, bound=50.0)
 
     def append(count):
-        ys = []
-        for _ in range(count):
-            walk[0] = max(-50.0, min(50.0, walk[0] + rng.uniform(-1, 1)))
-            ys.append(round(walk[0], 3))
-        xs = [(n[0] + k) * 0.1 for k in range(count)]
-        n[0] += count
-        urllib.request.urlopen(urllib.request.Request(
-            f"{srv.http}/api/sessions/fifo/series/s/append", method="POST",
-            data=json.dumps({"x": xs, "y": ys}).encode())).read()
+        feed.append([(feed.points + k) * 0.1 for k in range(count)])
 
     tiles = ("const t = [...document.querySelectorAll('canvas[data-tile]')], s = document.querySelector('canvas[data-layer=series]');"
              " return {n: t.length, shown: t.filter((e) => !e.hidden).map((e) => [parseFloat(e.style.left), parseFloat(e.style.top), e.width, e.height]),"
@@ -859,7 +868,7 @@ def test_a_chart_on_tiles_resized_lays_its_tiles_again(tmp_path):
         for _ in range(6):
             append(1)
             time.sleep(0.05)
-        wait_for(a, "const s = window.chartwire; return s.acks === s.frames", message="all frames drawn")
+        all_drawn(a)
         time.sleep(0.3)
         got = a.execute_script(tiles)
         x, y, w, h = got["series"]
@@ -923,30 +932,12 @@ def test_a_line_drawn_on_tiles_then_shifted_is_drawn_as_a_whole_redraw_would(tmp
         "xAxes": [{"id": "t", "alignment": "bottom", "mode": "follow", "window": 100}],
         "yAxes": [{"id": "v", "alignment": "left", "mode": "fixed", "range": [-60, 60]}],
         "series": [{"id": f"s{i}", "name": f"S{i}", "capacity": 20000} for i in range(3)]}}]}
-    config = tmp_path / "tiles.json"
-    config.write_text(json.dumps(spec))
-    srv = Server("--config", str(config)).start()
-    rng = __import__("random").Random(11)
-    walks, last = [0.0, 0.0, 0.0], [0.0]
-
-    def append(xs):
-        for i in range(3):
-            ys = []
-            for _ in xs:
-                walks[i] = max(-50.0, min(50.0, walks[i] + rng.uniform(-1, 1)))
-                ys.append(round(walks[i], 3))
-            urllib.request.urlopen(urllib.request.Request(
-                f"{srv.http}/api/sessions/tiles/series/s{i}/append", method="POST",
-                data=json.dumps({"x": xs, "y": ys}).encode())).read()
-        last[0] = xs[-1]
-
-    def settled(d):
-        wait_for(d, "const s = window.chartwire; return s.acks === s.frames", message="all frames drawn")
-
+    srv = spec_server(tmp_path, spec)
+    feed = WalkFeed(srv, "tiles", [f"s{i}" for i in range(3)], seed=11, bound=50.0)
     a = browser(1000, 650)
     b = None
     try:
-        append([k * 0.05 for k in range(4000)])
+        feed.append([k * 0.05 for k in range(4000)])
         a.get(f"{srv.http}/s/tiles")
         wait_for(a, "return window.chartwire && window.chartwire.draws > 0", message="first drawn frame")
         figures = "const s = window.chartwire; return {tiles: s.tileDraws, moves: s.scrollMoves, scroll: s.scrollDraws," \
@@ -957,16 +948,16 @@ def test_a_line_drawn_on_tiles_then_shifted_is_drawn_as_a_whole_redraw_would(tmp
         for _ in range(4):
             time.sleep(0.7)
             for _ in range(10):
-                append([last[0] + 0.001])
+                feed.append([feed.last + 0.001])
                 time.sleep(0.05)
-            settled(a)
+            all_drawn(a)
             before = a.execute_script(figures)
             if before["shown"] > 0:
                 break
         assert before["errors"] == [] and before["tiles"] > 0 and before["shown"] > 0, before
         # On by 3 s, some 27 columns: the picture shifts, from the tiles.
-        append([last[0] + 0.5 * k for k in range(1, 7)])
-        settled(a)
+        feed.append([feed.last + 0.5 * k for k in range(1, 7)])
+        all_drawn(a)
         moved = a.execute_script(figures)
         assert moved["moves"] > before["moves"] and moved["shown"] == 0, moved
         b = page_at_version(f"{srv.http}/s/tiles", a.execute_script("return window.chartwire.layers.series.version"))
