@@ -155,6 +155,37 @@ import TestSupport
         #expect(cache.entry(sizes[10]) != nil && cache.entry(sizes[8]) == nil && cache.entries.count == limit)
     }
 
+    @Test func aViewerUpToPatchHistoryVersionsBehindIsSentAPatchAndOneFurtherTheWholeLayer() throws {
+        let s = try session(#"""
+            {"id": "c", "chart": {"xAxes": [{"id": "x", "mode": "fixed", "range": [0, 100]}],
+             "yAxes": [{"id": "y", "mode": "fixed", "range": [0, 10]}],
+             "series": [{"id": "s", "data": {"x": [0, 1, 2], "y": [1, 3, 2]}}]}}
+            """#)
+        let renderer = ChartRenderer(measurer: TestFonts.measurer)
+        var cache = FrameCache()
+        let size = ViewerSize(width: 400, height: 300, dpr: 1)
+        let depth = SessionLimits.current.patchHistory
+        #expect(depth >= 8, "a page drawing 15-25 frames a second while the series changes 60 times is 3-8 versions behind")
+        var versions: [UInt32] = []
+        for k in 0...(depth + 1) {
+            // Each point lands in a column of its own: every render is a new version.
+            if k > 0 { try s.chart.append(seriesId: "s", xs: [Double(2 + k)], ys: [Double(k % 7) + 1]) }
+            cache.render(s.chart, size: size, renderer: renderer, dataTime: 0)
+            versions.append(try #require(cache.entry(size)?.layers[.series]?.version))
+        }
+        #expect(Set(versions).count == versions.count)
+        func form(behind: Int) -> String {
+            switch cache.layer(.series, size: size, held: versions[versions.count - 1 - behind])?.layer {
+            case .patch: "patch"
+            case .full: "whole"
+            case nil: "nothing"
+            }
+        }
+        #expect(form(behind: 1) == "patch")
+        #expect(form(behind: depth) == "patch", "the oldest version kept")
+        #expect(form(behind: depth + 1) == "whole", "past the history")
+    }
+
     @Test func chartIdLookupsFollowChangesOfTheLists() throws {
         let s = try session(#"{"id": "a", "chart": {"yAxes": [{"id": "p"}, {"id": "q"}], "series": [{"id": "s1"}, {"id": "s2", "yAxis": "q"}]}}"#)
         #expect(s.chart.seriesIndex("s2") == 1 && s.chart.axis("q")?.id == "q" && s.chart.seriesIndex("nope") == nil)

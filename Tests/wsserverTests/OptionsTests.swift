@@ -82,7 +82,7 @@ import ChartSession
         (["--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
         (["--tls-key", "k.pem"], "--tls-cert and --tls-key go together"),
         (["--limit", "bodyBudgetMB"], #"--limit: "bodyBudgetMB" is not NAME=VALUE"#),
-        (["--limit", "speed=3"], #"--limit: unknown limit "speed" (bodyBudgetMB, connectionsPerAddress, messagesPerSecond, messageBurst, headerTimeoutS, bodyTimeoutS, maxURLBytes, maxHeadBytes, jsonValues, sessionPoints, serverPoints, generatorCapacity, sessions, seriesPerChart, axesPerChart, annotationsPerChart, canvasSizes, exportPoints)"#),
+        (["--limit", "speed=3"], #"--limit: unknown limit "speed" (bodyBudgetMB, connectionsPerAddress, messagesPerSecond, messageBurst, headerTimeoutS, bodyTimeoutS, maxURLBytes, maxHeadBytes, jsonValues, sessionPoints, serverPoints, generatorCapacity, sessions, seriesPerChart, axesPerChart, annotationsPerChart, canvasSizes, patchHistory, exportPoints)"#),
         (["--limit", "bodyBudgetMB=0"], #"--limit: bodyBudgetMB must be a whole number from 1 to 65536, not "0""#),
         (["--limit", "headerTimeoutS=1.5"], #"--limit: headerTimeoutS must be a whole number from 1 to 3600, not "1.5""#),
         (["--limit", "maxHeadBytes=100000"], #"--limit: maxHeadBytes must be a whole number from 1024 to 49152, not "100000""#),

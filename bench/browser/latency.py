@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Browser benchmark: what a person feels, measured in the page (headless Chromium).
 
-  python3 bench/browser/latency.py [--seconds S] [--quick] [--only first|live|gestures|pages] [--gestures N] [--first N] [--pages N] [--feed cwload|python] [--warmup S]
+  python3 bench/browser/latency.py [--seconds S] [--quick] [--only first|live|gestures|pages] [--gestures N] [--first N] [--pages N] [--feed cwload|python] [--warmup S] [--limit NAME=VALUE]
 
 Starts its own wsserver (release build: `swift build -c release` first) and prints:
 
@@ -99,11 +99,15 @@ BIG = {"sessions": [{"id": "big", "title": "10^7 points", "chart": {
                   {"type": "zoomExtents"}]}}]}
 
 
+# Server options every run adds (`--limit NAME=VALUE` of this script: the server's own).
+SERVER_ARGS = []
+
+
 def start(spec, tmp):
     path = tmp / (spec["sessions"][0]["id"] + ".json")
     path.write_text(json.dumps(spec))
     os.environ.setdefault("CHARTWIRE_BIN", str(ROOT / ".build" / "release" / "wsserver"))
-    return Server("--config", str(path)).start()
+    return Server("--config", str(path), *SERVER_ARGS).start()
 
 
 def live(seconds, tmp, rows):
@@ -519,7 +523,11 @@ def main():
                     help="with --only pages: cwload feed (as chartbench, default) or the feed of --only live")
     ap.add_argument("--warmup", type=float, default=5, help="with --only pages: seconds before the measured window")
     ap.add_argument("--gestures", type=int, help="gestures to measure (10 a fresh page; default 30, 10 with --quick)")
+    ap.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                    help="a server limit (wsserver --limit, docs/limits.md), for a run beside the defaults; repeatable")
     args = ap.parse_args()
+    for limit in args.limit:
+        SERVER_ARGS.extend(["--limit", limit])
     tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
     tmp.mkdir(exist_ok=True)
     rows = []

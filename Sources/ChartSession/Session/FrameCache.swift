@@ -10,7 +10,7 @@ final class RenderedSize {
     var dataTime: Double
     var layout: ChartLayout
     var layers: [LayerID: Layer] = [:]
-    /// Earlier versions, oldest first, at most `FrameCache.historyDepth` per layer.
+    /// Earlier versions, oldest first, at most `SessionLimits.patchHistory` per layer.
     var history: [LayerID: [Layer]] = [:]
     /// Encodings of the current version: whole (key nil) or patched from a base version.
     var encoded: [LayerID: [UInt32?: EncodedLayer]] = [:]
@@ -47,8 +47,6 @@ struct FrameCache {
     private var versionCounter: UInt32 = 0
     /// Most sizes kept beyond those of current viewers (frame.json callers, departed viewers).
     let spareSizes = 4
-    /// Earlier versions kept per layer, to patch viewers a few frames behind.
-    static let historyDepth = 4
 
     func entry(_ size: ViewerSize) -> RenderedSize? { entries[size] }
 
@@ -81,7 +79,8 @@ struct FrameCache {
             if let old = e.layers[id] {
                 if old.commands.sameCommands(as: commands) { continue }
                 e.history[id, default: []].append(old)
-                if e.history[id]!.count > Self.historyDepth { e.history[id]!.removeFirst() }
+                let depth = SessionLimits.current.patchHistory
+                if e.history[id]!.count > depth { e.history[id]!.removeFirst(e.history[id]!.count - depth) }
             }
             versionCounter &+= 1
             e.layers[id] = Layer(id: id, version: versionCounter, commands: commands)

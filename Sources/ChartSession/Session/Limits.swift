@@ -29,6 +29,15 @@ public struct SessionLimits: Equatable, Sendable {
     /// Distinct canvas sizes a session keeps rendered frames for; past it the least
     /// recently used size's cache is dropped (rebuilt if a viewer asks for it again).
     public var canvasSizes = 32
+    /// Earlier versions of each layer a session keeps per canvas size, to send a viewer
+    /// a few frames behind a patch from the version it holds; one further behind gets
+    /// the layer whole, and its page draws it whole. A live chart changes its series at
+    /// nearly every publication (up to 60 a second), while a page on a loaded machine
+    /// draws 15-25 frames a second with two in flight, so it comes back holding a
+    /// version 3-8 behind; a whole series layer is the dearest frame a page draws (tens
+    /// of ms for the monitoring chart's lines in software), which loads it more. The
+    /// monitoring chart's series layer is some 90 KB a version at 1600x900.
+    public var patchHistory = 12
     /// Points one data export (`data.csv`, `data.json`, `DataExport`) may write, all its
     /// series together; a larger export is refused (HTTP 413) before anything is written.
     public var exportPoints = 20_000_000
@@ -46,6 +55,7 @@ public struct SessionLimits: Equatable, Sendable {
         ("axesPerChart", "axes of one chart", \.axesPerChart),
         ("annotationsPerChart", "annotations of one chart", \.annotationsPerChart),
         ("canvasSizes", "canvas sizes a session keeps frames for", \.canvasSizes),
+        ("patchHistory", "versions of a layer kept to patch viewers behind", \.patchHistory),
         ("exportPoints", "points in one data export", \.exportPoints),
     ] }
 
