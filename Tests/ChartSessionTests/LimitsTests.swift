@@ -165,7 +165,7 @@ import TestSupport
         var cache = FrameCache()
         let size = ViewerSize(width: 400, height: 300, dpr: 1)
         let depth = SessionLimits.current.patchHistory
-        #expect(depth >= 8, "a page drawing 15-25 frames a second while the series changes 60 times is 3-8 versions behind")
+        #expect(depth >= 8, "a page drawing 15-25 frames a second while the series changes up to 60 times comes back more than 4 versions behind")
         var versions: [UInt32] = []
         for k in 0...(depth + 1) {
             // Each point lands in a column of its own: every render is a new version.

@@ -34,7 +34,7 @@ public struct SessionLimits: Equatable, Sendable {
     /// the layer whole, and its page draws it whole. A live chart changes its series at
     /// nearly every publication (up to 60 a second), while a page on a loaded machine
     /// draws 15-25 frames a second with two in flight, so it comes back holding a
-    /// version 3-8 behind; a whole series layer is the dearest frame a page draws (tens
+    /// version several behind (more than 4, in ten pages of the live chart on a 2-core box); a whole series layer is the dearest frame a page draws (tens
     /// of ms for the monitoring chart's lines in software), which loads it more. The
     /// monitoring chart's series layer is some 90 KB a version at 1600x900.
     public var patchHistory = 12
