@@ -28,7 +28,7 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
 - --only pages [--pages N]: N viewers of the live monitoring chart at once, each its own
   headless Chromium (its own browser process and renderer, as N people on N machines
   would be, all on this box), history from `cwload ingest`, fed by `cwload feed` as
-  chartbench feeds it (--feed python: the feed of --only live): one row per page
+  chartbench feeds it (--feed python: the history and feed of --only live): one row per page
   (draws/s, frames/s, newest-point age p50/p95, its Chromium process tree's CPU, and its
   series frames drawn whole a second, not shifted by scrollDraw), the
   worst and median page, the server's CPU; beside the same with 1 page, measured first
@@ -47,6 +47,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "Tests" / "integration"))
@@ -113,16 +114,7 @@ def start(spec, tmp):
 def live(seconds, tmp, rows):
     server = start(MONITOR, tmp)
     try:
-        conn = http.client.HTTPConnection("127.0.0.1", server.port)
-        # History: each series' window filled (x in seconds, 50 points a second).
-        t0 = time.time() - 250000 / 50
-        for i in range(4):
-            y, xs, ys = 0.0, [], []
-            for k in range(250000):
-                y += random.uniform(-0.5, 0.5)
-                xs.append(round(t0 + k / 50, 3)); ys.append(round(y, 4))
-            for a in range(0, 250000, 50000):
-                post(conn, f"/api/sessions/monitor/series/s{i}/append", json_points(xs[a:a + 50000], ys[a:a + 50000]))
+        python_history(server)
         feeder = python_feed(server.port)
         d = browser(1600, 900 + 40)
         try:
@@ -154,6 +146,21 @@ def live(seconds, tmp, rows):
         rows.append(("live_page_browser_cpu_pct", (b1 - b0) / (t1 - t0) * 100, "%"))
     finally:
         server.stop()
+
+
+def python_history(server):
+    """The live chart's history as `--only live` fills it: each series' window (250,000
+    points, x in seconds, 50 a second, ending now) a random walk of steps up to 0.5,
+    which spans some hundreds: the walk `python_feed` goes on with stays inside it."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port)
+    t0 = time.time() - 250000 / 50
+    for i in range(4):
+        y, xs, ys = 0.0, [], []
+        for k in range(250000):
+            y += random.uniform(-0.5, 0.5)
+            xs.append(round(t0 + k / 50, 3)); ys.append(round(y, 4))
+        for a in range(0, 250000, 50000):
+            post(conn, f"/api/sessions/monitor/series/s{i}/append", json_points(xs[a:a + 50000], ys[a:a + 50000]))
 
 
 def cwload(*args):
@@ -205,9 +212,11 @@ def pages_run(server, count, seconds, warmup):
                              "window.__f0 = c.frames; window.__t0 = performance.now();"
                              "window.__w0 = (c.layerDraws.series || 0) - c.scrollDraws;")
         b0 = [tree_cpu_seconds(d.service.process.pid) for d in drivers]
+        m0 = server_counters(server)
         c0, t0, l0 = cpu_seconds(server.proc.pid), time.time(), os.getloadavg()[0]
         time.sleep(seconds)
         cpu = (cpu_seconds(server.proc.pid) - c0) / (time.time() - t0) * 100
+        rates = {k: (v - m0[k]) / (time.time() - t0) for k, v in server_counters(server).items()}
         b1 = [tree_cpu_seconds(d.service.process.pid) for d in drivers]
         elapsed = time.time() - t0
         out = []
@@ -221,10 +230,22 @@ def pages_run(server, count, seconds, warmup):
                         "whole_per_s": whole / (ms / 1000),
                         "age_p50": pct(ages, 0.5), "age_p95": pct(ages, 0.95),
                         "browser_cpu": (c1b - c0b) / elapsed * 100})
-        return out, cpu, (l0, os.getloadavg()[0])
+        return out, cpu, (l0, os.getloadavg()[0]), rates
     finally:
         for d in drivers:
             d.quit()
+
+
+def server_counters(server):
+    """The server's points ingested, publications and frames sent so far (its /metrics)."""
+    text = urllib.request.urlopen(server.http + "/metrics", timeout=5).read().decode()
+    out = {"points": 0.0, "publications": 0.0, "frames": 0.0}
+    for line in text.splitlines():
+        for key, name in (("points", "chartwire_points_ingested_total"), ("publications", "chartwire_publications_total"),
+                          ("frames", "chartwire_frames_sent_total")):
+            if line.startswith(name + " ") or line.startswith(name + "{"):
+                out[key] += float(line.rsplit(" ", 1)[1])
+    return out
 
 
 class python_feed:
@@ -256,15 +277,18 @@ class python_feed:
 
 def fill_monitor(server, feed_kind):
     """Fills the monitoring chart's four series with 250,000 points each and starts its
-    live feed: `cwload feed` (a process; raises if it ends at once) or the Python feed
-    of `--only live` (a thread). Returns the feed, for the caller to stop."""
+    live feed: `cwload ingest` and `cwload feed` (a process; raises if it ends at once),
+    or the history and the Python feed of `--only live` (a thread: an unbounded walk,
+    which would outgrow cwload's history of values within 1 of 0 and rescale the chart
+    every second or two). Returns the feed, for the caller to stop."""
+    if feed_kind != "cwload":
+        python_history(server)
+        return python_feed(server.port)
     port = str(server.port)
     start_x = time.time() - 250000 / 50
     for i in range(4):
         cwload("ingest", "--port", port, "--session", "monitor", "--series", f"s{i}", "--points", "250000",
                "--batch", "50000", "--binary", "--start", str(start_x), "--step", "0.02")
-    if feed_kind != "cwload":
-        return python_feed(server.port)
     exe = pathlib.Path(os.environ["CHARTWIRE_BIN"]).parent / "cwload"
     feed = subprocess.Popen([str(exe), "feed", "--port", port, "--session", "monitor", "--series", "s0,s1,s2,s3",
                              "--rate", "50", "--duration", "3600"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -294,19 +318,19 @@ def pages(count, seconds, warmup, feed_kind, tmp):
         feed = fill_monitor(server, feed_kind)
         phases = []
         for n in (1, count):
-            rows, cpu, load = pages_run(server, n, seconds, warmup)
+            rows, cpu, load, rates = pages_run(server, n, seconds, warmup)
             if feed_kind == "cwload" and feed.poll() is not None:
                 raise RuntimeError(f"cwload feed ended during the run: {feed.stderr.read()[:400]}")
             if feed_kind == "python" and feed.error:
                 raise RuntimeError(f"the Python feed failed: {feed.error}")
-            phases.append((n, rows, cpu, load))
+            phases.append((n, rows, cpu, load, rates))
     finally:
         stop_feed(feed)
         server.stop()
     print(f"feed: {feed_kind}; {seconds:g} s measured after {warmup:g} s of warm-up; each page its own headless Chromium")
     print(f"{'pages':>5} {'page':>6} {'draws/s':>8} {'frames/s':>9} {'age p50 ms':>11} {'age p95 ms':>11} {'browser CPU %':>14} {'whole/s':>8}")
     print("-" * 80)
-    for n, rows, cpu, load in phases:
+    for n, rows, cpu, load, rates in phases:
         for k, r in enumerate(rows):
             print(f"{n:>5} {k + 1:>6} {r['draws_per_s']:>8.1f} {r['frames_per_s']:>9.1f} {r['age_p50']:>11.1f} {r['age_p95']:>11.1f} {r['browser_cpu']:>14.1f} {r['whole_per_s']:>8.1f}")
         if n > 1:
@@ -317,7 +341,11 @@ def pages(count, seconds, warmup, feed_kind, tmp):
             print(f"{n:>5} {'median':>6} {med('draws_per_s'):>8.1f} {med('frames_per_s'):>9.1f} {med('age_p50'):>11.1f} {med('age_p95'):>11.1f} {med('browser_cpu'):>14.1f}")
             print(f"{n:>5} browsers' CPU in all {sum(r['browser_cpu'] for r in rows):.1f} % of a core")
         print(f"{n:>5} server CPU {cpu:.1f} % of a core; load average {load[0]:.2f} at the start, {load[1]:.2f} at the end")
-    n, rows, _, _ = phases[-1]
+        # (What the chart gave the pages to draw: a page draws at most one frame a
+        # publication, and a publication follows the points fed.)
+        print(f"{n:>5} fed {rates['points']:.0f} points a second; {rates['publications']:.1f} publications a second;"
+              f" {rates['frames'] / n:.1f} frames sent a second a page")
+    n, rows, _, _, _ = phases[-1]
     ok = all(r["draws_per_s"] >= 28 and r["age_p95"] <= 50 for r in rows)
     print(f"goal (each of {n} pages >= 28 draws/s, newest point <= 50 ms behind at p95): {'met' if ok else 'not met'}")
 
