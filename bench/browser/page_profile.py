@@ -4,7 +4,7 @@
   python3 bench/browser/page_profile.py [--seconds S] [--feed cwload|python] [--size WxH] [--follow S]
 
 The server and feed are those of `latency.py --only pages` (history by `cwload ingest`,
-then `cwload feed --rate 50`, or the Python feed of `--only live`). Prints, over the
+then `cwload feed --rate 50`, or the history and Python feed of `--only live`). Prints, over the
 measured window: the CPU of the page's Chromium process tree split by thread name
 (the renderer's main thread runs the script and the canvas drawing; the compositor
 threads and the GPU process's viz threads composite the layer canvases), the page's
