@@ -28,7 +28,6 @@ Prints each way's CPU (% of a core) over the measured window, by process and thr
 docs/bench.md (issue 28).
 """
 import argparse
-import functools
 import http.server
 import pathlib
 import statistics
@@ -125,15 +124,8 @@ if (mode === "scroll" || mode === "pingpong") {
 """
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=float, default=15)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--rate", type=float, default=24, help="frames a second (the live chart draws about 24 at 1600x900)")
-    ap.add_argument("--ways", default="main,worker,main-shift,worker-shift", help="which of main, worker, main-shift, worker-shift, scroll, pingpong, desync, desync-shift")
-    args = ap.parse_args()
-    page = PAGE.replace("${RATE}", repr(args.rate)).encode()
-
+def serve_page(page):
+    """Serves the HTML `page` (bytes) at / on loopback from a thread; its address."""
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             self.send_response(200 if self.path == "/" else 404)
@@ -147,13 +139,24 @@ def main():
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{srv.server_address[1]}/"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=15)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rate", type=float, default=24, help="frames a second (the live chart draws about 24 at 1600x900)")
+    ap.add_argument("--ways", default="main,worker,main-shift,worker-shift", help="which of main, worker, main-shift, worker-shift, scroll, pingpong, desync, desync-shift")
+    args = ap.parse_args()
+    url = serve_page(PAGE.replace("${RATE}", repr(args.rate)).encode())
     ways = args.ways.split(",")
     results = {w: [] for w in ways}
     for r in range(args.rounds):
         for way in ways:
             d = browser(1600, 940)
             try:
-                d.get(f"http://127.0.0.1:{srv.server_address[1]}/#{way}")
+                d.get(f"{url}#{way}")
                 time.sleep(3)
                 c0, t0 = threads_cpu(d.service.process.pid), time.time()
                 time.sleep(args.seconds)

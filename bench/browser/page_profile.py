@@ -14,6 +14,7 @@ Not a test: figures for docs/bench.md (issue 28).
 """
 import argparse
 import collections
+import contextlib
 import os
 import pathlib
 import re
@@ -104,6 +105,29 @@ return out;
 """
 
 
+@contextlib.contextmanager
+def live_page(size, follow=0, feed_kind="cwload"):
+    """The monitoring chart (`monitor_spec(follow)`) on a release server of its own,
+    filled and fed (`fill_monitor`), open in a headless Chromium of `size` ("WxH"): the
+    driver, once the page has drawn. The page, feed and server stop on leaving."""
+    tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
+    tmp.mkdir(exist_ok=True)
+    server = start(monitor_spec(follow), tmp)
+    feed = None
+    try:
+        feed = fill_monitor(server, feed_kind)
+        d = browser(*(int(v) for v in size.split("x")))
+        try:
+            d.get(f"{server.http}/s/monitor")
+            wait_for(d, "return window.chartwire && window.chartwire.draws > 0", timeout=60)
+            yield d
+        finally:
+            d.quit()
+    finally:
+        stop_feed(feed)
+        server.stop()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=10)
@@ -114,50 +138,36 @@ def main():
     ap.add_argument("--follow", type=float, default=0, metavar="S",
                     help="the chart's x axis follows the newest S seconds (a scrolling window) instead of showing all")
     args = ap.parse_args()
-    tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
-    tmp.mkdir(exist_ok=True)
-    server = start(monitor_spec(args.follow), tmp)
-    feed = None
-    try:
-        feed = fill_monitor(server, args.feed)
-        d = browser(*(int(v) for v in args.size.split("x")))
-        try:
-            d.get(f"{server.http}/s/monitor")
-            wait_for(d, "return window.chartwire && window.chartwire.draws > 0", timeout=60)
-            for item in filter(None, args.style.split(",")):
-                layer, prop = item.split(":", 1)
-                k, v = prop.split("=", 1)
-                d.execute_script("document.querySelector(`canvas[data-layer=${arguments[0]}]`).style[arguments[1]] = arguments[2]",
-                                 layer, k, v)
-            time.sleep(3)
-            d.execute_cdp_cmd("Performance.enable", {})
-            d.execute_cdp_cmd("Profiler.enable", {})
-            d.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": 200})
-            m0 = {m["name"]: m["value"] for m in d.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
-            d.execute_script("const c = window.chartwire; window.__d0 = c.draws; window.__s0 = c.scrollDraws || 0; window.__m0 = c.scrollMoves || 0; window.__l0 = Object.assign({}, c.layerDraws || {});"
-                             "c.drawMsLog.length = 0; c.drawLog.length = 0; window.__t0 = performance.now();")
-            c0, t0 = threads_cpu(d.service.process.pid), time.time()
-            d.execute_cdp_cmd("Profiler.start", {})
-            time.sleep(args.seconds)
-            prof = d.execute_cdp_cmd("Profiler.stop", {})["profile"]
-            c1, el = threads_cpu(d.service.process.pid), time.time() - t0
-            m1 = {m["name"]: m["value"] for m in d.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
-            page = d.execute_script("""const c = window.chartwire, s = c.layers.series, ms = performance.now() - window.__t0;
-                const ops = {}; let entries = 0, cols = 0;
-                for (const k of s.commands) { ops[k.op] = (ops[k.op] || 0) + 1; if (k.op === 'columns') { cols++; entries += k.entries.length; } }
-                const ld = {}; for (const k in (c.layerDraws || {})) ld[k] = (c.layerDraws[k] - (window.__l0[k] || 0)) / ms * 1000;
-                const canv = [...document.querySelectorAll('canvas')].map(e => (e.dataset.layer || 'direct ' + e.dataset.direct) + ' ' + e.width + 'x' + e.height);
-                const bg = c.layers.background.commands, bgops = {};
-                for (const k of bg) bgops[k.op] = (bgops[k.op] || 0) + 1;
-                const widths = s.commands.filter(k => k.op === 'columns').map(k => k.width);
-                return {draws: (c.draws - window.__d0) / ms * 1000, layerDraws: ld, scrolls: ((c.scrollDraws || 0) - window.__s0) / ms * 1000, moves: ((c.scrollMoves || 0) - window.__m0) / ms * 1000, ops, entries, cols, canv, bgops, widths,
-                        drawMs: c.drawMsLog.slice().sort((a, b) => a - b), ages: c.drawLog.slice().sort((a, b) => a - b)};""")
-            trials = d.execute_script(RASTER_JS) if args.raster else {}
-        finally:
-            d.quit()
-    finally:
-        stop_feed(feed)
-        server.stop()
+    with live_page(args.size, args.follow, args.feed) as d:
+        for item in filter(None, args.style.split(",")):
+            layer, prop = item.split(":", 1)
+            k, v = prop.split("=", 1)
+            d.execute_script("document.querySelector(`canvas[data-layer=${arguments[0]}]`).style[arguments[1]] = arguments[2]",
+                             layer, k, v)
+        time.sleep(3)
+        d.execute_cdp_cmd("Performance.enable", {})
+        d.execute_cdp_cmd("Profiler.enable", {})
+        d.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": 200})
+        m0 = {m["name"]: m["value"] for m in d.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
+        d.execute_script("const c = window.chartwire; window.__d0 = c.draws; window.__s0 = c.scrollDraws || 0; window.__m0 = c.scrollMoves || 0; window.__l0 = Object.assign({}, c.layerDraws || {});"
+                         "c.drawMsLog.length = 0; c.drawLog.length = 0; window.__t0 = performance.now();")
+        c0, t0 = threads_cpu(d.service.process.pid), time.time()
+        d.execute_cdp_cmd("Profiler.start", {})
+        time.sleep(args.seconds)
+        prof = d.execute_cdp_cmd("Profiler.stop", {})["profile"]
+        c1, el = threads_cpu(d.service.process.pid), time.time() - t0
+        m1 = {m["name"]: m["value"] for m in d.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
+        page = d.execute_script("""const c = window.chartwire, s = c.layers.series, ms = performance.now() - window.__t0;
+            const ops = {}; let entries = 0, cols = 0;
+            for (const k of s.commands) { ops[k.op] = (ops[k.op] || 0) + 1; if (k.op === 'columns') { cols++; entries += k.entries.length; } }
+            const ld = {}; for (const k in (c.layerDraws || {})) ld[k] = (c.layerDraws[k] - (window.__l0[k] || 0)) / ms * 1000;
+            const canv = [...document.querySelectorAll('canvas')].map(e => (e.dataset.layer || 'direct ' + e.dataset.direct) + ' ' + e.width + 'x' + e.height);
+            const bg = c.layers.background.commands, bgops = {};
+            for (const k of bg) bgops[k.op] = (bgops[k.op] || 0) + 1;
+            const widths = s.commands.filter(k => k.op === 'columns').map(k => k.width);
+            return {draws: (c.draws - window.__d0) / ms * 1000, layerDraws: ld, scrolls: ((c.scrollDraws || 0) - window.__s0) / ms * 1000, moves: ((c.scrollMoves || 0) - window.__m0) / ms * 1000, ops, entries, cols, canv, bgops, widths,
+                    drawMs: c.drawMsLog.slice().sort((a, b) => a - b), ages: c.drawLog.slice().sort((a, b) => a - b)};""")
+        trials = d.execute_script(RASTER_JS) if args.raster else {}
     print(f"draws/s {page['draws']:.1f}; layer redraws/s " + ", ".join(f"{k} {v:.1f}" for k, v in page["layerDraws"].items())
           + f"; of them drawn by shifting (scrollDraw) {page['scrolls']:.1f}/s, the canvas shifted in {page['moves']:.1f}/s")
     print(f"canvases: {page['canv']}")

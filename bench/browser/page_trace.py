@@ -24,7 +24,6 @@ import argparse
 import bisect
 import collections
 import json
-import os
 import pathlib
 import sys
 import time
@@ -33,7 +32,8 @@ import urllib.request
 import websocket
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from latency import monitor_spec, start, fill_monitor, stop_feed, browser, wait_for, pct  # noqa: E402
+from latency import pct  # noqa: E402
+from page_profile import live_page  # noqa: E402
 
 CATEGORIES = "toplevel,blink,cc,viz,gpu,devtools.timeline,v8"
 
@@ -118,27 +118,13 @@ def main():
     ap.add_argument("--follow", type=float, default=0, metavar="S", help="the x axis follows the newest S seconds")
     ap.add_argument("--top", type=int, default=30, help="slices to list (default 30)")
     args = ap.parse_args()
-    tmp = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "chartwire-browser-bench"
-    tmp.mkdir(exist_ok=True)
-    server = start(monitor_spec(args.follow), tmp)
-    feed = None
-    try:
-        feed = fill_monitor(server, args.feed)
-        d = browser(*(int(v) for v in args.size.split("x")))
-        try:
-            d.get(f"{server.http}/s/monitor")
-            wait_for(d, "return window.chartwire && window.chartwire.draws > 0", timeout=60)
-            time.sleep(3)
-            d.execute_script("const c = window.chartwire; window.__d0 = c.draws; window.__w0 = (c.layerDraws.series || 0) - c.scrollDraws;"
-                             "window.__t0 = performance.now();")
-            events = record(d, args.seconds)
-            draws, whole, ms = d.execute_script("const c = window.chartwire; return [c.draws - window.__d0,"
-                                                " (c.layerDraws.series || 0) - c.scrollDraws - window.__w0, performance.now() - window.__t0]")
-        finally:
-            d.quit()
-    finally:
-        stop_feed(feed)
-        server.stop()
+    with live_page(args.size, args.follow, args.feed) as d:
+        time.sleep(3)
+        d.execute_script("const c = window.chartwire; window.__d0 = c.draws; window.__w0 = (c.layerDraws.series || 0) - c.scrollDraws;"
+                         "window.__t0 = performance.now();")
+        events = record(d, args.seconds)
+        draws, whole, ms = d.execute_script("const c = window.chartwire; return [c.draws - window.__d0,"
+                                            " (c.layerDraws.series || 0) - c.scrollDraws - window.__w0, performance.now() - window.__t0]")
     print(f"page: {draws / ms * 1000:.1f} draws/s, the series drawn whole {whole / ms * 1000:.1f}/s")
     report(events, args.top)
 

@@ -20,16 +20,14 @@ drew >= 28 frames a second at most 50 ms late (p95), issue 28's goal for the cha
 Not a test: a floor for docs/bench.md (issue 28).
 """
 import argparse
-import functools
-import http.server
 import statistics
 import sys
 import pathlib
-import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from latency import browser, pct, tree_cpu_seconds, wait_for  # noqa: E402
+from canvas_probe import serve_page  # noqa: E402
 
 PAGE = """<!doctype html><html><body style="margin:0;background:#fff">
 <canvas id="bg" width="1600" height="762" style="position:absolute;left:0;top:0"></canvas>
@@ -108,22 +106,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--warmup", type=float, default=5)
     args = ap.parse_args()
-    page = PAGE.replace("${RATE}", repr(args.rate)).encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200 if self.path == "/" else 404)
-            self.send_header("content-type", "text/html")
-            self.end_headers()
-            if self.path == "/":
-                self.wfile.write(page)
-
-        def log_message(self, *a):
-            pass
-
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{srv.server_address[1]}/"
+    url = serve_page(PAGE.replace("${RATE}", repr(args.rate)).encode())
     print(f"{args.rate:g} frames due a second; {args.seconds:g} s measured after {args.warmup:g} s; each page its own headless Chromium")
     print(f"{'pages':>5} {'page':>6} {'frames/s':>9} {'late p50 ms':>12} {'late p95 ms':>12} {'browser CPU %':>14}")
     print("-" * 64)
