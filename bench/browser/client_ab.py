@@ -76,7 +76,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--feed", choices=["python", "cwload"], default="python")
+    ap.add_argument("--feed", choices=["python", "cwload", "walk"], default="python")
     ap.add_argument("--follow", type=float, default=0, metavar="S",
                     help="the chart's x axis follows the newest S seconds (a scrolling window) instead of showing all")
     ap.add_argument("versions", nargs="+", metavar="NAME=CLIENT.js")

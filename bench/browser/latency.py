@@ -277,21 +277,31 @@ class python_feed:
 
 def fill_monitor(server, feed_kind):
     """Fills the monitoring chart's four series with 250,000 points each and starts its
-    live feed: `cwload ingest` and `cwload feed` (a process; raises if it ends at once),
-    or the history and the Python feed of `--only live` (a thread: an unbounded walk,
-    which would outgrow cwload's history of values within 1 of 0 and rescale the chart
-    every second or two). Returns the feed, for the caller to stop."""
-    if feed_kind != "cwload":
+    live feed, for the caller to stop (`stop_feed`):
+    - "cwload": `cwload ingest` (values within 1 of 0) and `cwload feed` (a bounded walk;
+      a process, which raises if it ends at once);
+    - "python": the history and the Python feed of `--only live` (a thread: an unbounded
+      walk, which would outgrow cwload's history within seconds and rescale the chart
+      every second or two);
+    - "walk": that history, and the same walk fed by `cwload feed --jump 1 --revert 0`
+      (a process in C, which keeps its pace on a box that ten Chromiums load, where the
+      Python thread falls behind and then sends in bursts)."""
+    if feed_kind == "python":
         python_history(server)
         return python_feed(server.port)
     port = str(server.port)
-    start_x = time.time() - 250000 / 50
-    for i in range(4):
-        cwload("ingest", "--port", port, "--session", "monitor", "--series", f"s{i}", "--points", "250000",
-               "--batch", "50000", "--binary", "--start", str(start_x), "--step", "0.02")
+    walk = []
+    if feed_kind == "walk":
+        python_history(server)
+        walk = ["--jump", "1", "--revert", "0"]
+    else:
+        start_x = time.time() - 250000 / 50
+        for i in range(4):
+            cwload("ingest", "--port", port, "--session", "monitor", "--series", f"s{i}", "--points", "250000",
+                   "--batch", "50000", "--binary", "--start", str(start_x), "--step", "0.02")
     exe = pathlib.Path(os.environ["CHARTWIRE_BIN"]).parent / "cwload"
     feed = subprocess.Popen([str(exe), "feed", "--port", port, "--session", "monitor", "--series", "s0,s1,s2,s3",
-                             "--rate", "50", "--duration", "3600"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             "--rate", "50", "--duration", "3600", *walk], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)
     time.sleep(1)
     if feed.poll() is not None:
@@ -319,7 +329,7 @@ def pages(count, seconds, warmup, feed_kind, tmp):
         phases = []
         for n in (1, count):
             rows, cpu, load, rates = pages_run(server, n, seconds, warmup)
-            if feed_kind == "cwload" and feed.poll() is not None:
+            if feed_kind != "python" and feed.poll() is not None:
                 raise RuntimeError(f"cwload feed ended during the run: {feed.stderr.read()[:400]}")
             if feed_kind == "python" and feed.error:
                 raise RuntimeError(f"the Python feed failed: {feed.error}")
@@ -547,8 +557,9 @@ def main():
     ap.add_argument("--only", choices=["first", "live", "gestures", "pages"], help="run one part (pages only when named)")
     ap.add_argument("--first", type=int, default=10, help="fresh pages, one first gesture each (default 10; 4 with --quick)")
     ap.add_argument("--pages", type=int, default=10, help="with --only pages: how many pages (default 10)")
-    ap.add_argument("--feed", choices=["cwload", "python"], default="cwload",
-                    help="with --only pages: cwload feed (as chartbench, default) or the feed of --only live")
+    ap.add_argument("--feed", choices=["cwload", "python", "walk"], default="cwload",
+                    help="with --only pages: cwload feed (as chartbench, default), the history and feed of --only live"
+                         " (python), or that history under the same walk fed by cwload (walk)")
     ap.add_argument("--warmup", type=float, default=5, help="with --only pages: seconds before the measured window")
     ap.add_argument("--gestures", type=int, help="gestures to measure (10 a fresh page; default 30, 10 with --quick)")
     ap.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",

@@ -133,7 +133,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--raster", action="store_true", help="also time the series layer's stroke, rasterised, in variants")
     ap.add_argument("--style", default="", help="an experiment: CSS applied to canvases, as layer:property=value,...")
-    ap.add_argument("--feed", choices=["cwload", "python"], default="cwload")
+    ap.add_argument("--feed", choices=["cwload", "python", "walk"], default="cwload")
     ap.add_argument("--size", default="1600x940", help="the browser window, WxH (the chart is the page's size less its title)")
     ap.add_argument("--follow", type=float, default=0, metavar="S",
                     help="the chart's x axis follows the newest S seconds (a scrolling window) instead of showing all")

@@ -113,7 +113,7 @@ def report(events, top):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--feed", choices=["cwload", "python"], default="python")
+    ap.add_argument("--feed", choices=["cwload", "python", "walk"], default="python")
     ap.add_argument("--size", default="1600x940", help="the browser window, WxH")
     ap.add_argument("--follow", type=float, default=0, metavar="S", help="the x axis follows the newest S seconds")
     ap.add_argument("--top", type=int, default=30, help="slices to list (default 30)")
