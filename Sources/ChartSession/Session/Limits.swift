@@ -34,9 +34,10 @@ public struct SessionLimits: Equatable, Sendable {
     /// the layer whole, and its page draws it whole. A live chart changes its series at
     /// nearly every publication (up to 60 a second), while a page on a loaded machine
     /// draws 15-25 frames a second with two in flight, so it comes back holding a
-    /// version several behind (more than 4, in ten pages of the live chart on a 2-core box); a whole series layer is the dearest frame a page draws (tens
-    /// of ms for the monitoring chart's lines in software), which loads it more. The
-    /// monitoring chart's series layer is some 90 KB a version at 1600x900.
+    /// version several behind (more than 4, in ten pages of the live chart on a 2-core
+    /// box); a whole series layer is the dearest frame a page draws (tens of ms for the
+    /// monitoring chart's lines in software), which loads it more. The monitoring
+    /// chart's series layer is some 90 KB a version at 1600x900.
     public var patchHistory = 12
     /// Points one data export (`data.csv`, `data.json`, `DataExport`) may write, all its
     /// series together; a larger export is refused (HTTP 413) before anything is written.
