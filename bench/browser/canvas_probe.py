@@ -39,6 +39,26 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from page_profile import threads_cpu  # noqa: E402
 from latency import browser  # noqa: E402
 
+# Four 1.5 px random-walk lines, each going on from where it stopped, drawn into the
+# 40 px strip of ctx's canvas that ends at x = right (cleared first), H px tall: a frame
+# of the live chart's newest end (this probe's pages, and pages_floor.py's).
+STRIP_JS = """
+const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"], y = [300, 320, 340, 360];
+function strip(ctx, right, H) {
+  ctx.clearRect(right - 40, 0, 40, H);
+  ctx.lineWidth = 1.5;
+  for (let s = 0; s < 4; s++) {
+    ctx.strokeStyle = colors[s];
+    ctx.beginPath();
+    let v = y[s];
+    ctx.moveTo(right - 40, v);
+    for (let x = right - 40; x <= right; x++) { v = Math.max(10, Math.min(H - 10, v + (Math.random() - 0.5) * 6)); ctx.lineTo(x, v); }
+    y[s] = v;
+    ctx.stroke();
+  }
+}
+"""
+
 PAGE = """<!doctype html><html><body style="margin:0;background:#fff">
 <canvas id="bg" width="1600" height="762" style="position:absolute;left:0;top:0"></canvas>
 <canvas id="s" width="1499" height="672" style="position:absolute;left:80px;top:20px"></canvas>
@@ -48,25 +68,16 @@ const bg = document.getElementById("bg").getContext("2d");
 bg.fillStyle = "#f4f4f4"; bg.fillRect(0, 0, 1600, 762);
 bg.fillStyle = "#ccc";
 for (let i = 0; i < 20; i++) bg.fillRect(80 + i * 75, 20, 1, 672);
-const code = `
+// (The strip's drawing as source: the worker's script takes it too.)
+const strips = `${STRIP}`;
+const code = strips + `
 const SHIFT = ${shift === "shift"}, RATE = ${RATE}, DESYNC = ${mode === "desync"};
-const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"], y = [300, 320, 340, 360];
 let ctx, W, H;
 function frame() {
   if (SHIFT) {
     ctx.save(); ctx.globalCompositeOperation = "copy"; ctx.drawImage(ctx.canvas, -1, 0); ctx.restore();
   }
-  ctx.clearRect(W - 40, 0, 40, H);
-  ctx.lineWidth = 1.5;
-  for (let s = 0; s < 4; s++) {
-    ctx.strokeStyle = colors[s];
-    ctx.beginPath();
-    let v = y[s];
-    ctx.moveTo(W - 40, v);
-    for (let x = W - 40; x <= W; x++) { v = Math.max(10, Math.min(H - 10, v + (Math.random() - 0.5) * 6)); ctx.lineTo(x, v); }
-    y[s] = v;
-    ctx.stroke();
-  }
+  strip(ctx, W, H);
 }
 function start(canvas) { ctx = canvas.getContext("2d", DESYNC ? { desynchronized: true } : undefined); W = canvas.width; H = canvas.height; setInterval(frame, 1000 / RATE); }
 `;
@@ -82,19 +93,9 @@ if (mode === "scroll" || mode === "pingpong") {
   document.body.appendChild(box);
   const cs = [0, 1].map(() => { const c = document.createElement("canvas"); c.width = mode === "scroll" ? 2 * W : W; c.height = H;
                                 c.style.cssText = "position:absolute;left:0;top:0"; box.appendChild(c); return c; });
-  const y = [300, 320, 340, 360], colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"];
   let off = 0, shown = 0;
   cs[1].style.visibility = "hidden";
-  function strip(ctx, right) {
-    ctx.clearRect(right - 40, 0, 40, H);
-    ctx.lineWidth = 1.5;
-    for (let k = 0; k < 4; k++) {
-      ctx.strokeStyle = colors[k]; ctx.beginPath();
-      let v = y[k]; ctx.moveTo(right - 40, v);
-      for (let x = right - 40; x <= right; x++) { v = Math.max(10, Math.min(H - 10, v + (Math.random() - 0.5) * 6)); ctx.lineTo(x, v); }
-      y[k] = v; ctx.stroke();
-    }
-  }
+  (0, eval)(strips);
   setInterval(() => {
     if (mode === "scroll") {
       const c = cs[0], ctx = c.getContext("2d");
@@ -103,12 +104,12 @@ if (mode === "scroll" || mode === "pingpong") {
         ctx.save(); ctx.globalCompositeOperation = "copy"; ctx.drawImage(c, off, 0, W, H, 0, 0, W, H); ctx.restore();
         off = 0;
       }
-      strip(ctx, off + W);
+      strip(ctx, off + W, H);
       c.style.transform = `translateX(${-off}px)`;
     } else {
       const from = cs[shown], to = cs[1 - shown], ctx = to.getContext("2d");
       ctx.save(); ctx.globalCompositeOperation = "copy"; ctx.drawImage(from, -1, 0); ctx.restore();
-      strip(ctx, W);
+      strip(ctx, W, H);
       to.style.visibility = "visible"; from.style.visibility = "hidden";
       shown = 1 - shown;
     }
@@ -149,7 +150,7 @@ def main():
     ap.add_argument("--rate", type=float, default=24, help="frames a second (the live chart draws about 24 at 1600x900)")
     ap.add_argument("--ways", default="main,worker,main-shift,worker-shift", help="which of main, worker, main-shift, worker-shift, scroll, pingpong, desync, desync-shift")
     args = ap.parse_args()
-    url = serve_page(PAGE.replace("${RATE}", repr(args.rate)).encode())
+    url = serve_page(PAGE.replace("${RATE}", repr(args.rate)).replace("${STRIP}", STRIP_JS).encode())
     ways = args.ways.split(",")
     results = {w: [] for w in ways}
     for r in range(args.rounds):

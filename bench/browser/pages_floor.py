@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from latency import browser, pct, tree_cpu_seconds, wait_for  # noqa: E402
-from canvas_probe import serve_page  # noqa: E402
+from canvas_probe import STRIP_JS, serve_page  # noqa: E402
 
 PAGE = """<!doctype html><html><body style="margin:0;background:#fff">
 <canvas id="bg" width="1600" height="762" style="position:absolute;left:0;top:0"></canvas>
@@ -39,28 +39,16 @@ bg.fillStyle = "#f4f4f4"; bg.fillRect(0, 0, 1600, 762);
 bg.fillStyle = "#ccc";
 for (let i = 0; i < 20; i++) bg.fillRect(80 + i * 75, 20, 1, 672);
 const ctx = document.getElementById("t").getContext("2d", { desynchronized: true });
-const W = 256, H = 672, colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"], y = [300, 320, 340, 360];
+const W = 256, H = 672;
 const probe = window.probe = { frames: 0, late: [] };
-function draw() {
-  ctx.clearRect(W - 40, 0, 40, H);
-  ctx.lineWidth = 1.5;
-  for (let s = 0; s < 4; s++) {
-    ctx.strokeStyle = colors[s];
-    ctx.beginPath();
-    let v = y[s];
-    ctx.moveTo(W - 40, v);
-    for (let x = W - 40; x <= W; x++) { v = Math.max(10, Math.min(H - 10, v + (Math.random() - 0.5) * 6)); ctx.lineTo(x, v); }
-    y[s] = v;
-    ctx.stroke();
-  }
-}
+${STRIP}
 const period = 1000 / RATE;
 let due = performance.now() + period;
 function tick() {
   const now = performance.now();
   // Frames that came due meanwhile are one frame now (the newest), as a server's are.
   while (due + period <= now) due += period;
-  draw();
+  strip(ctx, W, H);
   probe.frames++;
   probe.late.push(performance.now() - due);
   if (probe.late.length > 5000) probe.late.shift();
@@ -106,7 +94,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--warmup", type=float, default=5)
     args = ap.parse_args()
-    url = serve_page(PAGE.replace("${RATE}", repr(args.rate)).encode())
+    url = serve_page(PAGE.replace("${RATE}", repr(args.rate)).replace("${STRIP}", STRIP_JS).encode())
     print(f"{args.rate:g} frames due a second; {args.seconds:g} s measured after {args.warmup:g} s; each page its own headless Chromium")
     print(f"{'pages':>5} {'page':>6} {'frames/s':>9} {'late p50 ms':>12} {'late p95 ms':>12} {'browser CPU %':>14}")
     print("-" * 64)
