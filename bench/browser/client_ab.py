@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two or more versions of web/client.js on the same live chart, in alternating rounds.
 
-  python3 bench/browser/client_ab.py [--rounds N] [--seconds S] [--feed python|cwload] [--follow S] NAME=CLIENT.js ...
+  python3 bench/browser/client_ab.py [--rounds N] [--seconds S] [--feed python|cwload|walk] [--follow S] NAME=CLIENT.js ...
 
   e.g. git show main:web/client.js > /tmp/before.js
        python3 bench/browser/client_ab.py --rounds 4 before=/tmp/before.js after=web/client.js

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Browser benchmark: what a person feels, measured in the page (headless Chromium).
 
-  python3 bench/browser/latency.py [--seconds S] [--quick] [--only first|live|gestures|pages] [--gestures N] [--first N] [--pages N] [--feed cwload|python] [--warmup S] [--limit NAME=VALUE]
+  python3 bench/browser/latency.py [--seconds S] [--quick] [--only first|live|gestures|pages] [--gestures N] [--first N] [--pages N] [--feed cwload|python|walk] [--warmup S] [--limit NAME=VALUE]
 
 Starts its own wsserver (release build: `swift build -c release` first) and prints:
 
@@ -28,7 +28,8 @@ Starts its own wsserver (release build: `swift build -c release` first) and prin
 - --only pages [--pages N]: N viewers of the live monitoring chart at once, each its own
   headless Chromium (its own browser process and renderer, as N people on N machines
   would be, all on this box), history from `cwload ingest`, fed by `cwload feed` as
-  chartbench feeds it (--feed python: the history and feed of --only live): one row per page
+  chartbench feeds it (--feed python: the history and feed of --only live; --feed walk:
+  that history under the same walk fed by cwload): one row per page
   (draws/s, frames/s, newest-point age p50/p95, its Chromium process tree's CPU, and its
   series frames drawn whole a second, not shifted by scrollDraw), the
   worst and median page, the server's CPU; beside the same with 1 page, measured first
@@ -216,9 +217,9 @@ def pages_run(server, count, seconds, warmup):
         c0, t0, l0 = cpu_seconds(server.proc.pid), time.time(), os.getloadavg()[0]
         time.sleep(seconds)
         cpu = (cpu_seconds(server.proc.pid) - c0) / (time.time() - t0) * 100
-        rates = {k: (v - m0[k]) / (time.time() - t0) for k, v in server_counters(server).items()}
         b1 = [tree_cpu_seconds(d.service.process.pid) for d in drivers]
         elapsed = time.time() - t0
+        rates = {k: (v - m0[k]) / elapsed for k, v in server_counters(server).items()}
         out = []
         for d, c0b, c1b in zip(drivers, b0, b1):
             ages, draws, frames, ms, whole = d.execute_script(

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a live page's draw goes: one headless Chromium on the monitoring chart.
 
-  python3 bench/browser/page_profile.py [--seconds S] [--feed cwload|python] [--size WxH] [--follow S]
+  python3 bench/browser/page_profile.py [--seconds S] [--feed cwload|python|walk] [--size WxH] [--follow S]
 
 The server and feed are those of `latency.py --only pages` (history by `cwload ingest`,
 then `cwload feed --rate 50`, or the history and Python feed of `--only live`). Prints, over the

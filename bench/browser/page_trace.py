@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where Chromium spends a live page's frames: a DevTools trace of the monitoring chart.
 
-  python3 bench/browser/page_trace.py [--seconds S] [--feed python|cwload] [--size WxH] [--follow S]
+  python3 bench/browser/page_trace.py [--seconds S] [--feed python|cwload|walk] [--size WxH] [--follow S]
 
 The server, feed and page are those of `page_profile.py` (release build, CHARTWIRE_BIN).
 After the page has drawn for 3 s, a trace of `--seconds` (default 10) is recorded over
