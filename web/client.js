@@ -713,7 +713,7 @@
     // (On the series' tiles while they are shown: see tilesOn.)
     if (id === "series" && lines > 0 && tiles.on) {
       tilesOn(null);
-      drawOnTiles(layer.commands, wholeStrips(box), new Map(), box, lineReach(layer.commands));
+      drawOnTiles(layer.commands, wholeStrips(box), box, lineReach(layer.commands));
       return;
     }
     if (id === "series") tilesOff();
@@ -725,7 +725,7 @@
     const shown = layer.commands.length > 0 ? "" : "0";
     if (c.style.opacity !== shown) c.style.opacity = shown;
     if (lines > 0) {
-      drawStrips(ctx, layer.commands, wholeStrips(box), new Map(), box, lineReach(layer.commands));
+      drawStrips(ctx, layer.commands, wholeStrips(box), box, lineReach(layer.commands));
       return;
     }
     ctx.globalAlpha = 1;
@@ -867,7 +867,7 @@
     const lines = plainLines(cmds), clip = cmds.findLast((c) => c.op === "clip");
     if (lines === 0 || !old.commands || layer.moved.length === 0 || !clip) return false;
     let move = null, width = 0;
-    const dirty = [], geometry = new Map();
+    const dirty = [];
     for (const m of layer.moved) {
       const a = old.commands[m.from], b = cmds[m.at];
       if (!a || !a.pen || a.pen.length !== a.entries.length || m.keepCount === 0) return false;
@@ -877,7 +877,7 @@
       const d = ((b.x0 - a.x0) - m.shift * a.dx) * dpr;
       if (Math.abs(d - Math.round(d)) > 1e-3 || (move !== null && Math.round(d) !== move)) return false;
       move = Math.round(d);
-      geometry.set(b, columnStretches(b));   // (and b.pen)
+      linePens(b);
       width = Math.max(width, b.width);
       const e = b.entries, X = (i) => b.x0 + e[Math.max(0, Math.min(e.length - 1, i))].column * b.dx;
       // (An entry that went stood where the shift took it: its old place, moved.)
@@ -917,7 +917,7 @@
     if (merged.reduce((n, [a, b]) => n + b - a, 0) > shown.width / 2) return false;
     if (!move && id === "series" && tilesServe()) {
       tilesOn(shown);
-      drawOnTiles(cmds, merged, geometry, box, reach);
+      drawOnTiles(cmds, merged, box, reach);
       return true;
     }
     const cv = move ? twin(id, shown) : shown, ctx = cv.getContext("2d");
@@ -927,7 +927,7 @@
       state.scrollMoves++;
       if (id === "series") tiles.movedAt = performance.now();
     }
-    drawStrips(ctx, cmds, merged, geometry, box, reach);
+    drawStrips(ctx, cmds, merged, box, reach);
     if (cv !== shown) { tilesOff(); show(id, cv); }
     return true;
   }
@@ -982,11 +982,11 @@
     tiles.on = true;
   }
   // Draws strips [a, b) of the layer's box (device pixels, sorted) on the tiles they touch.
-  function drawOnTiles(cmds, strips, geometry, box, reach) {
+  function drawOnTiles(cmds, strips, box, reach) {
     for (const t of tiles.list) {
       const mine = strips.map(([a, b]) => [Math.max(a, t.ox) - t.ox, Math.min(b, t.ox + t.c.width) - t.ox]).filter(([a, b]) => b > a);
       if (mine.length === 0) continue;
-      drawStrips(t.c.getContext("2d"), cmds, mine, geometry, { x: box.x + t.ox, y: box.y, w: t.c.width, h: box.h }, reach);
+      drawStrips(t.c.getContext("2d"), cmds, mine, { x: box.x + t.ox, y: box.y, w: t.c.width, h: box.h }, reach);
       state.tileDraws++;
     }
   }
@@ -1011,13 +1011,12 @@
 
   // Clears and draws each strip [a, b) of device pixels of a layer of plain lines in
   // place, inside a clip at its edges, from the segments that reach 16 device pixels
-  // either side of it: the pixels beside it stay as they were. `geometry` holds the
-  // lines' stretches (columnStretches) as far as known; `reach`, how far a stroke
-  // reaches past its line, in CSS pixels. (Drawn in a scratch canvas and copied, as
-  // before, a strip's pixels differed from a whole drawing's in fewer places, by at
-  // most 20 levels of 255 against 30; the copies cost the page 0.9 ms a draw,
-  // docs/bench.md.)
-  function drawStrips(ctx, cmds, strips, geometry, box, reach) {
+  // either side of it: the pixels beside it stay as they were (the lines' stretches
+  // there, columnStretches); `reach`, how far a stroke reaches past its line, in CSS
+  // pixels. (Drawn in a scratch canvas and copied, as before, a strip's pixels
+  // differed from a whole drawing's in fewer places, by at most 20 levels of 255
+  // against 30; the copies cost the page 0.9 ms a draw, docs/bench.md.)
+  function drawStrips(ctx, cmds, strips, box, reach) {
     const dpr = size.dpr, height = ctx.canvas.height;
     for (const [a, b] of strips) {
       ctx.save();
@@ -1041,10 +1040,9 @@
         else {
           stroke(ctx, c);
           ctx.beginPath();
-          if (!geometry.has(c)) geometry.set(c, columnStretches(c));
           // (x never decreases along a stretch: the segments that reach it follow one
           // another, from the first whose end is at lo or after, found by halving.)
-          for (const s of geometry.get(c)) {
+          for (const s of columnStretches(c, lo, hi)) {
             let k = 2, top = s.length;
             while (k < top) { const mid = k + (((top - k) >> 2) << 1); if (s[mid] < lo) k = mid + 2; else top = mid; }
             if (k >= s.length || s[k - 2] > hi) continue;
@@ -1136,31 +1134,70 @@
   // across empty columns from the previous entry's last value to this one's first (a
   // step line: horizontally at the previous last value, then up or down to this first).
   // An area fills each stretch closed down to its baseline, under the line.
-  function columnStretches(c) {
-    const e = c.entries, out = [];
-    const Y = (q) => c.y0 + q * c.dy;
-    // Which way the pen crossed each entry (1: lo first), for scrollDraw to compare.
-    const pen = c.pen = new Uint8Array(e.length);
-    let cur = null, penY = 0;
-    for (let i = 0; i < e.length; i++) {
-      const x = c.x0 + e[i].column * c.dx;
-      const p = i > 0 ? e[i - 1] : null;
-      if (p && e[i].joined) {
-        if (c.step) cur.push(x, Y(p.last), x, Y(e[i].first));
-        else if (e[i].column > p.column + 1) {
-          penY = Y(e[i].first);
-          cur.push(c.x0 + p.column * c.dx, Y(p.last), x, penY);
+  // Which way the pen crosses each entry of a plain line (1: lo first): toward the
+  // extreme nearer where it stands, so a column's stroke starts where the line came in.
+  // Kept on the command; scrollDraw compares a frame's with its base's.
+  function linePens(c) {
+    const e = c.entries, n = e.length;
+    if (c.pen && c.pen.length === n) return c.pen;
+    const pen = c.pen = new Uint8Array(n), y0 = c.y0, dy = c.dy;
+    if (c.step) return pen;
+    let penY = 0;
+    for (let i = 0; i < n; i++) {
+      const q = e[i];
+      if (i === 0 || !q.joined || q.column > e[i - 1].column + 1) penY = y0 + q.first * dy;
+      const lo = y0 + q.lo * dy, hi = y0 + q.hi * dy;
+      if (Math.abs(penY - lo) <= Math.abs(penY - hi)) { penY = hi; pen[i] = 1; } else penY = lo;
+    }
+    return pen;
+  }
+
+  // The stretches of a line as flat x,y arrays (CSS pixels), x never decreasing along
+  // one: every segment whose x span meets [lo, hi] (all of them by default) is in one,
+  // with the segments before and after it in the same stretch, from a point or two
+  // left of lo to one or two right of hi. So a strip at the newest end of a live chart
+  // costs its few columns, not the line's thousands (this was the live page's busiest
+  // function; docs/bench.md), and the segments a strip draws, their order and their
+  // points, are those of the whole line's stretches.
+  function columnStretches(c, lo = -Infinity, hi = Infinity) {
+    const e = c.entries, n = e.length, x0 = c.x0, dx = c.dx, y0 = c.y0, dy = c.dy, step = c.step;
+    const pen = linePens(c);
+    // The first entry whose x is past `x` (at or past it, with `at`).
+    const past = (x, at) => {
+      let a = 0, b = n;
+      while (a < b) {
+        const m = (a + b) >> 1, xm = x0 + e[m].column * dx;
+        if (xm < x || (!at && xm === x)) a = m + 1; else b = m;
+      }
+      return a;
+    };
+    let from = 0, to = n;
+    if (dx > 0 && lo > -Infinity) from = Math.max(0, past(lo, true) - 2);
+    if (dx > 0 && hi < Infinity) to = Math.min(n, past(hi, false) + 2);
+    // An entry adds at most a start (2 numbers) or a join (4), and its own stroke (4; a
+    // step line's, 6). (Where this begins partway, the stretch begins at `from`: the
+    // segments before it end left of lo.)
+    const buf = new Float64Array(Math.max(0, to - from) * (step ? 10 : 8)), out = [];
+    let k = 0, start = 0;
+    for (let i = from; i < to; i++) {
+      const q = e[i], x = x0 + q.column * dx;
+      if (i > 0 && q.joined) {
+        const p = e[i - 1];
+        if (step) { buf[k++] = x; buf[k++] = y0 + p.last * dy; buf[k++] = x; buf[k++] = y0 + q.first * dy; }
+        else if (q.column > p.column + 1) {
+          buf[k++] = x0 + p.column * dx; buf[k++] = y0 + p.last * dy; buf[k++] = x; buf[k++] = y0 + q.first * dy;
         }
       } else {
-        penY = Y(e[i].first);
-        cur = [x, penY];
-        out.push(cur);
+        if (k > start) out.push(buf.subarray(start, k));
+        start = k;
+        buf[k++] = x; buf[k++] = y0 + q.first * dy;
       }
-      const lo = Y(e[i].lo), hi = Y(e[i].hi);
-      if (c.step) cur.push(x, lo, x, hi, x, Y(e[i].last));
-      else if (Math.abs(penY - lo) <= Math.abs(penY - hi)) { cur.push(x, lo, x, hi); penY = hi; pen[i] = 1; }
-      else { cur.push(x, hi, x, lo); penY = lo; }
+      const yLo = y0 + q.lo * dy, yHi = y0 + q.hi * dy;
+      if (step) { buf[k++] = x; buf[k++] = yLo; buf[k++] = x; buf[k++] = yHi; buf[k++] = x; buf[k++] = y0 + q.last * dy; }
+      else if (pen[i]) { buf[k++] = x; buf[k++] = yLo; buf[k++] = x; buf[k++] = yHi; }
+      else { buf[k++] = x; buf[k++] = yHi; buf[k++] = x; buf[k++] = yLo; }
     }
+    if (k > start) out.push(buf.subarray(start, k));
     return out;
   }
 
