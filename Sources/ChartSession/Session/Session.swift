@@ -130,7 +130,10 @@ public final class Session {
     public let window: Int
     /// Most publications (frames) per second.
     public internal(set) var maxFps: Double
+    /// The pacing grid point the last publication counts for (`lateShare`).
     private var lastPublish = -Double.infinity
+    /// When the last publication was made (`minSpacing`).
+    private var publishedAt = -Double.infinity
     /// When the first change since the last publication happened (clock seconds).
     private var pendingChangeAt: Double?
     /// Wall-clock milliseconds of the newest data (`noteChange`), sent in frame headers.
@@ -586,8 +589,8 @@ public final class Session {
         // publication per `minGestureGap`), not on the next slot, nor held for the viewers
         // the last publication has not reached yet.
         if gestureWaiting { return max(now, lastPublish + Self.minGestureGap) }
-        let due = lastPublish + 1 / maxFps
-        return max(now, viewersOwed > 0 ? max(due, lastPublish + Self.maxHold) : due)
+        let due = max(lastPublish + 1 / maxFps, publishedAt + Self.minSpacing / maxFps)
+        return max(now, viewersOwed > 0 ? max(due, publishedAt + Self.maxHold) : due)
     }
 
     /// How late a paced publication may be, as a share of the pacing step, and still
@@ -596,7 +599,17 @@ public final class Session {
     /// publication's frames took a little longer to render and send) is made up at the
     /// next, and viewers keep getting `maxFps` frames a second; one later than this
     /// (the server cannot keep up) starts the grid afresh, so lateness never piles up.
-    static let lateShare = 0.25
+    /// A whole step: on a loaded box the server's thread waits its turn for a core, and
+    /// with ten Chromiums beside it on two cores (`bench/browser/latency.py --only
+    /// pages`), a tenth of its timers fired 10 ms or more late; at a quarter of a step,
+    /// a quarter of its publications started the grid afresh and it published 52 times
+    /// a second, not 60 (docs/bench.md).
+    static let lateShare = 1.0
+    /// Shortest time between two paced publications, as a share of the step: the one
+    /// that makes up for a late one still waits half a step, so that it carries half a
+    /// step's changes rather than the few of a moment (and a frame the viewers can tell
+    /// from the last).
+    static let minSpacing = 0.5
 
     /// A gesture changed the chart (the session's, a view's, or a linked chart's) since
     /// the last publication: the next is due at once (`publishDue`).
@@ -631,6 +644,7 @@ public final class Session {
         // data it carries is not published again a moment later on the old grid.
         let step = 1 / maxFps
         lastPublish = !gestureWaiting && now - lastPublish < step * (1 + Self.lateShare) ? lastPublish + step : now
+        publishedAt = now
         gestureWaiting = false
 
         chart.emit(.renderStarted)
