@@ -208,7 +208,7 @@ final class ServerMetrics {
 /// One session's metrics, labelled `session`: what it sends, counted as its frames
 /// leave (`SessionObserver`), and its viewers and connections, set at scrape time.
 final class SessionMetrics: SessionObserver {
-    let publications, frames, bytes: Counter
+    let publications, frames, bytes, superseded: Counter
     let frameAge, gestureTime: ValueHistogram
     let viewers, viewerConnections, publisherConnections: Gauge
 
@@ -222,6 +222,8 @@ final class SessionMetrics: SessionObserver {
         frames = r.makeCounter(descriptor: ServerMetrics.name("chartwire_frames_sent_total", "Frames handed to the transport, by session."), labels: l)
         bytes = r.makeCounter(descriptor: ServerMetrics.name("chartwire_frame_bytes_sent_total",
             "Bytes of binary frames handed to the transport, by session."), labels: l)
+        superseded = r.makeCounter(descriptor: ServerMetrics.name("chartwire_frames_superseded_total",
+            "Frames a viewer was owed and never sent: a later publication changed what it shows first (the viewer behind), by session."), labels: l)
         frameAge = r.makeValueHistogram(descriptor: ServerMetrics.name("chartwire_frame_age_seconds",
             "From the first change a frame shows to the frame leaving the session (a viewer's first frames not counted)."),
             labels: l, buckets: ServerMetrics.ageBounds)
@@ -236,7 +238,7 @@ final class SessionMetrics: SessionObserver {
     }
 
     func unregister(from r: PrometheusCollectorRegistry) {
-        for c in [publications, frames, bytes] { r.unregisterCounter(c) }
+        for c in [publications, frames, bytes, superseded] { r.unregisterCounter(c) }
         for h in [frameAge, gestureTime] { r.unregisterValueHistogram(h) }
         for g in [viewers, viewerConnections, publisherConnections] { r.unregisterGauge(g) }
     }
@@ -248,6 +250,8 @@ final class SessionMetrics: SessionObserver {
         if n > 0 { bytes.increment(by: Int64(n)) }
         if let age { frameAge.record(age) }
     }
+
+    func frameSuperseded() { superseded.increment() }
 
     func gestureToFrame(_ seconds: Double) { gestureTime.record(seconds) }
 }

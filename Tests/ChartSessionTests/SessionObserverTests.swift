@@ -7,9 +7,10 @@ import TestSupport
 /// with their bytes and ages, and the time from a gesture to the frame that shows it.
 @Suite struct SessionObserverTests {
     final class Recorder: SessionObserver {
-        var publications = 0, frames = 0, bytes = 0
+        var publications = 0, frames = 0, bytes = 0, superseded = 0
         var ages: [Double] = [], gestures: [Double] = []
         func published() { publications += 1 }
+        func frameSuperseded() { superseded += 1 }
         func frameSent(bytes n: Int, age: Double?) { frames += 1; bytes += n; if let age { ages.append(age) } }
         func gestureToFrame(_ seconds: Double) { gestures.append(seconds) }
     }
@@ -36,6 +37,41 @@ import TestSupport
         _ = try #require(s.nextFrame(for: a, now: 2.75))
         #expect(r.publications == 2 && r.frames == 3 && r.ages == [0.75])
         #expect(r.gestures.isEmpty)
+    }
+
+    /// A viewer whose window is full misses the publications that change what it shows
+    /// until it acknowledges: each one after the first it lacks supersedes a frame it
+    /// was owed. A viewer that keeps up misses none, nor does a publication that
+    /// changes nothing it shows.
+    @Test func framesAViewerBehindNeverGetsAreCountedSuperseded() throws {
+        let (s, r, a, b) = watched(Fixtures.staticChart())
+        _ = try #require(s.nextFrame(for: a, now: 1)); _ = try #require(s.nextFrame(for: b, now: 1))
+        _ = s.receive(.ack, from: a); _ = s.receive(.ack, from: b)
+        // b stops acknowledging: its window (2) fills with the next two publications.
+        for (k, t) in [2.0, 3.0].enumerated() {
+            try s.append(seriesId: "s", xs: [100 + Double(k)], ys: [500 + Double(k)])
+            s.publish(now: t)
+            _ = try #require(s.nextFrame(for: a, now: t)); _ = s.receive(.ack, from: a)
+            _ = try #require(s.nextFrame(for: b, now: t))
+        }
+        #expect(r.superseded == 0 && s.stats.superseded == 0)
+        // Three more publications that change the chart: b lacks the first, and each of
+        // the other two supersedes what it was owed.
+        for (k, t) in [4.0, 5.0, 6.0].enumerated() {
+            try s.append(seriesId: "s", xs: [110 + Double(k)], ys: [510 + Double(k)])
+            s.publish(now: t)
+            _ = try #require(s.nextFrame(for: a, now: t)); _ = s.receive(.ack, from: a)
+            #expect(s.nextFrame(for: b, now: t) == nil)
+        }
+        #expect(r.superseded == 2 && s.stats.superseded == 2)
+        // A publication that changes nothing b shows supersedes nothing.
+        s.publish(now: 7)
+        #expect(r.superseded == 2)
+        // b acknowledges and gets the newest state; it is then up to date.
+        _ = s.receive(.ack, from: b)
+        _ = try #require(s.nextFrame(for: b, now: 8))
+        #expect(s.nextFrame(for: b, now: 8) == nil)
+        #expect(r.superseded == 2)
     }
 
     @Test func aZoomIsTimedToTheFirstFrameOfAPublicationAfterIt() throws {

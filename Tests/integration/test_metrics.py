@@ -109,6 +109,38 @@ def test_metrics_move_as_viewers_connect_and_data_arrives(metrics_server):
     assert value(last, "chartwire_viewer_connections", session="m") == 0 and value(last, "chartwire_viewers", session="m") == 0
 
 
+def test_frames_a_viewer_behind_never_gets_are_counted_superseded(metrics_server):
+    """A viewer that stops acknowledging fills its window (2 frames); each later
+    publication that changes its chart supersedes a frame it was owed. One that keeps
+    acknowledging misses none. When it acknowledges again, it gets the newest state."""
+    s = metrics_server
+    slow, quick = connect(s, "other"), connect(s, "other")
+    hello(slow); hello(quick)
+    next_frame(slow); next_frame(quick)
+    _, before = scrape(s)
+    assert value(before, "chartwire_frames_superseded_total", session="other") == 0
+    # Appends a publication apart (the session publishes at most 60 a second).
+    for k in range(8):
+        assert call(s, "POST", "/api/sessions/other/series/a/append", {"x": [k], "y": [k * k]})[0] == 200
+        next_frame(quick)
+        if k < 2:
+            next_frame(slow, ack=False)
+        time.sleep(0.05)
+    _, after = scrape(s)
+    missed = value(after, "chartwire_frames_superseded_total", session="other")
+    # The slow viewer lacked the third append's state, and each of five more replaced it.
+    assert missed == 5
+    stats = json.loads(urllib.request.urlopen(s.http + "/api/stats", timeout=5).read())
+    assert [x["superseded"] for x in stats["sessions"] if x["id"] == "other"] == [missed]
+    # Acknowledged, it is sent the newest state, and nothing more is superseded.
+    slow.send(json.dumps({"type": "ack"})); slow.send(json.dumps({"type": "ack"}))
+    frame, _ = next_frame(slow)
+    assert frame is not None
+    _, last = scrape(s)
+    assert value(last, "chartwire_frames_superseded_total", session="other") == missed
+    slow.close(); quick.close()
+
+
 def test_gesture_to_frame_histogram(static_server):
     """A viewer's wheel turn is timed from its arrival to the first frame that shows the
     zoom leaving: the count moves by one per gesture shown, the time is within what the

@@ -242,12 +242,13 @@ def pages_run(server, count, seconds, warmup):
 
 
 def server_counters(server):
-    """The server's points ingested, publications and frames sent so far (its /metrics)."""
+    """The server's points ingested, publications, frames sent and frames superseded so
+    far (its /metrics)."""
     text = urllib.request.urlopen(server.http + "/metrics", timeout=5).read().decode()
-    out = {"points": 0.0, "publications": 0.0, "frames": 0.0}
+    out = {"points": 0.0, "publications": 0.0, "frames": 0.0, "superseded": 0.0}
     for line in text.splitlines():
         for key, name in (("points", "chartwire_points_ingested_total"), ("publications", "chartwire_publications_total"),
-                          ("frames", "chartwire_frames_sent_total")):
+                          ("frames", "chartwire_frames_sent_total"), ("superseded", "chartwire_frames_superseded_total")):
             if line.startswith(name + " ") or line.startswith(name + "{"):
                 out[key] += float(line.rsplit(" ", 1)[1])
     return out
@@ -357,9 +358,10 @@ def pages(count, seconds, warmup, feed_kind, tmp):
             print(f"{n:>5} browsers' CPU in all {sum(r['browser_cpu'] for r in rows):.1f} % of a core")
         print(f"{n:>5} server CPU {cpu:.1f} % of a core; load average {load[0]:.2f} at the start, {load[1]:.2f} at the end")
         # (What the chart gave the pages to draw: a page draws at most one frame a
-        # publication, and a publication follows the points fed.)
+        # publication, and a publication follows the points fed; a frame superseded is
+        # one a page was owed and never sent, a later publication changing it first.)
         print(f"{n:>5} fed {rates['points']:.0f} points a second; {rates['publications']:.1f} publications a second;"
-              f" {rates['frames'] / n:.1f} frames sent a second a page")
+              f" {rates['frames'] / n:.1f} frames sent and {rates['superseded'] / n:.1f} superseded a second a page")
     n, rows, _, _, _ = phases[-1]
     ok = all(r["draws_per_s"] >= 28 and r["age_p95"] <= 50 for r in rows)
     print(f"goal (each of {n} pages >= 28 draws/s, newest point <= 50 ms behind at p95): {'met' if ok else 'not met'}")

@@ -52,6 +52,9 @@ public final class Session {
         /// When the first change it has not been sent yet happened (clock seconds), set at
         /// the publication that made its layers stale: frame ages start there.
         var pendingSince: Double?
+        /// The sum of its layers' versions at its size after the last publication: a
+        /// publication that changed what it shows changed the sum (versions only grow).
+        var shownVersions: UInt64 = 0
         /// Frames sent and not yet acknowledged.
         var unacked = 0
         /// Gesture-to-frame (`SessionObserver`): when its oldest gesture not yet shown
@@ -681,12 +684,20 @@ public final class Session {
     /// waits from the first change they show) and may be sent them now (it is owed).
     private func noteOwed(_ v: Viewer, changedAt: Double) {
         let lacks = v.sentSize != nil && lacksSharedLayers(v)
+        let versions = layerVersionSum(v), changed = versions != v.shownVersions
+        v.shownVersions = versions
         // A gesture that changed the chart shows in the frames of this publication; one
         // whose change left this viewer's layers as they were shows in none.
         if v.gestureAt != nil, !v.gestureOwnLayerOnly {
             if lacks { v.gestureRendered = true } else { v.gestureAt = nil }
         }
         guard lacks else { return }
+        // What the last publications showed it never reached it, and this one changes it
+        // again: that frame is superseded (its window was full, or its connection slow).
+        if v.pendingSince != nil, changed {
+            stats.superseded += 1
+            observer?.frameSuperseded()
+        }
         if v.pendingSince == nil { v.pendingSince = changedAt }
         if v.unacked < window { v.owed = true; viewersOwed += 1 }
     }
@@ -933,6 +944,12 @@ public final class Session {
     }
 
     /// True when the viewer lacks a shared layer of its size's newest rendering.
+    /// The sum of the versions of the layers `v`'s surface has at its size (0: none yet).
+    private func layerVersionSum(_ v: Viewer) -> UInt64 {
+        guard let size = v.size, let entry = surface(v).cache.entry(size) else { return 0 }
+        return entry.layers.values.reduce(0) { $0 + UInt64($1.version) }
+    }
+
     private func lacksSharedLayers(_ v: Viewer) -> Bool {
         guard let size = v.size, let entry = surface(v).cache.entry(size), v.sentSize == size else { return true }
         for (id, layer) in entry.layers where v.held[id.index] != layer.version { return true }
@@ -1210,6 +1227,9 @@ public protocol SessionObserver: AnyObject {
     /// A frame left for a viewer: its bytes (0: a JSON frame) and its age, from the
     /// first change it shows to it leaving (seconds; nil: a viewer's first frames).
     func frameSent(bytes: Int, age: Double?)
+    /// A publication changed what a viewer shows while it still lacked what an earlier
+    /// one changed: the frame of that earlier state will never be sent (`SessionStats`).
+    func frameSuperseded()
     /// From a viewer's gesture (pointer, wheel, double click) arriving to the first frame
     /// that shows what it changed leaving for that viewer (seconds). A gesture that
     /// changed nothing the viewer sees is not timed.
@@ -1220,6 +1240,11 @@ public protocol SessionObserver: AnyObject {
 public struct SessionStats: Sendable {
     public var publications = 0
     public var frames = 0
+    /// Frames a viewer was owed and never sent, because a later publication changed what
+    /// it shows before it could be sent them (its window full: it is drawing or
+    /// acknowledging more slowly than the session publishes; or its connection slow).
+    /// It then gets the newer state: flow control working, and how far viewers fall behind.
+    public var superseded = 0
     /// Bytes of binary frames (JSON frames are counted in `frames` only).
     public var bytes = 0
     /// Frame ages (seconds from the first change a frame shows — the first change of the

@@ -119,6 +119,7 @@ public final class SessionHub {
             return .object([
                 ("id", .string(s.id)), ("viewers", .int(Int64(s.viewerCount))),
                 ("publications", .int(Int64(st.publications))), ("frames", .int(Int64(st.frames))),
+                ("superseded", .int(Int64(st.superseded))),
                 ("bytes", .int(Int64(st.bytes))), ("frameAgeP50Ms", ms(0.5)), ("frameAgeP99Ms", ms(0.99)),
             ] + (pulls.isEmpty ? [] : [("pulls", .array(pulls))]))
         })),
