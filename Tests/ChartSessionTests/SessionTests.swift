@@ -65,22 +65,33 @@ import TestSupport
         #expect(third.layers.count == 4 && third.width == 640 && third.dpr == 2)
     }
 
+    /// A session watched by one viewer that acknowledges every frame, for the pacing
+    /// tests: `publish(at:)` publishes, sends the frames, appends a point and says when
+    /// the next publication is due.
+    final class Paced {
+        let session = Fixtures.session(Fixtures.staticChart())
+        let viewer: ViewerID
+        var step: Double { 1 / session.maxFps }
+        private var x = 100.0
+        init() {
+            viewer = session.connect()
+            _ = session.receive(Fixtures.hello(), from: viewer)
+        }
+        func publish(at now: Double) throws -> Double? {
+            session.publish(now: now)
+            while session.nextFrame(for: viewer, now: now) != nil { _ = session.receive(.ack, from: viewer) }
+            x += 1
+            try session.append(seriesId: "s", xs: [x], ys: [1])
+            return session.publishDue(now: now)
+        }
+    }
+
     /// Publications keep to a grid of 1/maxFps: one a little late (up to a whole step)
     /// is made up at the next, so viewers keep getting maxFps frames a second; a later
     /// one starts the grid afresh, so lateness never piles up.
     @Test func latePublicationsStayOnThePacingGrid() throws {
-        let s = Fixtures.session(Fixtures.staticChart())
-        let v = s.connect()
-        _ = s.receive(Fixtures.hello(), from: v)
-        let step = 1 / s.maxFps
-        var x = 100.0
-        func publishAt(_ now: Double) throws -> Double? {
-            s.publish(now: now)
-            while s.nextFrame(for: v, now: now) != nil { _ = s.receive(.ack, from: v) }
-            x += 1
-            try s.append(seriesId: "s", xs: [x], ys: [1])
-            return s.publishDue(now: now)
-        }
+        let paced = Paced(), step = paced.step
+        let publishAt = paced.publish(at:)
         _ = try publishAt(10)
         // A fifth of a step late: the next is due on the grid, sooner than a step after it.
         let due = try #require(try publishAt(10 + step * 1.2))
@@ -97,7 +108,7 @@ import TestSupport
             count += 1
             now = max(next, now)
         }
-        #expect(count >= Int(s.maxFps) - 1)
+        #expect(count >= Int(paced.session.maxFps) - 1)
     }
 
     /// A publication up to a whole step late still counts for its grid point (a server
@@ -106,18 +117,8 @@ import TestSupport
     /// other publication most of a step late still keeps `maxFps` (at a quarter of a
     /// step, each would have started the grid afresh: under three quarters of it).
     @Test func publicationsUpToAStepLateAreMadeUpHalfAStepApart() throws {
-        let s = Fixtures.session(Fixtures.staticChart())
-        let v = s.connect()
-        _ = s.receive(Fixtures.hello(), from: v)
-        let step = 1 / s.maxFps
-        var x = 100.0
-        func publishAt(_ now: Double) throws -> Double? {
-            s.publish(now: now)
-            while s.nextFrame(for: v, now: now) != nil { _ = s.receive(.ack, from: v) }
-            x += 1
-            try s.append(seriesId: "s", xs: [x], ys: [1])
-            return s.publishDue(now: now)
-        }
+        let paced = Paced(), step = paced.step
+        let publishAt = paced.publish(at:)
         _ = try publishAt(10)
         // 0.8 of a step late: the next is due half a step after it, past the grid point.
         let late = 10 + step * 1.8
@@ -134,7 +135,7 @@ import TestSupport
             count += 1
             now = max(next, at)
         }
-        #expect(count >= Int(s.maxFps) - 1)
+        #expect(count >= Int(paced.session.maxFps) - 1)
     }
 
     /// A publication waits (at most `maxHold`) for the previous one to reach every
