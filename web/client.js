@@ -1134,9 +1134,11 @@
   // across empty columns from the previous entry's last value to this one's first (a
   // step line: horizontally at the previous last value, then up or down to this first).
   // An area fills each stretch closed down to its baseline, under the line.
-  // Which way the pen crosses each entry of a plain line (1: lo first): toward the
-  // extreme nearer where it stands, so a column's stroke starts where the line came in.
-  // Kept on the command; scrollDraw compares a frame's with its base's.
+
+  // Which way the pen crosses each entry of a line that is not a step line (1: lo
+  // first): toward the extreme nearer where it stands, so a column's stroke starts
+  // where the line came in. Kept on the command; scrollDraw compares a frame's with its
+  // base's.
   function linePens(c) {
     const e = c.entries, n = e.length;
     if (c.pen && c.pen.length === n) return c.pen;
