@@ -52,8 +52,10 @@ public final class Session {
         /// When the first change it has not been sent yet happened (clock seconds), set at
         /// the publication that made its layers stale: frame ages start there.
         var pendingSince: Double?
-        /// The sum of its layers' versions at its size after the last publication: a
-        /// publication that changed what it shows changed the sum (versions only grow).
+        /// The sum of its layers' versions at its size at the last publication that found
+        /// it lacking layers: a publication that changed what it shows changed the sum
+        /// (versions only grow). (Only read while it lacks some: one it is up to date
+        /// with has no frame to supersede.)
         var shownVersions: UInt64 = 0
         /// Frames sent and not yet acknowledged.
         var unacked = 0
@@ -684,14 +686,14 @@ public final class Session {
     /// waits from the first change they show) and may be sent them now (it is owed).
     private func noteOwed(_ v: Viewer, changedAt: Double) {
         let lacks = v.sentSize != nil && lacksSharedLayers(v)
-        let versions = layerVersionSum(v), changed = versions != v.shownVersions
-        v.shownVersions = versions
         // A gesture that changed the chart shows in the frames of this publication; one
         // whose change left this viewer's layers as they were shows in none.
         if v.gestureAt != nil, !v.gestureOwnLayerOnly {
             if lacks { v.gestureRendered = true } else { v.gestureAt = nil }
         }
         guard lacks else { return }
+        let versions = layerVersionSum(v), changed = versions != v.shownVersions
+        v.shownVersions = versions
         // What the last publications showed it never reached it, and this one changes it
         // again: that frame is superseded (its window was full, or its connection slow).
         if v.pendingSince != nil, changed {
@@ -943,13 +945,13 @@ public final class Session {
         return lacksSharedLayers(v)
     }
 
-    /// True when the viewer lacks a shared layer of its size's newest rendering.
     /// The sum of the versions of the layers `v`'s surface has at its size (0: none yet).
     private func layerVersionSum(_ v: Viewer) -> UInt64 {
         guard let size = v.size, let entry = surface(v).cache.entry(size) else { return 0 }
         return entry.layers.values.reduce(0) { $0 + UInt64($1.version) }
     }
 
+    /// True when the viewer lacks a shared layer of its size's newest rendering.
     private func lacksSharedLayers(_ v: Viewer) -> Bool {
         guard let size = v.size, let entry = surface(v).cache.entry(size), v.sentSize == size else { return true }
         for (id, layer) in entry.layers where v.held[id.index] != layer.version { return true }
