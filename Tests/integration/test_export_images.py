@@ -701,3 +701,55 @@ def test_jpeg_and_gif_annotation_images_are_drawn_as_the_page_draws_them(tmp_pat
                 assert max(abs(a - b) for a, b in zip(s, want)) <= 16, f"{name} at {x},{y}: server {s}, want {want}"
             else:
                 assert s[0] > 200 and s[1] > 200 and s[2] > 200, f"{name} at {x},{y}: transparent shows {s}, not white"
+
+
+@pytest.mark.parametrize("dpr", [1, 2])
+def test_a_dense_line_filled_as_bars_is_the_line_the_server_strokes(dpr):
+    """A line that runs up and down every column (a 20,000-point walk across the
+    plot) is filled column by column as bars in the page (web/client.js,
+    drawLineWithBars), where the server's image strokes it. Both show the same line:
+    the pixels agree as the gallery's do, nothing of the chart is missing, and the
+    line's colour covers about as many pixels in each, column by column."""
+    import random
+    from test_control import call
+    srv = Server("--no-demo").start()
+    d = browser(900, 640, dpr)
+    try:
+        spec = {"id": "dense", "chart": {"title": "Dense",
+                "xAxes": [{"id": "x", "mode": "extents"}], "yAxes": [{"id": "y", "mode": "visible"}],
+                "series": [{"id": "s", "name": "Walk", "color": "#1f77b4"}], "legend": {"show": False}}}
+        assert call(srv, "POST", "/api/sessions", spec)[0] == 201
+        # (With a jump up or down every 97 points: where one lands between two columns,
+        # their ranges do not meet, and the second's bar reaches back to where the
+        # first one's stroke ended.)
+        rng, y, ys = random.Random(7), 0.0, []
+        for i in range(20_000):
+            y += rng.uniform(-1, 1) + (0 if i % 97 else 25 if i % 194 else -25)
+            ys.append(round(y, 3))
+        body = json.dumps({"x": list(range(len(ys))), "y": ys}).encode()
+        req = urllib.request.Request(f"{srv.http}/api/sessions/dense/series/s/append", data=body, method="POST")
+        with urllib.request.urlopen(req) as r:
+            assert r.status == 200
+        size, r = capture(d, srv, "dense")
+        bars = d.execute_script("return window.chartwire.bars")
+        frame = frame_json(srv, "dense", size)
+        page, server_img = pixels_of(r, "page"), pixels_of(r, "server")
+        figures, problems = check_pair(frame, page, server_img, Measurer(srv.http), size["dpr"])
+    finally:
+        d.quit()
+        srv.stop()
+    columns = int(size["width"] * 0.8 * dpr)   # the plot spans most of the chart's width
+    assert bars >= columns, f"{bars} bars drawn: the line was not filled as bars"
+    assert r["ok"] / r["total"] >= REQUIRED, f"{100 * r['ok'] / r['total']:.3f} % of pixels agree"
+    assert not problems, problems
+    # The line's colour, column by column: where it is in the server's image, it is on
+    # the page (a bar missing, shifted or cut short would leave a column of it bare).
+    colour = parse_colour("#1f77b4")
+    on_page, on_server = near(page.astype(np.int16), colour, LINE), near(server_img.astype(np.int16), colour, LINE)
+    per_page, per_server = on_page.sum(axis=0), on_server.sum(axis=0)
+    inked = per_server > 0
+    assert inked.sum() >= columns, inked.sum()
+    short = inked & (per_page < 0.5 * per_server)
+    assert short.sum() <= 0.01 * inked.sum(), f"{short.sum()} of {inked.sum()} columns with under half the server's ink"
+    total_p, total_s = int(per_page.sum()), int(per_server.sum())
+    assert abs(total_p - total_s) <= 0.2 * total_s, (total_p, total_s)
