@@ -36,14 +36,11 @@ Prints the median and p95 of each stage and the comparison lines. Not a test: th
 figures behind docs/bench.md, "Where a wheel zoom's time goes".
 """
 import argparse
-import functools
-import http.server
 import json
 import pathlib
 import random
 import sys
 import tempfile
-import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -52,6 +49,7 @@ sys.path.insert(0, str(ROOT / "Tests" / "integration"))
 import latency  # noqa: E402
 from latency import browser, hover, mouse, plot_centre, wait_for, pct  # noqa: E402
 from test_websocket import connect, hello, next_frame  # noqa: E402
+from canvas_probe import serve_page  # noqa: E402
 
 # Installed before the page's own scripts: notes when a wheel message is sent and when
 # each binary message arrives, and when the first wheel listener runs.
@@ -178,29 +176,21 @@ def bare_ws(server, wheels):
 
 
 def bare_dispatch(wheels):
-    folder = pathlib.Path(tempfile.mkdtemp())
-    (folder / "index.html").write_text(BARE_PAGE)
-    handler = functools.partial(type("Quiet", (http.server.SimpleHTTPRequestHandler,), {"log_message": lambda *a: None}),
-                                directory=str(folder))
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = serve_page(BARE_PAGE.encode())
     out = {}
-    try:
-        for where in ("canvas", "document", "passive"):
-            d = browser(900, 700)
-            try:
-                d.get(f"http://127.0.0.1:{srv.server_address[1]}/index.html#{where}")
-                time.sleep(0.5)
-                mouse(d, "mouseMoved", 400, 300)
-                time.sleep(0.3)
-                for _ in range(wheels):
-                    mouse(d, "mouseWheel", 400, 300, deltaX=0, deltaY=-120)
-                    time.sleep(0.2)
-                out[where] = d.execute_script("return window.log")
-            finally:
-                d.quit()
-    finally:
-        srv.shutdown()
+    for where in ("canvas", "document", "passive"):
+        d = browser(900, 700)
+        try:
+            d.get(f"{url}#{where}")
+            time.sleep(0.5)
+            mouse(d, "mouseMoved", 400, 300)
+            time.sleep(0.3)
+            for _ in range(wheels):
+                mouse(d, "mouseWheel", 400, 300, deltaX=0, deltaY=-120)
+                time.sleep(0.2)
+            out[where] = d.execute_script("return window.log")
+        finally:
+            d.quit()
     return out
 
 
