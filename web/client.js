@@ -1070,8 +1070,11 @@
   // path, so its joins are as they were; a stroke ends inside the bar it meets. Only
   // for an opaque colour: bars and strokes overlap, which a translucent one would show.
   const BAR_SPAN = 2;
+  // (#rgb, #rrggbb, or rgb() with three numbers and no alpha: a colour that may be
+  // translucent, #rrggbbaa or rgba() among them, is stroked.)
+  const OPAQUE = /^(#[0-9a-f]{3}|#[0-9a-f]{6}|rgb\(\s*[\d.]+%?\s*,\s*[\d.]+%?\s*,\s*[\d.]+%?\s*\))$/i;
   function barsFit(c) {
-    return c.width * size.dpr > 1 && !c.step && /^(#[0-9a-f]{3}|#[0-9a-f]{6}|rgb\()/i.test(c.stroke);
+    return c.width * size.dpr > 1 && !c.step && OPAQUE.test(c.stroke);
   }
   function drawLineWithBars(ctx, c, lo, hi) {
     const e = c.entries, x0 = c.x0, dx = c.dx, y0 = c.y0, dy = c.dy, w = c.width;

@@ -703,13 +703,14 @@ def test_jpeg_and_gif_annotation_images_are_drawn_as_the_page_draws_them(tmp_pat
                 assert s[0] > 200 and s[1] > 200 and s[2] > 200, f"{name} at {x},{y}: transparent shows {s}, not white"
 
 
-@pytest.mark.parametrize("dpr", [1, 2])
-def test_a_dense_line_filled_as_bars_is_the_line_the_server_strokes(dpr):
+@pytest.mark.parametrize("dpr,colour", [(1, "#1f77b4"), (2, "#1f77b4"), (1, "rgba(31,119,180,0.6)")])
+def test_a_dense_line_filled_as_bars_is_the_line_the_server_strokes(dpr, colour):
     """A line that runs up and down every column (a 20,000-point walk across the
     plot) is filled column by column as bars in the page (web/client.js,
     drawLineWithBars), where the server's image strokes it. Both show the same line:
     the pixels agree as the gallery's do, nothing of the chart is missing, and the
-    line's colour covers about as many pixels in each, column by column."""
+    line's colour covers about as many pixels in each, column by column. A
+    translucent line is stroked (bars and strokes overlapping would show)."""
     import random
     from test_control import call
     srv = Server("--no-demo").start()
@@ -717,7 +718,7 @@ def test_a_dense_line_filled_as_bars_is_the_line_the_server_strokes(dpr):
     try:
         spec = {"id": "dense", "chart": {"title": "Dense",
                 "xAxes": [{"id": "x", "mode": "extents"}], "yAxes": [{"id": "y", "mode": "visible"}],
-                "series": [{"id": "s", "name": "Walk", "color": "#1f77b4"}], "legend": {"show": False}}}
+                "series": [{"id": "s", "name": "Walk", "color": colour}], "legend": {"show": False}}}
         assert call(srv, "POST", "/api/sessions", spec)[0] == 201
         # (With a jump up or down every 97 points: where one lands between two columns,
         # their ranges do not meet, and the second's bar reaches back to where the
@@ -739,13 +740,22 @@ def test_a_dense_line_filled_as_bars_is_the_line_the_server_strokes(dpr):
         d.quit()
         srv.stop()
     columns = int(size["width"] * 0.8 * dpr)   # the plot spans most of the chart's width
-    assert bars >= columns, f"{bars} bars drawn: the line was not filled as bars"
+    if colour.startswith("rgba"):
+        assert bars == 0, f"{bars} bars drawn for a translucent line"
+    else:
+        assert bars >= columns, f"{bars} bars drawn: the line was not filled as bars"
     assert r["ok"] / r["total"] >= REQUIRED, f"{100 * r['ok'] / r['total']:.3f} % of pixels agree"
     assert not problems, problems
     # The line's colour, column by column: where it is in the server's image, it is on
     # the page (a bar missing, shifted or cut short would leave a column of it bare).
-    colour = parse_colour("#1f77b4")
-    on_page, on_server = near(page.astype(np.int16), colour, LINE), near(server_img.astype(np.int16), colour, LINE)
+    # (A translucent line's colour over the plot's background: read from the server's
+    # image, where it is most common among the line's pixels.)
+    ink = parse_colour("#1f77b4")
+    if colour.startswith("rgba"):
+        near_line = server_img[near(server_img, ink, 120)]
+        values, counts = np.unique(near_line, axis=0, return_counts=True)
+        ink = tuple(int(v) for v in values[counts.argmax()])
+    on_page, on_server = near(page.astype(np.int16), ink, LINE), near(server_img.astype(np.int16), ink, LINE)
     per_page, per_server = on_page.sum(axis=0), on_server.sum(axis=0)
     inked = per_server > 0
     assert inked.sum() >= columns, inked.sum()
